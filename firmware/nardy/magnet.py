@@ -1,0 +1,475 @@
+"""Magnetic model of the sensing: disc magnets in the checkers, linear hall sensors below.
+
+One model for three users: the hardware docs' threshold table
+(``hardware/tools/magnet_table.py``), the firmware's default calibration
+(:func:`default_calibration`) and the self-play physical emulation. Pure Python, only
+``math``: it runs unchanged under CPython, the unix MicroPython port and on the ESP32.
+
+Physics
+-------
+A uniformly magnetised cylinder is exactly a solenoid with surface current density
+``M = Br / mu0``. The z-field of one circular current loop off its axis has a closed
+form in the complete elliptic integrals K and E (computed here with the
+arithmetic-geometric mean, so no scipy); the magnet is a stack of such loops
+integrated over its thickness with Gauss-Legendre quadrature. This is exact up to the
+quadrature (checked against the closed-form on-axis field in the tests), unlike a
+point dipole, which overestimates the field of a 10 mm disc at 10 mm by tens of
+percent. ``method="dipole"`` gives the cheaper point-dipole field.
+
+The sensor (reference: TI DRV5055A2 at 3.3 V, ratiometric, 30 mV/mT, quiescent
+VCC/2) sees the z-component; its output clamps ``out_margin_V`` from either rail; the
+ESP32 ADC (12 bit, 11 dB attenuation) maps 0..``adc_full_scale_mV`` to 0..4095.
+
+Conventions
+-----------
+- Coordinates in mm, origin at the bottom-left corner of the playing field seen from
+  white's seat, x to the right, y away from white. z is up; the hall element sits
+  ``depth_mm`` below the playing surface.
+- A magnet is ``(x_mm, y_mm, level, polarity)``: level 0 = checker on the surface,
+  1 = on top of another checker, ...; polarity +1 = white (north up), -1 = black
+  (south up). Below a north-up magnet the field points up, which raises the
+  DRV5055's output (south pole towards the branded face): white reads ABOVE baseline.
+- A signed stack height per slot: +2 = two white stacked, -1 = one black, 0 = empty.
+
+Calibration dict (JSON-serialisable; the sensing layer stores one per channel)
+-----------------------------------------------------------------------------
+``{"baseline": b, "white1": t, "white2": t, "black1": t, "black2": t,
+"hysteresis": h}``, all int ADC counts:
+
+- ``reading >= white2`` means two or more white; ``white1 <= reading < white2`` one
+  white; ``black1 < reading < white1`` empty; ``black2 < reading <= black1`` one black;
+  ``reading <= black2`` two or more black. So black2 < black1 < baseline < white1 <
+  white2.
+- ``hysteresis``: a slot changes state only when the reading crosses the threshold
+  by at least this much (the sensing layer applies it in the direction of change).
+- Defaults come from :func:`default_calibration`: midpoints between the predicted
+  ranges of neighbouring levels, each range widened by the worst-case crosstalk and
+  by an off-centre checker.
+"""
+
+import math
+
+MU0_4PI = 1e-7  # mu0 / 4 pi in T m / A; with mm and mT the factors cancel (see _dipole)
+
+# Gauss-Legendre nodes and weights on [-1, 1], 4 points: exact for the smooth
+# integrand to far below the sensor's noise at the distances used here (tested).
+_GL_X = (-0.8611363115940526, -0.3399810435848563, 0.3399810435848563, 0.8611363115940526)
+_GL_W = (0.3478548451374538, 0.6521451548625461, 0.6521451548625461, 0.3478548451374538)
+
+ADC_MAX = 4095
+
+POINTS = 24
+BAR_SLOTS = 4
+TRAY_SLOTS = 2
+
+
+def _ellip_ke(m):
+    """Complete elliptic integrals K(m), E(m) (parameter m = k^2) by the AGM."""
+    if m >= 1.0:
+        m = 1.0 - 1e-15  # on the loop's wire itself; never reached by the geometry
+    a = 1.0
+    b = math.sqrt(1.0 - m)
+    p = 0.5
+    s = 0.5 * m
+    for _ in range(30):
+        c = 0.5 * (a - b)
+        if c < 1e-15:
+            break
+        a, b = 0.5 * (a + b), math.sqrt(a * b)
+        p *= 2.0
+        s += p * c * c
+    k = math.pi / (2.0 * a)
+    return k, k * (1.0 - s)
+
+
+def _loop_bz(radius, rho, z):
+    """z-field of a unit-current loop (radius, mm) at (rho, z) mm, in units of mu0/(2 pi)
+    per mm; the caller multiplies by the current density."""
+    ap = radius + rho
+    q = ap * ap + z * z
+    m = 4.0 * radius * rho / q
+    k, e = _ellip_ke(m)
+    am = radius - rho
+    den = am * am + z * z
+    return (k + (radius * radius - rho * rho - z * z) / den * e) / math.sqrt(q)
+
+
+class MagnetModel:
+    """Geometry, magnet, sensor and ADC of one board build; every figure in mm, mT, V.
+
+    Reference defaults (justified in hardware/README.md):
+
+    - checker 36 mm across, 9 mm thick (boards use 30..40 mm: pass checker_diameter_mm);
+      slots along a point at one checker pitch, the point 2 mm wider than a checker;
+    - magnet: N35 disc 12 x 3 mm (Br 1.2 T), glued at the ceiling of a 6 mm blind pocket
+      drilled into the checker's underside, so its lower face is ``magnet_lift_mm`` = 3
+      mm above the checker's bottom;
+    - sensor: DRV5055A2 (30 mV/mT at 3.3 V, +-44 mT linear), hall element 7 mm under the
+      playing surface (5 mm top board, strip PCB glued under it, SOT-23 facing up);
+    - ADC: 12 bit, 11 dB attenuation, 3100 mV full scale (ESP32-S3);
+    - the worst case assumes a checker up to ``placement_tol_mm`` = 1 mm off its slot
+      centre (see the README for what happens beyond that).
+    """
+
+    def __init__(self, checker_diameter_mm=36.0, checker_thickness_mm=9.0,
+                 slot_pitch_mm=None, point_width_mm=None, slots=5,
+                 bar_width_mm=40.0, middle_gap_mm=24.0, tray_width_mm=50.0,
+                 magnet_diameter_mm=12.0, magnet_thickness_mm=3.0, br_mT=1200.0,
+                 magnet_lift_mm=3.0, depth_mm=7.0,
+                 sensitivity_mV_per_mT=30.0, vcc_V=3.3, out_margin_V=0.2,
+                 adc_full_scale_mV=3100.0, adc_bits=12, noise_counts=12,
+                 placement_tol_mm=1.0, method="loops"):
+        self.checker_diameter_mm = float(checker_diameter_mm)
+        self.checker_thickness_mm = float(checker_thickness_mm)
+        self.slot_pitch_mm = float(slot_pitch_mm if slot_pitch_mm is not None
+                                   else checker_diameter_mm)
+        self.point_width_mm = float(point_width_mm if point_width_mm is not None
+                                    else checker_diameter_mm + 2.0)
+        self.slots = int(slots)
+        self.bar_width_mm = float(bar_width_mm)
+        self.middle_gap_mm = float(middle_gap_mm)
+        self.tray_width_mm = float(tray_width_mm)
+        self.magnet_diameter_mm = float(magnet_diameter_mm)
+        self.magnet_thickness_mm = float(magnet_thickness_mm)
+        self.br_mT = float(br_mT)
+        self.magnet_lift_mm = float(magnet_lift_mm)
+        self.depth_mm = float(depth_mm)
+        self.sensitivity_mV_per_mT = float(sensitivity_mV_per_mT)
+        self.vcc_V = float(vcc_V)
+        self.out_margin_V = float(out_margin_V)
+        self.adc_full_scale_mV = float(adc_full_scale_mV)
+        self.adc_max = (1 << int(adc_bits)) - 1
+        self.noise_counts = int(noise_counts)
+        self.placement_tol_mm = float(placement_tol_mm)
+        if method not in ("loops", "dipole"):
+            raise ValueError("method must be 'loops' or 'dipole'")
+        self.method = method
+        # Treat a model as immutable after construction (the crosstalk cache assumes
+        # it): build a new one for other figures.
+        self._xt_cache = {}
+
+    # -- field -----------------------------------------------------------------------
+
+    def field_mT(self, dx_mm, dy_mm, dz_mm):
+        """Bz in mT at displacement (dx, dy, dz) mm from the centre of one north-up
+        magnet (dz > 0 above it). Symmetric in dz: a sensor below reads the same."""
+        rho = math.sqrt(dx_mm * dx_mm + dy_mm * dy_mm)
+        z = abs(dz_mm)
+        a = 0.5 * self.magnet_diameter_mm
+        half = 0.5 * self.magnet_thickness_mm
+        if self.method == "dipole":
+            return self._dipole(rho, z)
+        if rho < 1e-9:
+            # On the axis the elliptic form is 0/0-free but the closed form is exact.
+            z1 = z + half
+            z0 = z - half
+            return 0.5 * self.br_mT * (z1 / math.sqrt(z1 * z1 + a * a)
+                                       - z0 / math.sqrt(z0 * z0 + a * a))
+        # Bz = Br / (2 pi) * integral over the thickness of the unit loop field.
+        total = 0.0
+        for i in range(4):
+            zz = z - half * _GL_X[i]
+            total += _GL_W[i] * _loop_bz(a, rho, zz)
+        return self.br_mT / (2.0 * math.pi) * total * half
+
+    def _dipole(self, rho, z):
+        # m = M V = Br V / mu0; Bz = mu0 m / (4 pi r^3) (3 cos^2 - 1) = Br V (3z^2 - r^2) /
+        # (4 pi r^5): with V in mm^3 and r in mm the result is in the unit of Br.
+        a = 0.5 * self.magnet_diameter_mm
+        vol = math.pi * a * a * self.magnet_thickness_mm
+        r2 = rho * rho + z * z
+        return self.br_mT * vol * (3.0 * z * z - r2) / (4.0 * math.pi * r2 * r2 * math.sqrt(r2))
+
+    def magnet_height_mm(self, level):
+        """Height of a magnet's centre above the hall element for a checker at level."""
+        return (self.depth_mm + self.magnet_lift_mm + 0.5 * self.magnet_thickness_mm
+                + level * self.checker_thickness_mm)
+
+    def stack_field_mT(self, height, dx_mm=0.0, dy_mm=0.0):
+        """Field of a signed stack of `height` checkers at lateral offset (dx, dy)."""
+        n = height if height >= 0 else -height
+        sign = 1 if height >= 0 else -1
+        b = 0.0
+        for level in range(n):
+            b += self.field_mT(dx_mm, dy_mm, self.magnet_height_mm(level))
+        return sign * b
+
+    # -- sensor and ADC ------------------------------------------------------------------
+
+    def volts(self, b_mT):
+        """Sensor output in V for a field, clamped to the output's linear swing."""
+        v = 0.5 * self.vcc_V + b_mT * self.sensitivity_mV_per_mT / 1000.0
+        lo = self.out_margin_V
+        hi = self.vcc_V - self.out_margin_V
+        if v < lo:
+            v = lo
+        elif v > hi:
+            v = hi
+        return v
+
+    def counts(self, b_mT):
+        """ADC counts (int, clamped 0..adc_max) for a field at the sensor."""
+        c = int(round(self.volts(b_mT) * 1000.0 / self.adc_full_scale_mV * self.adc_max))
+        if c < 0:
+            return 0
+        if c > self.adc_max:
+            return self.adc_max
+        return c
+
+    def baseline(self):
+        """Quiescent reading: no field."""
+        return self.counts(0.0)
+
+    def counts_per_mT(self):
+        return self.sensitivity_mV_per_mT / self.adc_full_scale_mV * self.adc_max
+
+    def field_at(self, magnets, x_mm, y_mm):
+        """Total Bz in mT at a sensor at (x, y) for magnets (x, y, level, polarity)."""
+        b = 0.0
+        for m in magnets:
+            b += m[3] * self.field_mT(x_mm - m[0], y_mm - m[1], self.magnet_height_mm(m[2]))
+        return b
+
+    def slot_reading(self, magnets, slot_xy_mm):
+        """ADC counts at the sensor at slot_xy_mm = (x, y) for a list of magnets."""
+        return self.counts(self.field_at(magnets, slot_xy_mm[0], slot_xy_mm[1]))
+
+    # -- geometry --------------------------------------------------------------------
+
+    def point_length_mm(self):
+        return self.slots * self.slot_pitch_mm
+
+    def field_size_mm(self):
+        """(width, height) of the playing field, bar included, trays excluded."""
+        w = 12 * self.point_width_mm + self.bar_width_mm
+        h = 2 * self.point_length_mm() + self.middle_gap_mm
+        return w, h
+
+    def point_column(self, point):
+        """Column 0..11 from the left edge of the field for P1..P24."""
+        if not 1 <= point <= POINTS:
+            raise ValueError("point must be 1..24")
+        if point <= 12:
+            return 12 - point  # P1 is the bottom-right point, P12 the bottom-left
+        return point - 13  # P13 top-left .. P24 top-right
+
+    def point_x(self, point):
+        col = self.point_column(point)
+        x = (col + 0.5) * self.point_width_mm
+        if col >= 6:
+            x += self.bar_width_mm
+        return x
+
+    def slot_xy(self, point, slot):
+        """(x, y) in mm of the sensor under `slot` (1 = at the board edge).
+
+        `point` is 1..24, or "bar" (slots 1..4: 1 and 2 in the bottom half, 3 and 4 in
+        the top half, each counted from its edge), "off_white" or "off_black" (trays
+        right of the field: white's beside P1..P6, black's beside P19..P24; slots
+        1..2 from the edge)."""
+        w, h = self.field_size_mm()
+        if point == "bar":
+            if not 1 <= slot <= BAR_SLOTS:
+                raise ValueError("bar slot must be 1..%d" % BAR_SLOTS)
+            x = 6 * self.point_width_mm + 0.5 * self.bar_width_mm
+            # Two sensors in each half of the bar, placed like slots 2 and 4 of a point
+            # (from the edge): hit checkers are put on the bar near the middle.
+            if slot <= 2:
+                y = (2 * slot - 0.5) * self.slot_pitch_mm
+            else:
+                y = h - (2 * (slot - 2) - 0.5) * self.slot_pitch_mm
+            return (x, y)
+        if point == "off_white" or point == "off_black":
+            if not 1 <= slot <= TRAY_SLOTS:
+                raise ValueError("tray slot must be 1..%d" % TRAY_SLOTS)
+            x = w + 0.5 * self.tray_width_mm
+            y = (slot - 0.5) * 2 * self.slot_pitch_mm
+            if point == "off_black":
+                y = h - y
+            return (x, y)
+        if not 1 <= slot <= self.slots:
+            raise ValueError("slot must be 1..%d" % self.slots)
+        x = self.point_x(point)
+        y = (slot - 0.5) * self.slot_pitch_mm
+        if point >= 13:
+            y = h - y
+        return (x, y)
+
+    # -- convenience -------------------------------------------------------------------
+
+    def _stack_magnets(self, heights, dx):
+        mags = []
+        for i in range(len(heights)):
+            hgt = heights[i]
+            n = hgt if hgt >= 0 else -hgt
+            pol = 1 if hgt >= 0 else -1
+            y = (i + 0.5) * self.slot_pitch_mm
+            for level in range(n):
+                mags.append((dx, y, level, pol))
+        return mags
+
+    def point_readings(self, stacks, neighbours=None):
+        """ADC counts for each slot of one point given signed stack heights per slot,
+        e.g. [1, 2, 0, -1, 0]. Crosstalk between the slots is included; with
+        neighbours=(left_stacks, right_stacks) (None for a missing side) the
+        neighbouring points' checkers are added too."""
+        mags = self._stack_magnets(stacks, 0.0)
+        if neighbours is not None:
+            if neighbours[0] is not None:
+                mags += self._stack_magnets(neighbours[0], -self.point_width_mm)
+            if neighbours[1] is not None:
+                mags += self._stack_magnets(neighbours[1], self.point_width_mm)
+        out = []
+        for i in range(len(stacks)):
+            out.append(self.slot_reading(mags, (0.0, (i + 0.5) * self.slot_pitch_mm)))
+        return out
+
+    # -- crosstalk and thresholds ----------------------------------------------------------
+
+    def neighbour_offsets(self):
+        """Lateral offsets (dx, dy, same_point) of every slot whose checkers can
+        disturb a sensor, out to two pitches: the own point's slots, the
+        neighbouring points' slots and the slots across the middle gap."""
+        p = self.slot_pitch_mm
+        w = self.point_width_mm
+        reach = min(2, self.slots - 1)  # a 1-slot build has no own-point neighbours
+        offs = []
+        for dy in range(-reach, reach + 1):
+            if dy:
+                offs.append((0.0, dy * p, True))
+        for dx in (-w, w):
+            for dy in range(-reach, reach + 1):
+                offs.append((dx, dy * p, False))
+        across = p + self.middle_gap_mm  # slot 5 of P1 to slot 5 of P24
+        for dx in (-w, 0.0, w):
+            offs.append((dx, across, False))
+        return offs
+
+    def _stack_fields(self, dx, dy, max_stack):
+        # Fields of white stacks 0..max_stack at one offset, cached: the knapsack below
+        # asks for the same ones many times and each costs elliptic integrals.
+        key = (dx, dy, max_stack)
+        cache = self._xt_cache
+        v = cache.get(key)
+        if v is None:
+            v = [0.0]
+            b = 0.0
+            for level in range(max_stack):
+                b += self.field_mT(dx, dy, self.magnet_height_mm(level))
+                v.append(b)
+            cache[key] = v
+        return v
+
+    def crosstalk_mT(self, own, max_stack=3, per_colour=15):
+        """(low, high) worst-case sum of fields from other slots at a sensor whose own
+        slot holds signed height `own`.
+
+        Own-point slots hold the own colour (a point has one colour) or are empty;
+        other points' slots hold either colour, up to max_stack high. The extremes
+        are bounded by conservation: at most per_colour checkers of each colour, the
+        own stack included; a small knapsack over the slots finds them."""
+        n_own = own if own >= 0 else -own
+        lo = 0.0
+        hi = 0.0
+        for sign in (-1, 1):  # push the reading down, then up
+            # For each colour, the best (most `sign`-ward) total using at most `budget`
+            # checkers of that colour; the two colours' budgets are independent.
+            for colour in (1, -1):
+                budget = per_colour - (n_own if (own * colour) > 0 else 0)
+                best = [0.0] * (budget + 1)  # best[b]: best total with b checkers
+                for dx, dy, same in self.neighbour_offsets():
+                    if same and own != 0 and own * colour < 0:
+                        continue  # the own point cannot hold the other colour
+                    fk = self._stack_fields(dx, dy, max_stack)
+                    gains = [0.0]
+                    for k in range(1, max_stack + 1):
+                        gains.append(sign * colour * fk[k])
+                    nxt = best[:]
+                    for b in range(budget + 1):
+                        for k in range(1, max_stack + 1):
+                            if k <= b:
+                                v = best[b - k] + gains[k]
+                                if v > nxt[b]:
+                                    nxt[b] = v
+                    best = nxt
+                total = max(best)
+                if sign < 0:
+                    lo -= total
+                else:
+                    hi += total
+        return lo, hi
+
+    def level_range_mT(self, height, max_stack=3):
+        """(min, max) field at a sensor whose slot holds signed `height` (|h| <= 2),
+        over checker placement within placement_tol_mm and worst-case crosstalk."""
+        centred = self.stack_field_mT(height)
+        off = self.stack_field_mT(height, self.placement_tol_mm, 0.0)
+        lo_x, hi_x = self.crosstalk_mT(height, max_stack)
+        if height == 0:
+            return lo_x, hi_x
+        a = min(centred, off)
+        b = max(centred, off)
+        return a + lo_x, b + hi_x
+
+
+def default_calibration(model=None, slots=5):
+    """Default per-channel thresholds (ADC counts) from the model, as a small dict.
+
+    Each threshold is the midpoint between the predicted ranges of the two levels it
+    separates (ranges include worst-case crosstalk and an off-centre checker); the
+    hysteresis is a quarter of the smallest gap, at least the ADC noise. `slots` is
+    the number of sensors per point of the build (1..6); it sets the geometry when no
+    model is given."""
+    if model is None:
+        model = MagnetModel(slots=slots)
+    r = {}
+    for h in (-2, -1, 0, 1, 2):
+        r[h] = model.level_range_mT(h)
+    base = model.baseline()
+
+    def mid(lower_h, upper_h):
+        # Midpoint in counts between the top of the lower level and the bottom of the
+        # upper level.
+        top = model.counts(r[lower_h][1])
+        bottom = model.counts(r[upper_h][0])
+        return (top + bottom) // 2, bottom - top
+
+    w1, g1 = mid(0, 1)
+    w2, g2 = mid(1, 2)
+    b1, g3 = mid(-1, 0)
+    b2, g4 = mid(-2, -1)
+    gap = min(g1, g2, g3, g4)
+    hyst = gap // 4
+    if hyst < model.noise_counts:
+        hyst = model.noise_counts
+    return {"baseline": base, "white1": w1, "white2": w2, "black1": b1, "black2": b2,
+            "hysteresis": hyst}
+
+
+def classify(reading, cal):
+    """Signed level (-2..2; +-2 means two or more) of one reading against a
+    calibration dict, without hysteresis (the sensing layer adds that)."""
+    if reading >= cal["white2"]:
+        return 2
+    if reading >= cal["white1"]:
+        return 1
+    if reading <= cal["black2"]:
+        return -2
+    if reading <= cal["black1"]:
+        return -1
+    return 0
+
+
+def table(model=None):
+    """Rows for the printed threshold table: (name, lo_counts, nominal, hi_counts).
+    Nominal is the centred checker without neighbours; lo/hi include worst-case
+    crosstalk and placement."""
+    if model is None:
+        model = MagnetModel()
+    rows = []
+    names = {-2: "black x2", -1: "black x1", 0: "empty", 1: "white x1", 2: "white x2"}
+    for h in (-2, -1, 0, 1, 2):
+        lo, hi = model.level_range_mT(h)
+        nom = model.counts(model.stack_field_mT(h))
+        rows.append((names[h], model.counts(lo), nom, model.counts(hi)))
+    return rows

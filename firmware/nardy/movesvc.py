@@ -1,0 +1,86 @@
+"""The engine's public face as JSON lines (used by ``nardy moves``).
+
+One request per line: ``{"variant": "long"|"short", "position": P, "dice": [a, b]}``
+with optional ``"options": {name: bool}``. One reply per line, in order:
+``{"n": N, "moves": [{"steps": [[from, to], ...], "position": P}, ...]}`` with the
+distinct resulting positions (the opponent to move in them), or ``{"error": "..."}``.
+A bad line never stops the batch. Runs the same under CPython and unix MicroPython:
+
+    micropython -X heapsize=112wK -c "from nardy.movesvc import main; main()"
+"""
+
+import json
+import sys
+
+from nardy.longnardy import LongNardy
+from nardy.posjson import from_json, to_json
+from nardy.shortnardy import ShortNardy
+
+_GAMES = {"long": LongNardy, "short": ShortNardy}
+_cache = {}
+
+
+def variant_for(name, options=None):
+    if name not in _GAMES:
+        raise ValueError('variant must be "long" or "short"')
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ValueError("options must be an object")
+    key = name + repr(sorted(options.items()))
+    v = _cache.get(key)
+    if v is None:
+        v = _GAMES[name](**options)
+        _cache[key] = v
+    return v
+
+
+def _dice(obj):
+    d = obj.get("dice")
+    if (not isinstance(d, list) or len(d) != 2 or
+            not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 6
+                    for x in d)):
+        raise ValueError("dice must be a list of two integers 1..6")
+    return (d[0], d[1])
+
+
+def answer(obj):
+    """The reply object for one decoded request."""
+    if not isinstance(obj, dict):
+        raise ValueError("request must be a JSON object")
+    v = variant_for(obj.get("variant"), obj.get("options"))
+    pos = from_json(v, obj.get("position"))
+    dice = _dice(obj)
+    moves = []
+    for steps, res in v.legal_turns(pos, dice):
+        moves.append({"steps": [[f, t] for f, t in steps], "position": to_json(res)})
+    return {"n": len(moves), "moves": moves}
+
+
+def answer_line(line):
+    """The reply line (no newline) for one input line; never raises."""
+    try:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            raise ValueError("not valid JSON") from None
+        return json.dumps(answer(obj))
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        return json.dumps({"error": str(e) or type(e).__name__})
+    except MemoryError:
+        return json.dumps({"error": "out of memory"})
+
+
+def main(inp=None, out=None):
+    inp = inp or sys.stdin
+    out = out or sys.stdout
+    while True:
+        line = inp.readline()
+        if not line:
+            break
+        if not line.strip():
+            continue
+        out.write(answer_line(line))
+        out.write("\n")
+        if hasattr(out, "flush"):
+            out.flush()

@@ -1,0 +1,136 @@
+"""Move notation and a compact position id.
+
+Short nardy uses gnubg's style and numbers (the mover's home is 1..6, "bar",
+"off", ``*`` for a hit, ``(2)`` for a repeated move). Long nardy uses the same
+style in path numbers (the head is 1, home 19..24).
+
+>>> from nardy.shortnardy import ShortNardy
+>>> v = ShortNardy(); p = v.start_position()
+>>> format_turn(v, p, ((1, 7), (7, 12)))
+'24/13'
+>>> format_turn(v, p, ((12, 17), (12, 17)))
+'13/8(2)'
+"""
+
+from nardy.rules import COLORS, Position
+
+_HEX = "0123456789abcdef"
+
+
+def _label(variant, k, is_from):
+    if variant.name == "short":
+        if k == 0:
+            return "bar"
+        if k == 25:
+            return "off"
+        return str(25 - k)
+    return "off" if k == 25 else str(k)
+
+
+def format_turn(variant, pos, steps):
+    """Text for a turn played from ``pos`` (steps in the mover's path points)."""
+    if not steps:
+        return "-"
+    cur = pos.copy()
+    moves = []  # [from, [to, hit], [to, hit] ...] per checker chain
+    for f, t in steps:
+        hit = False
+        if variant.HITS and t < 25:
+            hit = cur.count(1 - cur.turn, variant.opp_point(t)) == 1
+        cur = variant.apply_step(cur, (f, t))
+        for m in moves:
+            if m[-1][0] == f and f != 25:
+                m.append([t, hit])
+                break
+        else:
+            moves.append([f, [t, hit]])
+    parts = []
+    for m in moves:
+        text = _label(variant, m[0], True)
+        for i in range(1, len(m)):
+            t, hit = m[i]
+            # intermediate points are shown only where something was hit
+            if i == len(m) - 1 or hit:
+                text += "/" + _label(variant, t, False) + ("*" if hit else "")
+        parts.append((m[0], text))
+    parts.sort(key=lambda x: x[0])
+    out = []
+    i = 0
+    while i < len(parts):
+        j = i
+        while j < len(parts) and parts[j][1] == parts[i][1]:
+            j += 1
+        out.append(parts[i][1] + ("(%d)" % (j - i) if j - i > 1 else ""))
+        i = j
+    return " ".join(out)
+
+
+def _point(variant, text):
+    text = text.rstrip("*")
+    if text == "bar":
+        return 0
+    if text == "off":
+        return 25
+    n = int(text)
+    if not 1 <= n <= 24:
+        raise ValueError("point out of range: %s" % text)
+    return 25 - n if variant.name == "short" else n
+
+
+def parse_turn(variant, pos, dice, text):
+    """The legal turn written as ``text``: returns ``(steps, position)``.
+
+    >>> from nardy.shortnardy import ShortNardy
+    >>> v = ShortNardy(); p = v.start_position()
+    >>> parse_turn(v, p, (6, 5), "24/13")[0]
+    ((1, 7), (7, 12))
+    """
+    moved = [0] * 26
+    text = text.strip()
+    if text not in ("-", ""):
+        for part in text.split():
+            count = 1
+            if part.endswith(")") and "(" in part:
+                part, n = part[:-1].split("(")
+                count = int(n)
+            pts = [_point(variant, x) for x in part.split("/")]
+            if len(pts) < 2:
+                raise ValueError("bad move: %s" % part)
+            moved[pts[0]] -= count
+            moved[pts[-1]] += count
+    for steps, res in variant.legal_turns(pos, dice):
+        mine = res.side(pos.turn)
+        start = pos.side(pos.turn)
+        if all(mine[k] - start[k] == moved[k] for k in range(26)):
+            return steps, res
+    raise ValueError("not a legal turn for %d-%d: %s" % (dice[0], dice[1], text))
+
+
+def position_id(variant, pos):
+    """A compact text id: variant, side to move, then each side's 26 counters in
+    hex (bar, path 1..24, off), each side in its own path numbering.
+
+    >>> from nardy.longnardy import LongNardy
+    >>> position_id(LongNardy(), LongNardy().start_position())
+    'Lw-0f000000000000000000000000-0f000000000000000000000000'
+    """
+    b = pos.board
+    return "%s%s-%s-%s" % ("L" if variant.name == "long" else "S", COLORS[pos.turn][0],
+                           "".join(_HEX[b[i]] for i in range(26)),
+                           "".join(_HEX[b[i]] for i in range(26, 52)))
+
+
+def parse_position_id(text):
+    """(variant name, Position) from :func:`position_id`'s text."""
+    parts = text.strip().split("-")
+    if (len(parts) != 3 or len(parts[0]) != 2 or parts[0][0] not in "LS"
+            or parts[0][1] not in "wb" or len(parts[1]) != 26 or len(parts[2]) != 26):
+        raise ValueError("not a position id: %r" % text)
+    b = bytearray(52)
+    for i, ch in enumerate(parts[1] + parts[2]):
+        v = _HEX.find(ch)
+        if v < 0:
+            raise ValueError("not a position id: %r" % text)
+        b[i] = v
+    return ("long" if parts[0][0] == "L" else "short",
+            Position(b, 0 if parts[0][1] == "w" else 1))

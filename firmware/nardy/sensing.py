@@ -1,0 +1,321 @@
+"""Sensing: raw hall readings in, a per-point observation out.
+
+Pure logic. The HAL fills an array of raw ADC counts (0..4095), one per channel in
+the logical order of ``Layout`` below, and calls ``Sensing.scan(raw, now_ms)``.
+Nothing here touches hardware or allocates in steady state: every buffer is made in
+``__init__`` and the scan loop only indexes arrays.
+
+Per channel (slot):
+1. classification into five classes with hysteresis: black2 | black1 | empty | white1
+   | white2 (a class "2" means two or more stacked); a reading at a rail (open or
+   shorted input) or a channel marked dead is "unknown";
+2. debouncing in time: a new class counts once the reading stayed in it for
+   ``stable_ms`` (slides across other points and ADC spikes never get that far).
+
+Per zone (points P1..P24, the bar, white's and black's borne-off trays): how many
+checkers of each colour the slots show (``vis_w``/``vis_b``) and whether the true
+number may be higher (``open_``: a slot reads "two or more", or a slot is blind).
+``estimate()`` adds conservation (15 per colour on points + bar + off) to turn one
+open zone per colour into a count; the tracker adds the legal moves.
+
+Zones: 1..24 = P1..P24, ``ZONE_BAR`` = 25, ``ZONE_OFF_W`` = 26, ``ZONE_OFF_B`` = 27
+(index 0 is unused so that a zone number is the physical point number).
+"""
+
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+ZONE_BAR = const(25)
+ZONE_OFF_W = const(26)
+ZONE_OFF_B = const(27)
+NZONES = const(28)
+CHECKERS = const(15)
+
+# Class codes kept per channel (one byte each). Ordered like the readings so that a
+# class is found by comparing against increasing thresholds.
+C_BLACK2 = const(0)
+C_BLACK1 = const(1)
+C_EMPTY = const(2)
+C_WHITE1 = const(3)
+C_WHITE2 = const(4)
+C_UNKNOWN = const(5)
+
+OPEN_W = const(1)
+OPEN_B = const(2)
+
+# ticks_ms() wraps at 2**30 on the ESP32; differences are taken modulo that so a wrap
+# in the middle of a debounce does not freeze a channel.
+_TICKS_MASK = const(0x3FFFFFFF)
+_RAIL_LO = const(16)
+_RAIL_HI = const(4079)
+_LO_INF = const(-32768)
+_HI_INF = const(32767)
+
+
+class Layout:
+    """Channel order: P1 slot 1..S, P2 slot 1..S, ..., P24, then the bar, then
+    white's tray, then black's tray. Slot 1 is at the board edge. The HAL (pin map)
+    owns the mapping from multiplexer inputs to this order."""
+
+    def __init__(self, slots=5, bar=4, tray=2):
+        if not 1 <= slots <= 6:
+            raise ValueError("slots per point must be 1..6")
+        self.slots = slots
+        self.bar = bar
+        self.tray = tray
+        self.n = 24 * slots + bar + 2 * tray
+        self.start = array("H", [0] * (NZONES + 1))
+        for z in range(1, 25):
+            self.start[z] = (z - 1) * slots
+        self.start[ZONE_BAR] = 24 * slots
+        self.start[ZONE_OFF_W] = 24 * slots + bar
+        self.start[ZONE_OFF_B] = 24 * slots + bar + tray
+        self.start[NZONES] = self.n
+        self.zone = bytearray(self.n)
+        for z in range(1, NZONES):
+            for ch in range(self.start[z], self.start[z + 1]):
+                self.zone[ch] = z
+
+    def channel(self, zone, slot):
+        """Channel index of ``slot`` (1-based) of ``zone``."""
+        return self.start[zone] + slot - 1
+
+    def size(self, zone):
+        return self.start[zone + 1] - self.start[zone]
+
+
+class Sensing:
+    def __init__(self, layout, calibration, stable_ms=120, stuck_scans=0):
+        n = layout.n
+        self.layout = layout
+        self.n = n
+        self.stable_ms = stable_ms
+        # A channel whose reading does not move by a single count for this many scans
+        # is stuck (a real ADC always shows some noise); 0 disables the check.
+        self.stuck_scans = stuck_scans
+        self._t = calibration.thresholds()
+        self._h = calibration.hysteresis
+        self._dead = bytearray(n)
+        for ch in calibration.dead:
+            if 0 <= ch < n:
+                self._dead[ch] = 1
+        self._pend = bytearray(n)      # class of the latest reading
+        self._stab = bytearray(n)      # debounced class
+        self._since = array("i", [0] * n)
+        # Band of readings that keep the pending class (thresholds widened by the
+        # hysteresis); the common case, a reading inside its band, costs two compares.
+        self._lo = array("h", [0] * n)
+        self._hi = array("h", [0] * n)
+        self._last = array("h", [0] * n)
+        self._same = array("H", [0] * n)
+        self._zdirty = bytearray(NZONES)
+        self.vis_w = bytearray(NZONES)
+        self.vis_b = bytearray(NZONES)
+        self.open_ = bytearray(NZONES)
+        self.est_w = bytearray(NZONES)
+        self.est_b = bytearray(NZONES)
+        self.conf_w = bytearray(NZONES)   # 2 seen, 1 by conservation, 0 lower bound
+        self.conf_b = bytearray(NZONES)
+        self.seq = 0            # bumps whenever the observation changes
+        self.moved = 0          # ticks of the last change of any pending class
+        self.reset()
+
+    def reset(self):
+        """Forget all classes: the next scans classify every channel afresh."""
+        for i in range(self.n):
+            self._pend[i] = C_UNKNOWN
+            self._stab[i] = C_UNKNOWN
+            self._lo[i] = _HI_INF     # empty band: the first reading reclassifies
+            self._hi[i] = _LO_INF
+            self._same[i] = 0
+        for z in range(NZONES):
+            self._zdirty[z] = 1
+        self._aggregate()
+
+    def mark_dead(self, ch, dead=True):
+        self._dead[ch] = 1 if dead else 0
+        self._lo[ch] = _HI_INF
+        self._hi[ch] = _LO_INF
+
+    def _stuck_pass(self, raw, now):
+        lim = self.stuck_scans
+        last = self._last
+        same = self._same
+        for i in range(self.n):
+            r = raw[i]
+            if r == last[i]:
+                s = same[i]
+                if s < lim:
+                    s += 1
+                    same[i] = s
+                    if s == lim:
+                        # Frozen: blind the slot until the reading moves again.
+                        self._pend[i] = C_UNKNOWN
+                        self._since[i] = now
+                        self._lo[i] = r
+                        self._hi[i] = r
+                        self.moved = now
+            else:
+                last[i] = r
+                if same[i] >= lim:
+                    self._lo[i] = _HI_INF
+                    self._hi[i] = _LO_INF
+                same[i] = 0
+
+    def scan(self, raw, now):
+        """Process one full scan; returns how many zones changed (0 when still)."""
+        now &= _TICKS_MASK
+        if self.stuck_scans:
+            self._stuck_pass(raw, now)
+        t = self._t
+        h = self._h
+        lo = self._lo
+        hi = self._hi
+        pend = self._pend
+        stab = self._stab
+        since = self._since
+        hold = self.stable_ms
+        zone = self.layout.zone
+        zdirty = self._zdirty
+        changed = 0
+        for i in range(self.n):
+            r = raw[i]
+            if r < lo[i] or r > hi[i]:
+                k = 4 * i
+                if self._dead[i] or r <= _RAIL_LO or r >= _RAIL_HI:
+                    c = C_UNKNOWN
+                    lo[i] = r
+                    hi[i] = r
+                else:
+                    if r < t[k + 2]:
+                        if r >= t[k + 1]:
+                            c = C_EMPTY
+                        elif r >= t[k]:
+                            c = C_BLACK1
+                        else:
+                            c = C_BLACK2
+                    elif r < t[k + 3]:
+                        c = C_WHITE1
+                    else:
+                        c = C_WHITE2
+                    lo[i] = t[k + c - 1] - h if c else _LO_INF
+                    hi[i] = t[k + c] + h if c < C_WHITE2 else _HI_INF
+                if c != pend[i]:
+                    pend[i] = c
+                    since[i] = now
+                    self.moved = now
+            if pend[i] != stab[i] and ((now - since[i]) & _TICKS_MASK) >= hold:
+                stab[i] = pend[i]
+                zdirty[zone[i]] = 1
+                changed = 1
+        if changed:
+            return self._aggregate()
+        return 0
+
+    def _aggregate(self):
+        st = self.layout.start
+        stab = self._stab
+        zd = self._zdirty
+        nz = 0
+        for z in range(1, NZONES):
+            if not zd[z]:
+                continue
+            zd[z] = 0
+            w = 0
+            b = 0
+            o = 0
+            for ch in range(st[z], st[z + 1]):
+                c = stab[ch]
+                if c == C_EMPTY:
+                    continue
+                if c >= C_UNKNOWN:
+                    o = OPEN_W | OPEN_B
+                elif c > C_EMPTY:
+                    w += c - C_EMPTY
+                    if c == C_WHITE2:
+                        o |= OPEN_W
+                else:
+                    b += C_EMPTY - c
+                    if c == C_BLACK2:
+                        o |= OPEN_B
+            if w != self.vis_w[z] or b != self.vis_b[z] or o != self.open_[z]:
+                self.vis_w[z] = w
+                self.vis_b[z] = b
+                self.open_[z] = o
+                nz += 1
+        if nz:
+            self.seq += 1
+        return nz
+
+    def still_ms(self, now):
+        """How long no slot has changed class (debounce included)."""
+        return ((now & _TICKS_MASK) - self.moved) & _TICKS_MASK
+
+    def settled(self):
+        """True when every channel's debounced class equals its latest class."""
+        for i in range(self.n):
+            if self._pend[i] != self._stab[i]:
+                return False
+        return True
+
+    def slot_class(self, ch):
+        """Debounced class of one channel: -2..2 (black2..white2), None if unknown."""
+        c = self._stab[ch]
+        return None if c >= C_UNKNOWN else c - C_EMPTY
+
+    def estimate(self):
+        """Counts per zone with conservation; fills est_*/conf_* (no allocation).
+
+        A zone that is not open shows its count exactly (confidence 2). If exactly one
+        zone of a colour is open, it holds the rest of the 15 (confidence 1; a checker
+        held in the hand is then counted there). Otherwise open zones keep their
+        lower bound (confidence 0) and the tracker resolves them from the moves.
+        """
+        for colour in (0, 1):
+            vis = self.vis_w if colour == 0 else self.vis_b
+            est = self.est_w if colour == 0 else self.est_b
+            conf = self.conf_w if colour == 0 else self.conf_b
+            bit = OPEN_W if colour == 0 else OPEN_B
+            total = 0
+            nopen = 0
+            zopen = 0
+            for z in range(1, NZONES):
+                total += vis[z]
+                est[z] = vis[z]
+                if self.open_[z] & bit:
+                    nopen += 1
+                    zopen = z
+                    conf[z] = 0
+                else:
+                    conf[z] = 2
+            if nopen == 1:
+                rest = CHECKERS - (total - vis[zopen])
+                if rest >= vis[zopen]:
+                    est[zopen] = rest
+                    conf[zopen] = 1
+
+    def observation(self):
+        """The observation as plain data (allocates: for the protocol and tests)."""
+        self.estimate()
+        pts = []
+        for z in range(1, NZONES):
+            w = self.est_w[z]
+            b = self.est_b[z]
+            if w and b:
+                colour = "mixed"
+            elif w:
+                colour = "white"
+            elif b:
+                colour = "black"
+            else:
+                colour = None
+            conf = min(self.conf_w[z], self.conf_b[z])
+            pts.append({"zone": z, "colour": colour, "white": w, "black": b,
+                        "seen_white": self.vis_w[z], "seen_black": self.vis_b[z],
+                        "confidence": conf})
+        return pts

@@ -1,0 +1,38 @@
+"""The ``nardy`` command: one sub-command per module, each with ``register()``."""
+
+import argparse
+import importlib
+import sys
+
+# Modules under nardy_host that add a sub-command (each has register(subparsers)).
+COMMANDS = ["moves"]
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="nardy", description="Tools for the electronic nardy board.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module("nardy_host." + name).register(sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except KeyboardInterrupt:
+        return 130
+    except UserError as e:
+        print("nardy %s: error: %s" % (args.command, e), file=sys.stderr)
+        return 2
+
+
+class UserError(Exception):
+    """A problem the user can fix (bad input, missing tool): printed, exit 2."""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

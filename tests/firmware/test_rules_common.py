@@ -1,0 +1,158 @@
+"""C1-C7: what both games share."""
+
+from fwutil import build, play, side_of
+from nardy.longnardy import LongNardy
+from nardy.rules import BLACK, WHITE
+from nardy.scoring import game_result, opening_winner
+from nardy.shortnardy import ShortNardy
+
+LONG = LongNardy()
+SHORT = ShortNardy()
+
+
+def test_c1_fifteen_each_and_counts_checked():
+    for v in (LONG, SHORT):
+        p = v.start_position()
+        for c in (WHITE, BLACK):
+            assert sum(p.side(c)) == 15
+    p = LONG.start_position()
+    bad = p.copy()
+    bad.side(WHITE)[1] = 14   # a checker vanished
+    assert LONG.check_turn(p, (6, 5), bad)[0] == "C1"
+
+
+def test_c2_opening_roll():
+    assert opening_winner(3, 3) is None
+    assert opening_winner(5, 2) == WHITE
+    assert opening_winner(1, 6) == BLACK
+    try:
+        opening_winner(0, 3)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("die 0 accepted")
+
+
+def test_c3_one_checker_both_dice_only_via_a_legal_landing():
+    # long: my checker on 3, dice 6-5: 3+6=9 is closed, 3+5=8 open, 8+6=14 open.
+    p = build(LONG, {3: 1, 10: 14}, {9: 15})
+    t = LONG.targets(p, (6, 5), [], 3)
+    assert 14 in t and 8 in t and 9 not in t
+    assert t[14] == ((3, 8), (8, 14))
+    # close 8 as well: 14 can no longer be reached by that checker
+    q = build(LONG, {3: 1, 10: 14}, {9: 14, 8: 1})
+    assert 14 not in LONG.targets(q, (6, 5), [], 3)
+    assert LONG.check_turn(q, (6, 5), play(LONG, q, [(3, 14)])) is not None
+
+
+def test_c3_a_die_is_never_split_between_checkers():
+    p = build(LONG, {3: 1, 4: 1, 10: 13}, {20: 15})
+    # 5 played as 2 + 3 by two checkers, and the 6 normally: illegal
+    f = play(LONG, p, [(3, 5), (4, 7), (10, 16)])
+    assert LONG.check_turn(p, (6, 5), f)[0] == "C3"
+    assert LONG.step_error(p, (6, 5), [], (3, 5))[0] == "C3"
+
+
+def test_c4_doubles_give_four_steps():
+    p = LONG.start_position()
+    turns = LONG.legal_turns(p, (1, 1))
+    assert all(len(s) == 4 for s, _ in turns)
+    p = SHORT.start_position()
+    assert all(len(s) == 4 for s, _ in SHORT.legal_turns(p, (3, 3)))
+
+
+def test_c5_both_dice_must_be_played_when_possible():
+    # short: checkers on path 1 and 2, the rest home; my 12 is closed.
+    p = build(SHORT, {1: 1, 2: 1, 24: 13}, {12: 2})
+    assert SHORT.max_steps(p, (6, 5)) == 2
+    only_one = play(SHORT, p, [(1, 7)])
+    assert SHORT.check_turn(p, (6, 5), only_one) == ("C5", "the dice must be used to the maximum")
+    assert SHORT.check_turn(p, (6, 5), play(SHORT, p, [(1, 7), (2, 7)])) is None
+
+
+def test_c5_larger_die_003_s13():
+    # 003 §13: 6:4, either can be played but not both: the 6 must be played.
+    p = build(SHORT, {1: 1, 24: 14}, {11: 2})
+    turns = SHORT.legal_turns(p, (6, 4))
+    assert [s for s, _ in turns] == [((1, 7),)]
+    assert SHORT.check_turn(p, (6, 4), play(SHORT, p, [(1, 5)]))[0] == "C5"
+    assert SHORT.step_error(p, (6, 4), [], (1, 5)) == ("C5", "the larger die must be played")
+    assert SHORT.next_steps(p, (6, 4)) == [(1, 7)]
+
+
+def test_c5_larger_die_001_s3_10():
+    # long, 001 §3.10: 6 or 4 playable but not both -> the 6
+    p = build(LONG, {2: 1, 24: 14}, {12: 1, 13: 14})
+    assert [s for s, _ in LONG.legal_turns(p, (4, 6))] == [((2, 8),)]
+    assert LONG.check_turn(p, (4, 6), play(LONG, p, [(2, 6)]))[0] == "C5"
+
+
+def test_c5_smaller_die_when_the_larger_cannot_move():
+    p = build(SHORT, {1: 1, 24: 14}, {11: 2, 7: 2})
+    assert [s for s, _ in SHORT.legal_turns(p, (6, 4))] == [((1, 5),)]
+
+
+def test_c5_no_move_loses_the_dice():
+    p = build(SHORT, {1: 15}, {7: 2, 6: 2, 12: 2})
+    turns = SHORT.legal_turns(p, (6, 5))
+    assert len(turns) == 1 and turns[0][0] == ()
+    assert SHORT.next_steps(p, (6, 5)) == []
+    unchanged = p.copy()
+    assert SHORT.check_turn(p, (6, 5), unchanged) is None
+
+
+def test_c6_bear_off_6_5_with_empty_6_and_5_points():
+    # 000 and 001 §3.12: 6-5, nothing on the 6- and 5-points: two off from the 4-point.
+    p = build(LONG, {21: 3, 22: 4, 23: 4, 24: 4}, {5: 15})
+    turns = LONG.legal_turns(p, (6, 5))
+    assert len(turns) == 1
+    me = turns[0][1].side(WHITE)
+    assert me[21] == 1 and me[25] == 2
+    # 4-point empty too: from the 3-point
+    q = build(LONG, {22: 5, 23: 5, 24: 5}, {5: 15})
+    me = LONG.legal_turns(q, (6, 5))[0][1].side(WHITE)
+    assert me[22] == 3 and me[25] == 2
+
+
+def test_c6_no_bearing_off_before_all_home():
+    p = build(LONG, {18: 1, 24: 14}, {5: 15})
+    assert LONG.step_error(p, (6, 1), [], (24, 25))[0] == "C6"
+    # once the straggler is home the other die may bear off (003 §20): the 6
+    # takes it off exactly, and cannot over-bear from 24 while it stands on 19
+    assert LONG.next_steps(p, (6, 1), [(18, 19)]) == [(19, 25)]
+
+
+def test_c6_over_bear_needs_no_checker_further_back():
+    p = build(SHORT, {20: 1, 23: 1}, {})
+    # die 6 from the 2-point (path 23) while the 5-point (path 20) is occupied
+    assert SHORT.step_error(p, (6, 6), [], (23, 25))[0] == "C6"
+    assert SHORT.check_turn(p, (6, 6), play(SHORT, p, [(20, 25), (23, 25)])) is None
+
+
+def test_c6_move_inside_home_instead_of_bearing_off_003_s23():
+    # 003 §23: 6-4, one off from the 6-point and another 6-point checker to the 2-point
+    p = build(SHORT, {19: 2, 21: 1, 24: 12}, {})
+    inside = play(SHORT, p, [(19, 25), (19, 23)])
+    assert SHORT.check_turn(p, (6, 4), inside) is None
+    assert SHORT.check_turn(p, (6, 4), play(SHORT, p, [(19, 25), (21, 25)])) is None
+
+
+def test_c6_and_c5_full_roll_003_s26():
+    # 003 §26: home points 1, 4, 6 and a 5:3. The full roll exists (6/1 4/1) so a
+    # turn that plays only one die is refused. The seed would also refuse 6/3 4/off
+    # ("really a 4:3"), but under C6 step by step that is a full, legal roll (the 5
+    # bears off from the highest point once the 6-point is empty); gnubg agrees.
+    p = build(SHORT, {19: 1, 21: 1, 24: 1}, {})
+    full = play(SHORT, p, [(19, 24), (21, 24)])
+    assert SHORT.check_turn(p, (5, 3), full) is None
+    assert SHORT.check_turn(p, (5, 3), play(SHORT, p, [(19, 22)]))[0] == "C5"
+    assert SHORT.check_turn(p, (5, 3), play(SHORT, p, [(19, 22), (21, 25)])) is None
+    assert len(SHORT.legal_turns(p, (5, 3))) == 2
+
+
+def test_c7_game_ends_with_all_fifteen_off():
+    p = build(SHORT, {}, {5: 15})
+    assert side_of(p)[25] == 15
+    assert game_result(SHORT, p) == (WHITE, "mars", 2)
+    q = build(SHORT, {24: 1}, {5: 1})
+    assert game_result(SHORT, q) is None
