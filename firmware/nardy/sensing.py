@@ -45,8 +45,11 @@ C_WHITE1 = const(3)
 C_WHITE2 = const(4)
 C_UNKNOWN = const(5)
 
+# open_ bits per zone: some slot reads "two or more" of that colour; BLIND: a slot
+# of the zone is unknown (dead or stuck channel), so it may hide any checkers.
 OPEN_W = const(1)
 OPEN_B = const(2)
+BLIND = const(4)
 
 # ticks_ms() wraps at 2**30 on the ESP32; differences are taken modulo that so a wrap
 # in the middle of a debounce does not freeze a channel.
@@ -77,6 +80,15 @@ class Layout:
         self.start[ZONE_OFF_B] = 24 * slots + bar + tray
         self.start[NZONES] = self.n
         self.zone = bytearray(self.n)
+        # How many checkers of one colour the slots of a zone can count: a slot tells
+        # 0, 1 and "2 or more". Half of the bar belongs to each colour (hit checkers
+        # are put on the half nearer their owner's side).
+        self.cap = bytearray(NZONES)
+        for z in range(1, 25):
+            self.cap[z] = 2 * slots
+        self.cap[ZONE_BAR] = max(1, bar)
+        self.cap[ZONE_OFF_W] = 2 * tray
+        self.cap[ZONE_OFF_B] = 2 * tray
         for z in range(1, NZONES):
             for ch in range(self.start[z], self.start[z + 1]):
                 self.zone[ch] = z
@@ -234,7 +246,7 @@ class Sensing:
                 if c == C_EMPTY:
                     continue
                 if c >= C_UNKNOWN:
-                    o = OPEN_W | OPEN_B
+                    o |= BLIND
                 elif c > C_EMPTY:
                     w += c - C_EMPTY
                     if c == C_WHITE2:
@@ -271,23 +283,25 @@ class Sensing:
     def estimate(self):
         """Counts per zone with conservation; fills est_*/conf_* (no allocation).
 
-        A zone that is not open shows its count exactly (confidence 2). If exactly one
-        zone of a colour is open, it holds the rest of the 15 (confidence 1; a checker
-        held in the hand is then counted there). Otherwise open zones keep their
-        lower bound (confidence 0) and the tracker resolves them from the moves.
+        A zone shows its count exactly (confidence 2) unless it is blind or full (as
+        many as its slots can tell, ``Layout.cap``: a third checker on a stack of two
+        looks the same). If exactly one zone of a colour may hold more, it holds the
+        rest of the 15 (confidence 1; a checker held in the hand is then counted
+        there). Otherwise such zones keep their lower bound (confidence 0) and the
+        tracker resolves them from the moves.
         """
+        cap = self.layout.cap
         for colour in (0, 1):
             vis = self.vis_w if colour == 0 else self.vis_b
             est = self.est_w if colour == 0 else self.est_b
             conf = self.conf_w if colour == 0 else self.conf_b
-            bit = OPEN_W if colour == 0 else OPEN_B
             total = 0
             nopen = 0
             zopen = 0
             for z in range(1, NZONES):
                 total += vis[z]
                 est[z] = vis[z]
-                if self.open_[z] & bit:
+                if self.open_[z] & BLIND or vis[z] >= cap[z]:
                     nopen += 1
                     zopen = z
                     conf[z] = 0

@@ -1,0 +1,643 @@
+"""Move tracking: what the sensors see, explained by the rules engine.
+
+Given the position at the start of the turn and the dice, the tracker follows the
+observation (``Sensing``: checkers seen per zone) and keeps the partial turn that
+explains it. Output is plain data for the UI, the journal and the protocol:
+
+- ``state``: IDLE (board matches), LIFTED (checkers in the hand), ILLEGAL (a step
+  breaks a rule: ``warning``), SYNC (the board cannot be explained: ``diffs``),
+  CONFIRM (several results match: ``candidates``), VERDICT (the finished turn is
+  illegal: ``warning``, the opponent may ``accept()``), DONE (``result``);
+- ``lifted``: zones checkers were lifted from; ``targets``: zones the lifted checker
+  may go to (legal next steps only, "off" is the mover's tray zone);
+- ``events``: a list the caller drains: ("lift", zones, targets), ("step", (f, t)),
+  ("undo", (f, t)), ("warn", rule, reason, zones), ("clear",), ("sync", diffs),
+  ("resync",), ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted,
+  rule).
+
+How an observation is explained. A hypothesis is a partial turn (steps played from
+the start position). A candidate position fits the observation when no zone shows
+more checkers than it holds, and the checkers missing from view (in the hand) are
+at most ``max_hand``; every checker that vanished in the latest change must be among
+them (what was just lifted is in the hand, not hidden on a full stack). Candidates,
+best first: fewer checkers in the hand; sources that were seen lifted (order of
+events); the current partial turn, then taking steps back (undo), then new steps
+(searched with the engine's ``next_steps``, only from zones where checkers went
+missing). No legal candidate: one checker of the mover moved somewhere else is an
+illegal step (the engine says which rule); otherwise the board is out of sync.
+
+Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
+tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
+hides lifts, which the legal moves and the end of the turn then resolve.
+"""
+
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+IDLE = const(0)
+LIFTED = const(1)
+ILLEGAL = const(2)
+SYNC = const(3)
+CONFIRM = const(4)
+VERDICT = const(5)
+DONE = const(6)
+STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
+
+_NOPATH = const(255)
+_MAX_HYPS = const(6)
+
+
+class Tracker:
+    def __init__(self, variant, layout, max_hand=3, auto_end_ms=1000, hidden_end_ms=3000,
+                 max_nodes=400):
+        self.v = variant
+        self.layout = layout
+        self.cap = layout.cap
+        self.max_hand = max_hand
+        self.auto_end_ms = auto_end_ms
+        self.hidden_end_ms = hidden_end_ms
+        self.max_nodes = max_nodes
+        # zone of (colour, own path point) and back
+        self._zt = (bytearray(26), bytearray(26))
+        self._pp = (bytearray(NZONES), bytearray(NZONES))
+        for c in (WHITE, BLACK):
+            zt = self._zt[c]
+            pp = self._pp[c]
+            for z in range(NZONES):
+                pp[z] = _NOPATH
+            zt[0] = ZONE_BAR
+            zt[25] = ZONE_OFF_W if c == WHITE else ZONE_OFF_B
+            for k in range(1, 25):
+                zt[k] = variant.physical(c, k)
+            for k in range(26):
+                pp[zt[k]] = k
+        # scratch: expected counts of a candidate, missing checkers per zone/colour,
+        # the previous observation and what vanished in the latest change
+        self._e = (bytearray(NZONES), bytearray(NZONES))
+        self._miss = (bytearray(NZONES), bytearray(NZONES))
+        self._prev = (bytearray(NZONES), bytearray(NZONES))
+        self._fresh = (bytearray(NZONES), bytearray(NZONES))
+        self._fresh_n = 0
+        self.events = []
+        self.state = DONE
+        self.result = None
+
+    # -- turn life cycle ---------------------------------------------------------------
+    def start_turn(self, pos, dice, obs=None):
+        """Begin tracking a turn from ``pos`` (side to move: ``pos.turn``)."""
+        self.pos0 = pos.copy()
+        self.dice = tuple(dice)
+        self.mover = pos.turn
+        self.hyps = [((), [self.pos0], ())]
+        self._next_cache = {}
+        self._targ_cache = {}
+        self._seen = set()       # zones the mover was seen lifting from since a commit
+        self.state = IDLE
+        self.lifted = []
+        self.targets = []
+        self.warning = None
+        self.diffs = []
+        self.diff_i = 0
+        self.candidates = []
+        self.result = None
+        self.accepted = False
+        self._pending_sources = None
+        if obs is not None:
+            self._remember(obs)
+            self.update(obs)
+
+    @property
+    def played(self):
+        return self.hyps[0][0]
+
+    @property
+    def position(self):
+        return self.hyps[0][1][-1]
+
+    def state_name(self):
+        return STATE_NAMES[self.state]
+
+    # -- fitting a position to the observation --------------------------------------------
+    def _expect(self, pos):
+        b = pos.board
+        for c in (WHITE, BLACK):
+            e = self._e[c]
+            zt = self._zt[c]
+            for z in range(NZONES):
+                e[z] = 0
+            o = 26 * c
+            for k in range(26):
+                n = b[o + k]
+                if n:
+                    e[zt[k]] += n
+
+    def _fit(self, pos, obs):
+        """(excess, missing, covers_fresh) of ``pos`` against the observation."""
+        self._expect(pos)
+        op = obs.open_
+        cap = self.cap
+        ex = 0
+        de = 0
+        cov = True
+        for c in (WHITE, BLACK):
+            e = self._e[c]
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            miss = self._miss[c]
+            fresh = self._fresh[c]
+            for z in range(1, NZONES):
+                n = e[z]
+                s = vis[z]
+                m = 0
+                if s > n:
+                    ex += s - n
+                elif s < n:
+                    k = cap[z]
+                    if op[z] & BLIND:
+                        m = 0
+                    elif n <= k:
+                        m = n - s
+                    elif s < k:
+                        m = k - s
+                de += m
+                miss[z] = m
+                if fresh[z] > m:
+                    cov = False
+        return ex, de, cov
+
+    def _ok(self, fit):
+        return fit[0] == 0 and fit[1] <= self.max_hand and fit[2]
+
+    def _remember(self, obs):
+        n = 0
+        for c in (WHITE, BLACK):
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            prev = self._prev[c]
+            fresh = self._fresh[c]
+            for z in range(NZONES):
+                d = prev[z] - vis[z]
+                if d > 0:
+                    fresh[z] = d
+                    n += d
+                else:
+                    fresh[z] = 0
+                prev[z] = vis[z]
+        self._fresh_n = n
+
+    def _clear_fresh(self):
+        for c in (WHITE, BLACK):
+            f = self._fresh[c]
+            for z in range(NZONES):
+                f[z] = 0
+        self._fresh_n = 0
+
+    # -- engine queries (cached per partial turn) ---------------------------------------
+    def _next(self, played):
+        r = self._next_cache.get(played)
+        if r is None:
+            if len(self._next_cache) > 64:
+                self._next_cache = {}
+            r = self.v.next_steps(self.pos0, self.dice, played)
+            self._next_cache[played] = r
+        return r
+
+    def _targets(self, played, src):
+        key = (played, src)
+        r = self._targ_cache.get(key)
+        if r is None:
+            if len(self._targ_cache) > 48:
+                self._targ_cache = {}
+            r = self.v.targets(self.pos0, self.dice, played, src)
+            self._targ_cache[key] = r
+        return r
+
+    # -- explaining an observation -----------------------------------------------------
+    def _sources(self, pos, obs):
+        """Zones (as own path points) a new step may start from: the mover's checkers
+        missing there, or zones that cannot show a lift (full or blind)."""
+        c = self.mover
+        self._expect(pos)
+        e = self._e[c]
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        pp = self._pp[c]
+        out = []
+        for z in range(1, NZONES):
+            n = e[z]
+            if n and (vis[z] < n or n >= self.cap[z] or obs.open_[z] & BLIND):
+                p = pp[z]
+                if p != _NOPATH and p != 25:
+                    out.append(p)
+        return out
+
+    def _penalty(self, steps):
+        """Sources of new steps not seen lifted (chained steps excepted)."""
+        c = self.mover
+        pen = 0
+        dests = []
+        for f, t in steps:
+            if f not in dests and self._zt[c][f] not in self._seen:
+                pen += 1
+            dests.append(t)
+        return pen
+
+    def _search(self, hyp, obs, out):
+        """Legal continuations of ``hyp`` that fit: appended to ``out``."""
+        played, chain, flags = hyp
+        srcs = self._sources(chain[-1], obs)
+        if not srcs:
+            return
+        budget = [self.max_nodes]
+        self._dfs(played, chain, flags, srcs, obs, out, budget, 0)
+
+    def _dfs(self, played, chain, flags, srcs, obs, out, budget, depth):
+        pos = chain[-1]
+        for step in self._next(played):
+            f = step[0]
+            if f not in srcs:
+                continue
+            if budget[0] <= 0:
+                return
+            budget[0] -= 1
+            p2 = self.v.apply_step(pos, step)
+            pl2 = played + (step,)
+            ch2 = chain + [p2]
+            fit = self._fit(p2, obs)
+            if self._ok(fit):
+                new = pl2[-(depth + 1):]
+                out.append((fit[1], self._penalty(new), 2, depth + 1, (pl2, ch2, flags + (0,))))
+            t = step[1]
+            if t != 25:
+                self._dfs(pl2, ch2, flags + (0,), srcs + [t], obs, out, budget, depth + 1)
+
+    def _candidates(self, obs, deep=True):
+        out = []
+        for hyp in self.hyps:
+            played, chain, flags = hyp
+            fit = self._fit(chain[-1], obs)
+            if self._ok(fit):
+                out.append((fit[1], 0, 0, 0, hyp))
+                if (len(self.hyps) == 1 and fit[1] == self._fresh_n) or not deep:
+                    # nothing can keep fewer in the hand: skip the search (the lift
+                    # path, which must be fast)
+                    continue
+            for i in range(len(chain) - 2, -1, -1):
+                fit = self._fit(chain[i], obs)
+                if self._ok(fit):
+                    back = len(chain) - 1 - i
+                    out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
+            if deep and not any(flags):
+                self._search(hyp, obs, out)
+            if deep and self.v.HITS:
+                self._hit_prep(hyp, obs, out)
+        if deep and not out:
+            # take steps back and play on in one go (fast hands)
+            for hyp in self.hyps:
+                played, chain, flags = hyp
+                for i in range(len(chain) - 2, max(-1, len(chain) - 4), -1):
+                    if any(flags[:i]):
+                        continue
+                    before = len(out)
+                    self._search((played[:i], chain[:i + 1], flags[:i]), obs, out)
+                    for j in range(before, len(out)):
+                        c = out[j]
+                        out[j] = (c[0], c[1], 3, c[3], c[4])
+        return out
+
+    def _hit_prep(self, hyp, obs, out):
+        """Short nardy: the blot was put on the bar before the hitting checker moved.
+        Fits as the current partial turn with that blot already on the bar."""
+        played, chain, flags = hyp
+        pos = chain[-1]
+        opp = 1 - self.mover
+        vis = obs.vis_w if opp == WHITE else obs.vis_b
+        b = pos.board
+        o = 26 * opp
+        moved = None
+        for k in range(1, 25):
+            if b[o + k] == 1 and vis[self._zt[opp][k]] == 0:
+                if moved is not None:
+                    return
+                moved = k
+        if moved is None:
+            return
+        p2 = pos.copy()
+        p2.board[o + moved] = 0
+        p2.board[o] += 1
+        fit = self._fit(p2, obs)
+        if self._ok(fit):
+            # Not a commit: the partial turn stays as it is until the step shows.
+            out.append((fit[1] + 1, 0, 4, 0, hyp))
+
+    def _illegal(self, obs):
+        """One checker of the mover moved anywhere (a free relocation) that fits."""
+        c = self.mover
+        best = None
+        for hyp in self.hyps:
+            played, chain, flags = hyp
+            pos = chain[-1]
+            self._expect(pos)
+            e = self._e[c]
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            pp = self._pp[c]
+            srcs = []
+            dsts = []
+            for z in range(1, NZONES):
+                p = pp[z]
+                if p == _NOPATH:
+                    continue
+                n = e[z]
+                if n and p != 25 and (vis[z] < n or n >= self.cap[z]
+                                      or obs.open_[z] & BLIND):
+                    srcs.append(p)
+                if vis[z] > n and p != 0:
+                    dsts.append(p)
+            for f in srcs:
+                for t in dsts:
+                    if f == t:
+                        continue
+                    p2 = self.v.apply_step(pos, (f, t))
+                    fit = self._fit(p2, obs)
+                    if self._ok(fit) and (best is None or fit[1] < best[0]):
+                        best = (fit[1], hyp, (f, t), p2)
+        return best
+
+    # -- the main entry ---------------------------------------------------------------------
+    def update(self, obs, now=0):
+        """Take a changed observation (``Sensing`` or anything with vis_w, vis_b,
+        open_ arrays indexed by zone). Returns the state."""
+        self._remember(obs)
+        if self.state == DONE:
+            return self.state
+        if self.state == CONFIRM:
+            self.candidates = []
+        cands = self._candidates(obs)
+        if cands:
+            self._choose(cands, obs)
+            return self.state
+        bad = self._illegal(obs)
+        if bad is not None:
+            de, hyp, step, p2 = bad
+            played, chain, flags = hyp
+            first = not any(flags)
+            self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
+            self.events.append(("step", step))
+            self.state = ILLEGAL
+            if first:
+                rule = self.v.step_error(self.pos0, self.dice, played, step)
+                if rule is None:
+                    rule = ("C3", "not a legal move")
+                zones = (self._zt[self.mover][step[0]], self._zt[self.mover][step[1]])
+                self.warning = (rule[0], rule[1], zones)
+                self.events.append(("warn", rule[0], rule[1], zones))
+            self._in_hand(obs, de)
+            return self.state
+        self._out_of_sync(obs)
+        return self.state
+
+    def _choose(self, cands, obs):
+        cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
+        top = cands[0]
+        keys = []
+        hyps = []
+        for c in cands:
+            if (c[0], c[1]) != (top[0], top[1]):
+                break
+            h = c[4]
+            k = h[1][-1].key()
+            if k in keys:
+                continue
+            keys.append(k)
+            hyps.append(h)
+            if len(hyps) >= _MAX_HYPS:
+                break
+        old = self.hyps[0][0]
+        was_sync = self.state == SYNC
+        self.hyps = hyps
+        new = hyps[0][0]
+        self._emit_diff(old, new)
+        if was_sync:
+            self.events.append(("resync",))
+            self.diffs = []
+        self._fit(hyps[0][1][-1], obs)
+        self._in_hand(obs, top[0])
+        if any(hyps[0][2]):
+            self.state = ILLEGAL
+        else:
+            if self.warning is not None:
+                self.warning = None
+                self.events.append(("clear",))
+            self.state = LIFTED if top[0] else IDLE
+        if len(hyps) > 1:
+            self.candidates = [(h[0], h[1][-1]) for h in hyps]
+
+    def _emit_diff(self, old, new):
+        i = 0
+        while i < len(old) and i < len(new) and old[i] == new[i]:
+            i += 1
+        for j in range(len(old) - 1, i - 1, -1):
+            self.events.append(("undo", old[j]))
+        for j in range(i, len(new)):
+            self.events.append(("step", new[j]))
+        if i < len(old) or i < len(new):
+            self._seen = set()
+
+    def _in_hand(self, obs, de):
+        """Set lifted zones and the targets for the lifted checker(s)."""
+        lifted = []
+        c = self.mover
+        if de:
+            self._fit(self.hyps[0][1][-1], obs)
+            for col in (WHITE, BLACK):
+                miss = self._miss[col]
+                for z in range(1, NZONES):
+                    if miss[z]:
+                        lifted.append(z)
+                        if col == c:
+                            self._seen.add(z)
+        targets = []
+        if lifted and self.state != ILLEGAL and not any(self.hyps[0][2]):
+            miss = self._miss[c]
+            played = self.hyps[0][0]
+            zt = self._zt[c]
+            for z in lifted:
+                if not miss[z]:
+                    continue
+                src = self._pp[c][z]
+                if src == _NOPATH or src == 25:
+                    continue
+                for t in self._targets(played, src):
+                    zz = zt[t]
+                    if zz not in targets:
+                        targets.append(zz)
+        if lifted != self.lifted or targets != self.targets:
+            self.lifted = lifted
+            self.targets = targets
+            if lifted:
+                self.events.append(("lift", tuple(lifted), tuple(targets)))
+
+    def _out_of_sync(self, obs):
+        pos = self.hyps[0][1][-1]
+        self._expect(pos)
+        diffs = []
+        for c in (WHITE, BLACK):
+            e = self._e[c]
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            for z in range(1, NZONES):
+                n = e[z]
+                s = vis[z]
+                k = self.cap[z]
+                shown = n if n <= k else k
+                if s > n or (s < shown and not obs.open_[z] & BLIND):
+                    diffs.append((z, c, n, s))
+        diffs.sort()
+        if self.state != SYNC or diffs != self.diffs:
+            self.events.append(("sync", diffs))
+        self.diffs = diffs
+        self.diff_i = 0
+        self.state = SYNC
+        self.lifted = []
+        self.targets = []
+
+    def diff(self):
+        """The difference to show now (zone, colour, expected, seen), or None."""
+        if not self.diffs:
+            return None
+        return self.diffs[self.diff_i % len(self.diffs)]
+
+    def next_diff(self):
+        if self.diffs:
+            self.diff_i = (self.diff_i + 1) % len(self.diffs)
+        return self.diff()
+
+    # -- time, buttons ----------------------------------------------------------------------
+    def tick(self, obs, still_ms):
+        """Call every cycle (cheap): ends the turn by itself when no step is left and
+        the board has been still for ``auto_end_ms``."""
+        st = self.state
+        if st == IDLE:
+            if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
+                    and not self._next(self.hyps[0][0])):
+                self.end_turn(obs)
+        elif st == LIFTED and still_ms >= self.hidden_end_ms and self._fresh_n == 0:
+            # Still "in the hand" for long: the checker may be on a full stack or a
+            # full tray. If that makes the turn complete, take it.
+            self._hidden(obs, auto=True)
+
+    def _hidden(self, obs, auto):
+        self._clear_fresh()
+        cands = self._candidates(obs)
+        cands = [c for c in cands if c[0] == 0]
+        if not cands:
+            return False
+        if auto:
+            cands = [c for c in cands if not self._next(c[4][0]) and not any(c[4][2])]
+            if not cands:
+                return False
+        self._choose(cands, obs)
+        if auto and self.state == IDLE and len(self.hyps) == 1:
+            self.end_turn(obs)
+        return True
+
+    def end_turn(self, obs=None):
+        """The mover pressed the button (or the turn ends by itself). Returns True if
+        the turn is finished (DONE), False if it waits (checker in the hand, out of
+        sync, a choice between candidates, or an illegal result to accept)."""
+        st = self.state
+        if st == DONE:
+            return True
+        if st == SYNC:
+            return False
+        if st == LIFTED and obs is not None and not self._hidden(obs, auto=False):
+            return False
+        if self.state == LIFTED:
+            return False
+        if len(self.hyps) > 1:
+            self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+            self.state = CONFIRM
+            self.events.append(("confirm", len(self.hyps)))
+            return False
+        played, chain, flags = self.hyps[0]
+        final = chain[-1]
+        verdict = self.v.check_turn(self.pos0, self.dice, final)
+        if verdict is None:
+            self._finish(None)
+            return True
+        self.warning = (verdict[0], verdict[1], ())
+        self.state = VERDICT
+        self.events.append(("verdict", verdict[0], verdict[1]))
+        return False
+
+    def confirm(self, i):
+        """Pick candidate ``i`` (the UI cycles them), then end the turn."""
+        if self.state != CONFIRM or not 0 <= i < len(self.hyps):
+            return False
+        old = self.hyps[0][0]
+        self.hyps = [self.hyps[i]]
+        self._emit_diff(old, self.hyps[0][0])
+        self.candidates = []
+        self.state = IDLE
+        return self.end_turn()
+
+    def accept(self, obs=None):
+        """The opponent accepts the turn as played (seed 001 §3.4)."""
+        if self.state == VERDICT:
+            self._finish(self.warning, accepted=True)
+            return True
+        if self.state == SYNC and obs is not None:
+            pos = observed_position(self, obs)
+            if pos is None:
+                return False
+            # The steps are unknown: the record keeps the observed position only.
+            self.hyps = [((), [self.pos0, pos], (1,))]
+            verdict = self.v.check_turn(self.pos0, self.dice, pos)
+            self._finish(verdict, accepted=verdict is not None, observed=True)
+            return True
+        return False
+
+    def _finish(self, rule, accepted=False, observed=False):
+        played, chain, flags = self.hyps[0]
+        final = chain[-1].copy()
+        final.turn = 1 - self.mover
+        self.result = {"steps": played, "position": final, "accepted": accepted,
+                       "rule": rule[0] if rule else None, "observed": observed}
+        self.state = DONE
+        self.lifted = []
+        self.targets = []
+        self.events.append(("turn", played, accepted, rule[0] if rule else None))
+
+
+def observed_position(tracker, obs):
+    """The position the board shows, if counts are certain enough (conservation fills
+    one full or blind zone per colour); None otherwise."""
+    from nardy.rules import Position
+    pos = Position(turn=tracker.mover)
+    b = pos.board
+    for c in (WHITE, BLACK):
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        pp = tracker._pp[c]
+        unsure = []
+        total = 0
+        for z in range(1, NZONES):
+            n = vis[z]
+            if not n and not obs.open_[z] & BLIND:
+                continue
+            p = pp[z]
+            if p == _NOPATH:
+                if n:
+                    return None   # a checker in the other colour's tray
+                continue
+            b[26 * c + p] = n
+            total += n
+            if obs.open_[z] & BLIND or n >= tracker.cap[z]:
+                unsure.append(p)
+        rest = 15 - total
+        if rest < 0 or (rest and len(unsure) != 1):
+            return None
+        if rest:
+            b[26 * c + unsure[0]] += rest
+    return pos
