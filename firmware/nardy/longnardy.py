@@ -87,9 +87,9 @@ class LongNardy(Variant):
         passed? Runs are measured in the opponent's coordinates, so six points that
         straddle the opponent's start (its 24 -> 1) are not a block."""
         me = self._me
-        O = self._O
+        to_opp = self._O
         P = self._P
-        o = O[t]
+        o = to_opp[t]
         lo = o
         while lo > 1 and me[P[lo - 1]]:
             lo -= 1

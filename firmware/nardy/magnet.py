@@ -33,18 +33,25 @@ Conventions
 
 Calibration dict (JSON-serialisable; the sensing layer stores one per channel)
 -----------------------------------------------------------------------------
-``{"baseline": b, "white1": t, "white2": t, "black1": t, "black2": t,
-"hysteresis": h}``, all int ADC counts:
+``{"baseline": b, "white1": l, "white2": l, "black1": l, "black2": l,
+"hysteresis": h, "thresholds": [t0, t1, t2, t3]}``, all int ADC counts:
 
-- ``reading >= white2`` means two or more white; ``white1 <= reading < white2`` one
-  white; ``black1 < reading < white1`` empty; ``black2 < reading <= black1`` one black;
-  ``reading <= black2`` two or more black. So black2 < black1 < baseline < white1 <
-  white2.
-- ``hysteresis``: a slot changes state only when the reading crosses the threshold
-  by at least this much (the sensing layer applies it in the direction of change).
-- Defaults come from :func:`default_calibration`: midpoints between the predicted
-  ranges of neighbouring levels, each range widened by the worst-case crosstalk and
-  by an off-centre checker.
+- ``baseline``, ``white1`` (one white), ``white2`` (two or more white stacked),
+  ``black1``, ``black2`` are LEVELS: the reading expected for that state, which is
+  also what ``nardy calibrate`` measures per channel. black2 < black1 < baseline <
+  white1 < white2.
+- The class boundaries are the midpoints of neighbouring levels:
+  ``thresholds`` = [black2|black1, black1|empty, empty|white1, white1|white2].
+  ``reading >= t3`` is two or more white, ``t2 <= reading < t3`` one white, and so on
+  (:func:`classify`).
+- ``hysteresis``: a slot changes state only when the reading passes a boundary by
+  at least this much.
+- Defaults (:func:`default_calibration`): the boundaries are put in the middle of the
+  gaps between the model's worst-case ranges of neighbouring states (worst-case
+  crosstalk from every neighbouring slot, an off-centre checker); the levels are the
+  model's nominal readings nudged by a few counts so that their midpoints are exactly
+  those boundaries (``baseline`` is never moved). ``default_calibration(...)
+  ["nominal"]`` keeps the un-nudged nominal readings for the docs.
 """
 
 import math
@@ -413,13 +420,13 @@ class MagnetModel:
 
 
 def default_calibration(model=None, slots=5):
-    """Default per-channel thresholds (ADC counts) from the model, as a small dict.
+    """Default per-channel calibration (ADC counts) from the model, as a small dict
+    (shape in the module docstring).
 
-    Each threshold is the midpoint between the predicted ranges of the two levels it
-    separates (ranges include worst-case crosstalk and an off-centre checker); the
-    hysteresis is a quarter of the smallest gap, at least the ADC noise. `slots` is
-    the number of sensors per point of the build (1..6); it sets the geometry when no
-    model is given."""
+    Each boundary is the midpoint of the gap between the worst-case ranges of the two
+    states it separates; the hysteresis is a quarter of the smallest gap, at least the
+    ADC noise. `slots` is the number of sensors per point of the build (1..6); it sets
+    the geometry when no model is given."""
     if model is None:
         model = MagnetModel(slots=slots)
     r = {}
@@ -428,34 +435,49 @@ def default_calibration(model=None, slots=5):
     base = model.baseline()
 
     def mid(lower_h, upper_h):
-        # Midpoint in counts between the top of the lower level and the bottom of the
-        # upper level.
         top = model.counts(r[lower_h][1])
         bottom = model.counts(r[upper_h][0])
         return (top + bottom) // 2, bottom - top
 
-    w1, g1 = mid(0, 1)
-    w2, g2 = mid(1, 2)
-    b1, g3 = mid(-1, 0)
-    b2, g4 = mid(-2, -1)
-    gap = min(g1, g2, g3, g4)
+    t0, g0 = mid(-2, -1)
+    t1, g1 = mid(-1, 0)
+    t2, g2 = mid(0, 1)
+    t3, g3 = mid(1, 2)
+    gap = min(g0, g1, g2, g3)
     hyst = gap // 4
     if hyst < model.noise_counts:
         hyst = model.noise_counts
+    nominal = {}
+    for h, key in ((-2, "black2"), (-1, "black1"), (0, "baseline"), (1, "white1"),
+                   (2, "white2")):
+        nominal[key] = model.counts(model.stack_field_mT(h))
+    # Levels whose midpoints are the boundaries, walking out from the baseline.
+    w1 = 2 * t2 - base
+    w2 = 2 * t3 - w1
+    b1 = 2 * t1 - base
+    b2 = 2 * t0 - b1
+    if not (b2 < b1 < base < w1 < w2):
+        # Boundaries too close to a level to be midpoints of ordered levels: keep the
+        # nominal levels (their midpoints are then the boundaries' best stand-in).
+        w1, w2, b1, b2 = (nominal["white1"], nominal["white2"], nominal["black1"],
+                          nominal["black2"])
+        t0, t1, t2, t3 = (b2 + b1) // 2, (b1 + base) // 2, (base + w1) // 2, (w1 + w2) // 2
     return {"baseline": base, "white1": w1, "white2": w2, "black1": b1, "black2": b2,
-            "hysteresis": hyst}
+            "hysteresis": hyst, "thresholds": [t0, t1, t2, t3], "nominal": nominal}
 
 
 def classify(reading, cal):
     """Signed level (-2..2; +-2 means two or more) of one reading against a
-    calibration dict, without hysteresis (the sensing layer adds that)."""
-    if reading >= cal["white2"]:
+    calibration dict, without hysteresis (the sensing layer adds that). Boundaries
+    are the midpoints of neighbouring levels."""
+    base = cal["baseline"]
+    if reading * 2 >= cal["white1"] + cal["white2"]:
         return 2
-    if reading >= cal["white1"]:
+    if reading * 2 >= base + cal["white1"]:
         return 1
-    if reading <= cal["black2"]:
+    if reading * 2 <= cal["black2"] + cal["black1"]:
         return -2
-    if reading <= cal["black1"]:
+    if reading * 2 <= cal["black1"] + base:
         return -1
     return 0
 

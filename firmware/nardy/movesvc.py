@@ -44,31 +44,45 @@ def _dice(obj):
     return (d[0], d[1])
 
 
-def answer(obj):
-    """The reply object for one decoded request."""
+def _request(line):
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        raise ValueError("not valid JSON") from None
     if not isinstance(obj, dict):
         raise ValueError("request must be a JSON object")
     v = variant_for(obj.get("variant"), obj.get("options"))
-    pos = from_json(v, obj.get("position"))
-    dice = _dice(obj)
-    moves = []
-    for steps, res in v.legal_turns(pos, dice):
-        moves.append({"steps": [[f, t] for f, t in steps], "position": to_json(res)})
-    return {"n": len(moves), "moves": moves}
+    return v, from_json(v, obj.get("position")), _dice(obj)
+
+
+def write_answer(line, write):
+    """Answer one input line through ``write`` (the text of one line, no newline).
+    Never raises. The reply is streamed move by move: a double with 1,800 results
+    would not fit the ESP32 heap as one string."""
+    try:
+        v, pos, dice = _request(line)
+        n = v.count_turns(pos, dice)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        write(json.dumps({"error": str(e) or type(e).__name__}))
+        return
+    except MemoryError:
+        write(json.dumps({"error": "out of memory"}))
+        return
+    write('{"n": %d, "moves": [' % n)
+    first = True
+    for steps, res in v.turns(pos, dice):
+        if not first:
+            write(", ")
+        first = False
+        write(json.dumps({"steps": [[f, t] for f, t in steps], "position": to_json(res)}))
+    write("]}")
 
 
 def answer_line(line):
-    """The reply line (no newline) for one input line; never raises."""
-    try:
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            raise ValueError("not valid JSON") from None
-        return json.dumps(answer(obj))
-    except (ValueError, TypeError, KeyError, AttributeError) as e:
-        return json.dumps({"error": str(e) or type(e).__name__})
-    except MemoryError:
-        return json.dumps({"error": "out of memory"})
+    """The whole reply line for one input line (for callers with memory to spare)."""
+    parts = []
+    write_answer(line, parts.append)
+    return "".join(parts)
 
 
 def main(inp=None, out=None):
@@ -80,7 +94,7 @@ def main(inp=None, out=None):
             break
         if not line.strip():
             continue
-        out.write(answer_line(line))
+        write_answer(line, out.write)
         out.write("\n")
         if hasattr(out, "flush"):
             out.flush()

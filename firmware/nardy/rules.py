@@ -25,6 +25,8 @@ the tracker-facing queries (:meth:`Variant.next_steps`, :meth:`Variant.check_tur
 stop as soon as they have their answer instead of enumerating every turn.
 """
 
+from array import array
+
 WHITE = 0
 BLACK = 1
 BAR = 0
@@ -164,6 +166,18 @@ class Variant:
                 t[phys[color][k]] = k
             path.append(bytes(t))
         self._path = path
+        # search buffers, allocated once (no allocation per query on the ESP32)
+        self._me = bytearray(26)
+        self._opp = bytearray(26)
+        self._me0 = bytearray(26)
+        self._opp0 = bytearray(26)
+        self._sme = bytearray(26)
+        self._sopp = bytearray(26)
+        self._full_order = False
+        self._canon = False
+        self._canon_l5 = False
+        self._eff_key = None
+        self._eff = None
 
     # -- geometry ---------------------------------------------------------------
     def opp_point(self, p):
@@ -194,7 +208,7 @@ class Variant:
             return "C6"
         if code in (E_MAXUSE, E_LARGER):
             return "C5"
-        if code == E_COUNT or code == E_OPPONENT:
+        if code in (E_COUNT, E_OPPONENT):
             return "C1"
         return "C3"
 
@@ -223,20 +237,37 @@ class Variant:
         return new
 
     # -- the search ---------------------------------------------------------------
-    def _setup(self, pos, dice, relax=0):
-        """Load a position into the search state (me/opp bytearrays)."""
+    # State: self._me / self._opp (bytearray(26): the mover's and the opponent's
+    # counters, each in its own path numbering), self._h (an additive hash of both,
+    # kept below 2**29 so it stays a small int on a 32-bit port) and self._root (the
+    # dice of the turn, high to low, four equal ones for doubles). Which dice are
+    # still unused is a bit mask over self._root. A step sequence is packed in one
+    # small int (see _child): transposition tables map hash -> packed steps, and a
+    # hit is confirmed by replaying those steps, so no bytes key is ever built.
+
+    def _setup(self, pos, root, relax=0):
+        """Load a position into the search state."""
         mo = 26 * pos.turn
         oo = 26 - mo
-        self._me = me = bytearray(pos.board[mo:mo + 26])
-        self._opp = bytearray(pos.board[oo:oo + 26])
+        b = pos.board
+        me, opp, me0, opp0 = self._me, self._opp, self._me0, self._opp0
+        out = 0
+        for k in range(26):
+            me[k] = me0[k] = b[mo + k]
+            opp[k] = opp0[k] = b[oo + k]
+            if k < 19:
+                out += b[mo + k]
+        self._h = _hash(me, opp)
+        self._outside = out
         self._turn = pos.turn
         self._relax = relax
-        out = 0
-        for k in range(19):
-            out += me[k]
-        self._outside = out
+        self._root = root
         self._head0 = me[1]
-        self._head_limit = self._head_allowance(dice) if self.HEAD_RULE else 15
+        self._head_limit = self._head_allowance(root) if self.HEAD_RULE else 15
+        # Doubles are searched in canonical order (sources never decreasing): each
+        # distinct result then comes up once. That is exact unless a step was refused
+        # for a transient six-block (L5); callers redo the search in full order then.
+        self._canon = len(root) > 2 and not self._full_order
 
     def _head_allowance(self, dice):
         return 1
@@ -270,6 +301,8 @@ class Variant:
             me[t] = 0
             me[f] += 1
             if blocked:
+                if self._canon:
+                    self._canon_l5 = True
                 return -E_BLOCK
         return t
 
@@ -281,39 +314,136 @@ class Variant:
         me = self._me
         me[f] -= 1
         me[t] += 1
+        h = self._h - _ZME[f] + _ZME[t]
         if f < 19 <= t:
             self._outside -= 1
+        hit = 0
         if self.HITS and t < 25:
             opp = self._opp
             q = self._O[t]
             if opp[q] == 1:
                 opp[q] = 0
                 opp[0] += 1
-                return 1
-        return 0
+                h += _ZOPP[0] - _ZOPP[q]
+                hit = 1
+        self._h = h & _HMASK
+        return hit
 
     def _undo(self, f, t, hit):
         me = self._me
         me[t] -= 1
         me[f] += 1
+        h = self._h + _ZME[f] - _ZME[t]
         if f < 19 <= t:
             self._outside += 1
         if hit:
             opp = self._opp
-            opp[self._O[t]] = 1
+            q = self._O[t]
+            opp[q] = 1
             opp[0] -= 1
+            h += _ZOPP[q] - _ZOPP[0]
+        self._h = h & _HMASK
 
-    def _key(self):
-        if self.HITS:
-            return bytes(self._me) + bytes(self._opp)
-        return bytes(self._me)
+    def _lim(self):
+        """Sources to try are range(lim): only the bar while it holds a checker."""
+        if self.BAR_RULE and self._me[0] and not self._relax & R_BAR:
+            return 1
+        return 25
 
-    def _sources(self):
-        """Points worth trying as a step's source, rear first."""
-        me = self._me
-        if self.BAR_RULE and me[0] and not self._relax & R_BAR:
-            return (0,)
-        return [k for k in range(25) if me[k]]
+    @staticmethod
+    def _child(code, i, f):
+        """Packed steps plus one step from ``f`` with die index ``i``: bits 0-2 hold
+        the number of steps, bit 3 the index of the first die used (the other die
+        follows), then 5 bits per step for its source point."""
+        n = code & 7
+        if n == 0:
+            return 1 | (i << 3) | (f << 4)
+        return (code + 1) | (f << (4 + 5 * n))
+
+    def _mask_of(self, code):
+        """Unused-dice mask after the packed steps ``code``."""
+        root = self._root
+        n = code & 7
+        if len(root) == 2:
+            if n == 0:
+                return 3
+            if n == 1:
+                return 3 ^ (1 << ((code >> 3) & 1))
+            return 0
+        return ((1 << len(root)) - 1) & ~((1 << n) - 1)
+
+    # Transposition tables: open addressing in an array('I'), 4 bytes an entry on
+    # every port: (packed steps + 1) in bits 0-23 and 6 bits of the hash in 24-29
+    # (below 2**30, so reading an entry never allocates). An entry matches only if
+    # replaying its steps gives exactly the current state and unused dice.
+
+    def _has(self, table, mask):
+        """Is the current state (with these unused dice) in ``table``?"""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        return self._probe(table, h, mask) < 0
+
+    def _probe(self, table, h, mask):
+        """-1 if present, else the index of the free slot where it would go."""
+        chunks = table[0]
+        cap1 = len(chunks) * _CHUNK - 1
+        i = h & cap1
+        tag = h >> 23
+        while True:
+            e = chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK]
+            if e == 0:
+                return i
+            if e >> 24 == tag:
+                old = (e & 0xFFFFFF) - 1
+                if self._mask_of(old) == mask:
+                    sme, sopp = self._sme, self._sopp
+                    _apply(old, self._root, self._me0, self._opp0, sme, sopp, self._O,
+                           self.HITS)
+                    if sme == self._me and sopp == self._opp:
+                        return -1
+            i = (i + 1) & cap1
+
+    def _add(self, table, code, mask):
+        """Insert the current state (known to be absent)."""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        i = self._probe(table, h, mask)
+        if i < 0:
+            return
+        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
+        table[1] += 1
+        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
+            self._grow(table)
+
+    def _grow(self, table):
+        # Twice the chunks. Chunks of 1 KB keep working in a fragmented heap where
+        # one large block could not be found.
+        old = table[0]
+        new = [array("I", bytes(4 * _CHUNK)) for _ in range(2 * len(old))]
+        cap1 = len(new) * _CHUNK - 1
+        sme, sopp = self._sme, self._sopp
+        for chunk in old:
+            for e in chunk:
+                if e:
+                    code = (e & 0xFFFFFF) - 1
+                    _apply(code, self._root, self._me0, self._opp0, sme, sopp, self._O,
+                           self.HITS)
+                    h = _hash(sme, sopp) + _ZREST[self._mask_of(code)]
+                    i = h & _HMASK & cap1
+                    while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
+                        i = (i + 1) & cap1
+                    new[i >> _CHUNK_BITS][i & _CHUNK_MASK] = e
+        table[0] = new
+
+    def _visit(self, table, code, mask):
+        """True (and remembered) the first time this state is seen."""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        i = self._probe(table, h, mask)
+        if i < 0:
+            return False
+        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
+        table[1] += 1
+        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
+            self._grow(table)
+        return True
 
     @staticmethod
     def _dice_list(dice):
@@ -322,57 +452,76 @@ class Variant:
             raise ValueError("dice must be 1..6")
         return (a, a, a, a) if a == b else (max(a, b), min(a, b))
 
-    @staticmethod
-    def _rest(rem, d):
-        """``rem`` (a tuple sorted high to low) without one ``d``."""
-        i = rem.index(d)
-        return rem[:i] + rem[i + 1:]
-
     # Maximum use (C5) -----------------------------------------------------------
-    def _longest(self, rem, depth, seen):
-        """Most steps playable from the current state with dice ``rem`` (stops early
-        once every die is used)."""
-        if not rem:
-            return depth
-        best = depth
-        full = depth + len(rem)
+    def _exact(self, fn, *args):
+        """Run a search; if canonical order met a six-block (see _setup), run it
+        again in full order so that no result is missed."""
+        self._canon_l5 = False
+        r = fn(*args)
+        if self._canon_l5:
+            self._full_order = True
+            try:
+                r = fn(*args)
+            finally:
+                self._full_order = False
+        return r
+
+    def _longest(self, mask, code, seen, fmin=0):
+        """Most steps playable from the current state (stops once all are used)."""
+        n = code & 7
+        if not mask:
+            return n
+        best = n
+        me = self._me
+        root = self._root
+        lim = self._lim()
         last = 0
-        for d in rem:
-            if d == last:
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
                 continue
-            last = d
-            rest = self._rest(rem, d)
-            for f in self._sources():
+            d = last = root[i]
+            m2 = mask ^ (1 << i)
+            for f in range(fmin if self._canon else 0, lim):
+                if not me[f]:
+                    continue
                 t = self._try(f, d)
                 if t < 0:
                     continue
+                c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                k = self._key() + bytes(rest)
-                if k in seen:
-                    n = depth + 1
+                if self._canon or self._visit(seen, c2, m2):
+                    r = self._longest(m2, c2, seen, f)
                 else:
-                    seen.add(k)
-                    n = self._longest(rest, depth + 1, seen)
+                    r = n + 1
                 self._undo(f, t, hit)
-                if n > best:
-                    best = n
-                    if best == full:
+                if r > best:
+                    best = r
+                    if best == len(root):
                         return best
         return best
 
     def _effective(self, pos, dice):
-        """(dice tuple to play, maximum steps M) after C5: when only one die can be
-        played, only the larger may be (if it can)."""
-        rem = self._dice_list(dice)
-        self._setup(pos, rem)
-        m = self._longest(rem, 0, set())
-        if m == 1 and rem[0] != rem[1]:
-            big = rem[0]
-            for f in self._sources():
-                if self._try(f, big) >= 0:
-                    return (big,), 1
-            return (rem[1],), 1
-        return rem, m
+        """(dice to play, maximum steps M) after C5: when only one die can be
+        played, only the larger may be (if it can). The tracker asks again after
+        every step of the same turn, so the last answer is kept."""
+        key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
+        if key == self._eff_key:
+            if self._eff[2]:
+                self._canon_l5 = True  # the cached answer came from a full-order rerun
+            return self._eff[0], self._eff[1]
+        root = self._dice_list(dice)
+        self._setup(pos, root)
+        m = self._longest((1 << len(root)) - 1, 0, _table())
+        if m == 1 and root[0] != root[1]:
+            big = root[0]
+            root = (root[1],)
+            for f in range(self._lim()):
+                if self._me[f] and self._try(f, big) >= 0:
+                    root = (big,)
+                    break
+        self._eff_key = key
+        self._eff = (root, m, self._canon_l5)
+        return root, m
 
     def max_steps(self, pos, dice):
         """How many dice (steps) the turn must use (C5).
@@ -381,125 +530,196 @@ class Variant:
         >>> v = LongNardy(); v.max_steps(v.start_position(), (6, 6))
         2
         """
-        return self._effective(pos, dice)[1]
+        return self._exact(self._effective, pos, dice)[1]
 
     # Full enumeration -------------------------------------------------------------
-    def legal_turns(self, pos, dice):
-        """All legal turns as distinct resulting positions: a list of
-        ``(steps, position)``. ``steps`` is one step sequence that reaches it. The
-        resulting position has the opponent to move. A turn with no legal step gives
-        one entry with ``steps == ()`` and the position unchanged (the dice are lost).
-        """
-        rem, m = self._effective(pos, dice)
-        self._setup(pos, rem)
-        self._results = {}
-        self._want = m
-        self._enum(rem, [], set())
-        out = []
-        mo = 26 * pos.turn
-        for k, steps in self._results.items():
-            b = bytearray(pos.board)
-            b[mo:mo + 26] = k[:26]
-            if self.HITS:
-                b[26 - mo:52 - mo] = k[26:52]
-            out.append((steps, Position(b, 1 - pos.turn)))
-        self._results = None
-        return out
+    def turns(self, pos, dice):
+        """Iterate over the legal turns as distinct resulting positions, yielding
+        ``(steps, position)``: ``steps`` is one step sequence that reaches it and the
+        position has the opponent to move. A turn with no legal step yields one entry
+        with ``steps == ()`` and the position unchanged (the dice are lost).
 
-    def _enum(self, rem, steps, seen):
-        if len(steps) == self._want:
-            k = self._key()
-            if k not in self._results:
-                self._results[k] = tuple(steps)
-            return
+        The distinct results are held as packed small ints (a few bytes each); each
+        Position is built only when yielded, so a 1,800-result double fits an ESP32.
+        """
+        table = self._exact(self._enumerate, pos, dice)
+        root = self._root
+        opp_of = self._O
+        hits = self.HITS
+        me0 = bytes(self._me0)
+        opp0 = bytes(self._opp0)
+        for chunk in table[0]:
+            for e in chunk:
+                if not e:
+                    continue
+                code = (e & 0xFFFFFF) - 1
+                new = Position(pos.board, 1 - pos.turn)
+                me = new.side(pos.turn)
+                opp = new.side(1 - pos.turn)
+                _apply(code, root, me0, opp0, me, opp, opp_of, hits)
+                yield _steps_of(code, root), new
+
+    def legal_turns(self, pos, dice):
+        """``list(self.turns(pos, dice))``.
+
+        >>> from nardy.shortnardy import ShortNardy
+        >>> v = ShortNardy(); len(v.legal_turns(v.start_position(), (6, 5)))
+        7
+        """
+        return list(self.turns(pos, dice))
+
+    def count_turns(self, pos, dice):
+        """How many distinct legal results there are."""
+        return self._exact(self._enumerate, pos, dice)[1]
+
+    def _enumerate(self, pos, dice):
+        root, m = self._effective(pos, dice)
+        self._setup(pos, root)
+        self._want = m
+        results = self._results = _table()
+        full = (1 << len(root)) - 1
+        if m == 0:
+            self._add(results, 0, full)
+        else:
+            self._enum(full, 0, _table())
+        self._results = None
+        return results
+
+    def _enum(self, mask, code, seen, fmin=0):
+        n = code & 7
+        leaf = n + 1 == self._want
+        me = self._me
+        root = self._root
+        lim = self._lim()
+        results = self._results
         last = 0
-        for d in rem:
-            if d == last:
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
                 continue
-            last = d
-            rest = self._rest(rem, d)
-            for f in self._sources():
+            d = last = root[i]
+            m2 = mask ^ (1 << i)
+            for f in range(fmin if self._canon else 0, lim):
+                if not me[f]:
+                    continue
                 t = self._try(f, d)
                 if t < 0:
                     continue
+                c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                k = self._key() + bytes(rest)
-                if k not in seen:
-                    seen.add(k)
-                    steps.append((f, t))
-                    self._enum(rest, steps, seen)
-                    steps.pop()
+                if leaf:
+                    if not self._has(results, m2):
+                        self._add(results, c2, m2)
+                elif self._canon or self._visit(seen, c2, m2):
+                    self._enum(m2, c2, seen, f)
                 self._undo(f, t, hit)
 
     # Partial turns (what the tracker asks while a turn is being played) -------------
-    def _extends(self, rem, need, failed):
+    def _extends(self, mask, code, need, failed, fmin=0):
         """Can ``need`` more steps be played from the current state? ``failed``
-        remembers states (with their dice) already known to fall short; it may be
-        shared by calls whose ``need - len(rem)`` is the same."""
+        remembers states already known to fall short (shared by calls whose
+        ``need - unused dice`` is the same)."""
         if need == 0:
             return True
+        me = self._me
+        root = self._root
+        lim = self._lim()
         last = 0
-        for d in rem:
-            if d == last:
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
                 continue
-            last = d
-            rest = self._rest(rem, d)
-            for f in self._sources():
+            d = last = root[i]
+            m2 = mask ^ (1 << i)
+            for f in range(fmin if self._canon else 0, lim):
+                if not me[f]:
+                    continue
                 t = self._try(f, d)
                 if t < 0:
                     continue
+                c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                k = self._key() + bytes(rest)
-                ok = False
-                if k not in failed:
-                    ok = self._extends(rest, need - 1, failed)
+                if self._canon:
+                    # canonical continuations depend on fmin: no shared memo
+                    ok = self._extends(m2, c2, need - 1, failed, f)
+                elif self._has(failed, m2):
+                    ok = False
+                else:
+                    ok = self._extends(m2, c2, need - 1, failed)
                     if not ok:
-                        failed.add(k)
+                        self._add(failed, c2, m2)
                 self._undo(f, t, hit)
                 if ok:
                     return True
         return False
 
-    def _dice_for(self, f, t, rem):
-        """Distinct dice in ``rem`` with which f->t is a legal step now."""
-        out = []
-        last = 0
-        for d in rem:
-            if d == last:
-                continue
-            last = d
-            if f + d == t or (t == 25 and f + d > 25):
-                if self._try(f, d) == t:
-                    out.append(d)
-        return out
-
-    def _replay(self, rem, played, i, acc):
-        """Collect every remaining-dice tuple after playing ``played[i:]`` (the
-        state is left as it was)."""
-        if i == len(played):
-            if rem not in acc:
-                acc.append(rem)
+    def _replay(self, mask, code, played, j, acc):
+        """Collect every (unused-dice mask, packed steps) that can follow
+        ``played[j:]`` (the state is left as it was)."""
+        if j == len(played):
+            for m, _ in acc:
+                if m == mask:
+                    return
+            acc.append((mask, code))
             return
-        f, t = played[i]
-        for d in self._dice_for(f, t, rem):
-            hit = self._do(f, t)
-            self._replay(self._rest(rem, d), played, i + 1, acc)
-            self._undo(f, t, hit)
+        f, t = played[j]
+        root = self._root
+        last = 0
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
+                continue
+            d = last = root[i]
+            if (f + d == t or (t == 25 and f + d > 25)) and self._try(f, d) == t:
+                hit = self._do(f, t)
+                self._replay(mask ^ (1 << i), self._child(code, i, f), played, j + 1, acc)
+                self._undo(f, t, hit)
 
     def _after(self, pos, dice, played):
-        """Set up the state after ``played``; returns (list of possible remaining
-        dice tuples, steps still needed). An illegal prefix gives ([], 0)."""
-        rem, m = self._effective(pos, dice)
-        self._setup(pos, rem)
+        """Set up the state after ``played``; returns (list of (mask, code) that
+        can follow, steps still needed). An illegal prefix gives ([], 0)."""
+        root, m = self._effective(pos, dice)
+        self._setup(pos, root)
         acc = []
-        self._replay(rem, tuple(played), 0, acc)
+        self._replay((1 << len(root)) - 1, 0, tuple(played), 0, acc)
         if not acc:
-            return [], 0
+            return acc, 0
         for f, t in played:
             self._do(f, t)
         return acc, m - len(played)
 
     def next_steps(self, pos, dice, played=()):
+        return self._exact(self._next_steps, pos, dice, played)
+
+    def targets(self, pos, dice, played, src):
+        """Where the checker lifted from ``src`` may legally go now: ``{to: steps}``
+        with one die or several dice in a row (each intermediate point a legal
+        landing, C3), keeping only moves that begin a maximal turn."""
+        return self._exact(self._targets, pos, dice, played, src)
+
+    def step_error(self, pos, dice, played, step):
+        """None if ``step`` may follow ``played``; else (rule id, reason).
+
+        >>> from nardy.longnardy import LongNardy
+        >>> v = LongNardy(); p = v.start_position()
+        >>> v.step_error(p, (6, 5), [(1, 7)], (1, 6))
+        ('L3', 'only one checker may leave the head')
+        """
+        return self._exact(self._step_error, pos, dice, played, step)
+
+    def check_turn(self, pos, dice, final):
+        """None if ``final`` is a legal result of the turn; else (rule id, reason).
+
+        Searches only for step sequences that can still end in ``final`` (checkers
+        never move back, so the running count of own checkers from the rear may never
+        drop below the final one), which keeps it fast even for doubles.
+
+        >>> from nardy.longnardy import LongNardy
+        >>> v = LongNardy(); p = v.start_position()
+        >>> v.check_turn(p, (6, 5), v.apply_step(v.apply_step(p, (1, 7)), (7, 12)))
+        >>> v.check_turn(p, (6, 5), v.apply_step(v.apply_step(p, (1, 7)), (1, 6)))
+        ('L3', 'only one checker may leave the head')
+        """
+        return self._exact(self._check_turn, pos, dice, final)
+
+    def _next_steps(self, pos, dice, played=()):
         """Legal next single steps after the partial turn ``played``: a step is
         legal only if some maximal legal turn begins with ``played`` + that step.
 
@@ -514,77 +734,72 @@ class Variant:
         out = []
         if need <= 0:
             return out
-        failed = set()
-        for rem in rems:
+        failed = _table()
+        me = self._me
+        root = self._root
+        for mask, code in rems:
             last = 0
-            for d in rem:
-                if d == last:
+            for i in range(len(root)):
+                if not (mask >> i) & 1 or root[i] == last:
                     continue
-                last = d
-                rest = self._rest(rem, d)
-                for f in self._sources():
+                d = last = root[i]
+                m2 = mask ^ (1 << i)
+                for f in range(self._lim()):
+                    if not me[f]:
+                        continue
                     t = self._try(f, d)
                     if t < 0 or (f, t) in out:
                         continue
                     hit = self._do(f, t)
-                    if self._extends(rest, need - 1, failed):
+                    if self._extends(m2, self._child(code, i, f), need - 1, failed):
                         out.append((f, t))
                     self._undo(f, t, hit)
         return out
 
-    def targets(self, pos, dice, played, src):
-        """Where the checker lifted from ``src`` may legally go now: ``{to: steps}``
-        with one die or several dice in a row (each intermediate point a legal
-        landing, C3), keeping only moves that begin a maximal turn."""
+    def _targets(self, pos, dice, played, src):
         rems, need = self._after(pos, dice, played)
         found = {}
-        failed = set()
-        for rem in rems:
-            self._walk(src, rem, need, [], found, failed)
+        failed = _table()
+        for mask, code in rems:
+            self._walk(src, mask, code, need, [], found, failed)
         return found
 
-    def _walk(self, f, rem, need, path, found, failed):
-        if need <= 0 or f == 25:
+    def _walk(self, f, mask, code, need, path, found, failed):
+        if need <= 0 or f == 25 or not self._me[f] or self._lim() <= f:
             return
+        root = self._root
         last = 0
-        for d in rem:
-            if d == last:
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
                 continue
-            last = d
+            d = last = root[i]
             t = self._try(f, d)
             if t < 0:
                 continue
-            rest = self._rest(rem, d)
+            m2 = mask ^ (1 << i)
+            c2 = self._child(code, i, f)
             hit = self._do(f, t)
             path.append((f, t))
-            if self._extends(rest, need - 1, failed):
+            if self._extends(m2, c2, need - 1, failed):
                 if t not in found:
                     found[t] = tuple(path)
-                self._walk(t, rest, need - 1, path, found, failed)
+                self._walk(t, m2, c2, need - 1, path, found, failed)
             path.pop()
             self._undo(f, t, hit)
 
-    def step_error(self, pos, dice, played, step):
-        """None if ``step`` may follow ``played``; else (rule id, reason).
-
-        >>> from nardy.longnardy import LongNardy
-        >>> v = LongNardy(); p = v.start_position()
-        >>> v.step_error(p, (6, 5), [(1, 7)], (1, 6))
-        ('L3', 'only one checker may leave the head')
-        """
+    def _step_error(self, pos, dice, played, step):
         f, t = step
         rems, need = self._after(pos, dice, played)
-        if not rems:
+        if not rems or need <= 0:
             return self.verdict(E_DICE)
-        if need <= 0:
-            return self.verdict(E_DICE)
+        root = self._root
         worst = E_DICE
-        for rem in rems:
+        for mask, code in rems:
             last = 0
-            for d in rem:
-                if d == last:
+            for i in range(len(root)):
+                if not (mask >> i) & 1 or root[i] == last:
                     continue
-                last = d
+                d = last = root[i]
                 if not (f + d == t or (t == 25 and f + d > 25)):
                     continue
                 r = self._try(f, d)
@@ -592,7 +807,7 @@ class Variant:
                     worst = -r
                     continue
                 hit = self._do(f, t)
-                ok = self._extends(self._rest(rem, d), need - 1, set())
+                ok = self._extends(mask ^ (1 << i), self._child(code, i, f), need - 1, _table())
                 self._undo(f, t, hit)
                 if ok:
                     return None
@@ -612,19 +827,7 @@ class Variant:
         return self.verdict(worst)
 
     # Final position check --------------------------------------------------------------
-    def check_turn(self, pos, dice, final):
-        """None if ``final`` is a legal result of the turn; else (rule id, reason).
-
-        Searches only for step sequences that can still end in ``final`` (checkers
-        never move back, so the running count of own checkers from the rear may never
-        drop below the final one), which keeps it fast even for doubles.
-
-        >>> from nardy.longnardy import LongNardy
-        >>> v = LongNardy(); p = v.start_position()
-        >>> v.check_turn(p, (6, 5), v.apply_step(v.apply_step(p, (1, 7)), (7, 12)))
-        >>> v.check_turn(p, (6, 5), v.apply_step(v.apply_step(p, (1, 7)), (1, 6)))
-        ('L3', 'only one checker may leave the head')
-        """
+    def _check_turn(self, pos, dice, final):
         mo = 26 * pos.turn
         oo = 26 - mo
         fb = final.board
@@ -653,18 +856,18 @@ class Variant:
             if cs < cf:
                 return self.verdict(E_DICE)
             slack[k] = cs - cf
-        rem, m = self._effective(pos, dice)
+        root, m = self._effective(pos, dice)
         self._slack = slack
         self._fme = fme
         self._fopp = fopp
-        depths = self._reach_from(pos, rem, 0)
+        depths = self._reach_from(pos, root, 0)
         if depths & (1 << m):
             return None
         full = self._dice_list(dice)
-        if rem != full:
+        if root != full:
             depths = self._reach_from(pos, full, 0)
         if depths:
-            if m == 1 and rem != full and depths & 2:
+            if m == 1 and root != full and depths & 2:
                 return self.verdict(E_LARGER)
             return self.verdict(E_MAXUSE)
         for bit, code in ((R_BAR, E_BAR), (R_HEAD, E_HEAD), (R_BLOCK, E_BLOCK),
@@ -674,31 +877,28 @@ class Variant:
                 return self.verdict(code)
         return self.verdict(E_DICE)
 
-    def _reach_from(self, pos, rem, relax):
-        self._setup(pos, rem, relax)
-        return self._reach(rem, 0, set())
+    def _reach_from(self, pos, root, relax):
+        self._setup(pos, root, relax)
+        return self._reach((1 << len(root)) - 1, 0, _table())
 
-    def _at_target(self):
-        if self._me != self._fme:
-            return False
-        return not self.HITS or self._opp == self._fopp
-
-    def _reach(self, rem, depth, seen):
+    def _reach(self, mask, code, seen, fmin=0):
         """Bitmask of step counts after which the state equals the target."""
         found = 0
-        if self._at_target():
-            found = 1 << depth
-        if not rem:
+        if self._me == self._fme and (not self.HITS or self._opp == self._fopp):
+            found = 1 << (code & 7)
+        if not mask:
             return found
         slack = self._slack
+        me = self._me
+        root = self._root
         last = 0
-        for d in rem:
-            if d == last:
+        for i in range(len(root)):
+            if not (mask >> i) & 1 or root[i] == last:
                 continue
-            last = d
-            rest = self._rest(rem, d)
-            for f in self._sources():
-                if slack[f] == 0:
+            d = last = root[i]
+            m2 = mask ^ (1 << i)
+            for f in range(fmin if self._canon else 0, self._lim()):
+                if not me[f] or slack[f] == 0:
                     continue
                 t = self._try(f, d)
                 if t < 0:
@@ -714,14 +914,81 @@ class Variant:
                     q = self._O[t]
                     if self._opp[q] == 1 and self._fopp[q]:
                         continue  # a hit cannot be undone within the turn
+                c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                k = self._key() + bytes(rest)
-                if k not in seen:
-                    seen.add(k)
+                if self._canon or self._visit(seen, c2, m2):
                     for j in range(f, t):
                         slack[j] -= 1
-                    found |= self._reach(rest, depth + 1, seen)
+                    found |= self._reach(m2, c2, seen, f)
                     for j in range(f, t):
                         slack[j] += 1
                 self._undo(f, t, hit)
         return found
+
+
+_CHUNK_BITS = 6
+_CHUNK = 1 << _CHUNK_BITS      # entries per chunk (256 bytes); a table grows by doubling
+_CHUNK_MASK = _CHUNK - 1
+
+
+def _table():
+    """An empty transposition table: [list of array chunks, count]."""
+    return [[array("I", bytes(4 * _CHUNK))], 0]
+
+
+def _hash(me, opp):
+    h = 0
+    for k in range(26):
+        h += me[k] * _ZME[k] + opp[k] * _ZOPP[k]
+    return h & _HMASK
+
+
+def _zobrist(n, seed):
+    """Fixed pseudo-random weights for the additive position hash."""
+    out = []
+    x = seed
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append((x >> 1) & _HMASK)
+    return tuple(out)
+
+
+_HMASK = 0x1FFFFFFF  # 29 bits: sums and differences stay small ints on the ESP32
+_ZME = _zobrist(26, 0x2545F491)
+_ZOPP = _zobrist(26, 0x1B873593)
+_ZREST = _zobrist(16, 0x3C6EF372)
+
+
+def _die_at(root, code, j):
+    if len(root) == 2:
+        i0 = (code >> 3) & 1
+        return root[i0] if j == 0 else root[1 - i0]
+    return root[0]
+
+
+def _steps_of(code, root):
+    """Unpack a step sequence into ((from, to), ...)."""
+    out = []
+    for j in range(code & 7):
+        f = (code >> (4 + 5 * j)) & 31
+        t = f + _die_at(root, code, j)
+        out.append((f, 25 if t > 25 else t))
+    return tuple(out)
+
+
+def _apply(code, root, me0, opp0, me, opp, opp_of, hits):
+    """me/opp := me0/opp0 with the packed steps played (hits to the bar)."""
+    me[:] = me0
+    opp[:] = opp0
+    for j in range(code & 7):
+        f = (code >> (4 + 5 * j)) & 31
+        t = f + _die_at(root, code, j)
+        if t > 25:
+            t = 25
+        me[f] -= 1
+        me[t] += 1
+        if hits and t < 25:
+            q = opp_of[t]
+            if opp[q] == 1:
+                opp[q] = 0
+                opp[0] += 1

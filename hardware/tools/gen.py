@@ -9,7 +9,9 @@ generated blocks.
 """
 
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -188,6 +190,20 @@ def mechanical_svg(model=None):
     return s.render()
 
 
+def netlist(name):
+    """(netlist text, ERC summary line) from schematic.py, run in a fresh process so
+    SKiDL's global circuit starts empty."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.net")
+        r = subprocess.run([sys.executable, os.path.join(hwlib.HERE, "schematic.py"), name, out],
+                           capture_output=True, text=True, cwd=tmp)
+        summary = [ln for ln in r.stdout.splitlines() if ln.startswith("ERC errors")]
+        if r.returncode != 0 or not summary:
+            raise RuntimeError("schematic.py %s failed:\n%s%s" % (name, r.stdout, r.stderr))
+        with open(out) as f:
+            return f.read(), summary[0]
+
+
 def outputs():
     """relative path under hardware/ -> generated text."""
     out = {}
@@ -196,6 +212,8 @@ def outputs():
         out["wiring-%s.md" % name] = hwlib.wiring_markdown(pm)
         out["wiring-%s.svg" % name] = wiring_svg(pm)
     out["mechanical.svg"] = mechanical_svg()
+    for name in hwlib.PINMAPS:
+        out["netlist/nardy-%s.net" % name] = netlist(name)[0]
     with open(os.path.join(HW, "README.md")) as f:
         out["README.md"] = hwlib.fill_blocks(f.read(), hwlib.readme_blocks())
     return out

@@ -250,15 +250,18 @@ def magnet_table_text(model=None):
                % (model.counts(model.stack_field_mT(3)), model.stack_field_mT(3),
                   model.counts(1e9)))
     out.append("")
-    out.append("threshold  counts  margin below  margin above")
+    out.append("boundary   counts  margin below  margin above")
     by = dict((n, (lo, hi)) for n, lo, _nom, hi in rows)
     pairs = (("black2", "black x2", "black x1"), ("black1", "black x1", "empty"),
              ("white1", "empty", "white x1"), ("white2", "white x1", "white x2"))
-    for key, below, above in pairs:
-        t = cal[key]
+    for i, (key, below, above) in enumerate(pairs):
+        t = cal["thresholds"][i]
         out.append("%-9s  %6d  %12d  %12d" % (key, t, t - by[below][1], by[above][0] - t))
-    out.append("baseline %d, hysteresis %d; noise assumed %d counts (after averaging)"
-               % (cal["baseline"], cal["hysteresis"], model.noise_counts))
+    out.append("default levels (midpoints = boundaries): black2 %d, black1 %d, baseline %d,"
+               " white1 %d, white2 %d" % (cal["black2"], cal["black1"], cal["baseline"],
+                                          cal["white1"], cal["white2"]))
+    out.append("hysteresis %d; noise assumed %d counts (after averaging)"
+               % (cal["hysteresis"], model.noise_counts))
     return "\n".join(out)
 
 
@@ -268,11 +271,12 @@ def threshold_margins(model=None):
         model = magnet.MagnetModel()
     cal = magnet.default_calibration(model)
     rows = dict((n, (lo, hi)) for n, lo, _nom, hi in magnet.table(model))
+    t = cal["thresholds"]
     return {
-        "black2": (cal["black2"] - rows["black x2"][1], rows["black x1"][0] - cal["black2"]),
-        "black1": (cal["black1"] - rows["black x1"][1], rows["empty"][0] - cal["black1"]),
-        "white1": (cal["white1"] - rows["empty"][1], rows["white x1"][0] - cal["white1"]),
-        "white2": (cal["white2"] - rows["white x1"][1], rows["white x2"][0] - cal["white2"]),
+        "black2": (t[0] - rows["black x2"][1], rows["black x1"][0] - t[0]),
+        "black1": (t[1] - rows["black x1"][1], rows["empty"][0] - t[1]),
+        "white1": (t[2] - rows["empty"][1], rows["white x1"][0] - t[2]),
+        "white2": (t[3] - rows["white x1"][1], rows["white x2"][0] - t[3]),
     }
 
 
@@ -284,6 +288,13 @@ def tolerance_text():
         rows = dict((n, (lo, hi)) for n, lo, _nom, hi in magnet.table(m))
         out.append("%16.1f  %13d  %12d  %12d" % (tol, rows["white x1"][1], rows["white x2"][0],
                                                  rows["white x2"][0] - rows["white x1"][1]))
+    m = magnet.MagnetModel()
+    cal = magnet.default_calibration(m)
+    r = 0.0
+    while magnet.classify(m.counts(m.stack_field_mT(1, r + 0.5, 0.0)), cal) == 1:
+        r += 0.5
+    out.append("a single checker (no neighbours) still reads occupied up to %.1f mm off centre"
+               % r)
     return "\n".join(out)
 
 

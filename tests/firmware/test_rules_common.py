@@ -1,6 +1,7 @@
 """C1-C7: what both games share."""
 
 from fwutil import build, play, side_of
+
 from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import game_result, opening_winner

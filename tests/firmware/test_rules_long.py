@@ -1,6 +1,7 @@
 """L1-L8: long nardy."""
 
 from fwutil import build, play
+
 from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll
@@ -212,3 +213,17 @@ def test_unknown_option_is_refused():
         assert "no_such_option" in str(e)
     else:
         raise AssertionError("unknown option accepted")
+
+
+def test_l5_doubles_where_only_the_higher_checker_first_avoids_a_block():
+    # 6-6: 3->9 closes my 5..10 while 10 stands, so 3->9 is legal only after
+    # 10->16 has broken the run (doubles are searched in canonical order first;
+    # this needs the full-order rerun).
+    p = build(LONG, {1: 9, 3: 1, 5: 1, 6: 1, 7: 1, 8: 1, 10: 1}, {4: 1, 13: 14})
+    late = [res for steps, res in LONG.legal_turns(p, (6, 6))
+            if res.side(WHITE)[3] == 0 and res.side(WHITE)[10] == 0]
+    assert late, "3->9 after 10->16 was missed"
+    for res in late:
+        assert LONG.check_turn(p, (6, 6), res) is None
+    assert (3, 9) in LONG.next_steps(p, (6, 6), [(10, 16)])
+    assert LONG.step_error(p, (6, 6), [], (3, 9))[0] == "L5"

@@ -1,6 +1,7 @@
 """S1-S6: short nardy (backgammon). Path point k is gnubg's point 25 - k."""
 
 from fwutil import build, play
+
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import Match, game_result
 from nardy.shortnardy import ShortNardy

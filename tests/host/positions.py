@@ -1,6 +1,5 @@
 """Random positions for property tests and the gnubg comparison (CPython only)."""
 
-import random
 
 from nardy.rules import BLACK, WHITE, Position
 

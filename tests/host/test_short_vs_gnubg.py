@@ -103,7 +103,7 @@ def test_next_steps_and_check_turn_agree_with_the_oracle():
                 assert steps[i] in V.next_steps(pos, dice, steps[:i])
         assert ours == finals
         # a final that is not in the list is refused, with a rule id
-        for steps, res in V.legal_turns(pos, dice)[:3]:
+        for steps, _ in V.legal_turns(pos, dice)[:3]:
             if steps:
                 shorter = pos
                 for s in steps[:-1]:

@@ -1,0 +1,353 @@
+"""hardware/ is consistent with the pin maps, the BOM and the magnetic model.
+
+The chip facts below (ADC1 pins, strapping pins, ...) are written out here on purpose,
+from the Espressif datasheets, instead of being imported from the generators: the
+test is an independent check of the pin maps.
+"""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HW = os.path.join(ROOT, "hardware")
+TOOLS = os.path.join(HW, "tools")
+sys.path.insert(0, TOOLS)
+
+import gen  # noqa: E402
+import hwlib  # noqa: E402
+
+from nardy import magnet  # noqa: E402
+
+CHIPS = {
+    "esp32s3": {
+        "adc1": set(range(1, 11)),
+        "strapping": {0, 3, 45, 46},
+        # USB D-/D+, SPI flash, octal PSRAM, UART0 to the bridge, the DevKit's RGB LED.
+        "reserved": {19, 20} | set(range(26, 38)) | {43, 44, 38, 48},
+        "exists": set(range(0, 22)) | set(range(26, 49)),
+    },
+    "esp32": {
+        "adc1": {32, 33, 34, 35, 36, 39},  # 37/38 are not brought out on WROOM-32
+        "strapping": {0, 2, 5, 12, 15},
+        "reserved": set(range(6, 12)) | {1, 3},  # SPI flash, UART0
+        "exists": set(range(0, 40)) - {20, 24, 28, 29, 30, 31, 37, 38},
+        "input_only": {34, 35, 36, 39},
+    },
+}
+
+
+def pinmap(name):
+    with open(os.path.join(ROOT, "firmware", "pinmap", name + ".json")) as f:
+        return json.load(f)
+
+
+def signals(pm):
+    """(signal, gpio, kind) read straight from the JSON."""
+    out = []
+    for i, g in enumerate(pm["mux"]["select"]):
+        out.append(("MUX_S%d" % i, g, "out"))
+    outs = pm["mux"]["out"]
+    for i, g in enumerate(outs):
+        out.append(("MUX_OUT%d" % i if len(outs) > 1 else "MUX_OUT", g, "analog"))
+    for i, g in enumerate(pm["sensor_power"]["decoder"]):
+        out.append(("SPWR_A%d" % i, g, "out"))
+    out.append(("SPWR_EN", pm["sensor_power"]["enable"], "out"))
+    out.append(("VSENSE", pm["vsense"]["pin"], "analog"))
+    out.append(("LED_DATA", pm["led"]["pin"], "out"))
+    out.append(("I2C_SDA", pm["i2c"]["sda"], "io"))
+    out.append(("I2C_SCL", pm["i2c"]["scl"], "io"))
+    for k in ("ok", "back", "menu"):
+        out.append(("BTN_" + k.upper(), pm["buttons"][k], "in"))
+    return out
+
+
+@pytest.fixture(scope="module", params=hwlib.PINMAPS)
+def pm(request):
+    return pinmap(request.param)
+
+
+# -- pin maps ---------------------------------------------------------------------------
+
+def test_no_pin_used_twice(pm):
+    pins = [g for _, g, _ in signals(pm)]
+    assert len(pins) == len(set(pins)), sorted(pins)
+
+
+def test_analog_inputs_are_adc1(pm):
+    chip = CHIPS[pm["mcu"]]
+    for sig, g, kind in signals(pm):
+        if kind == "analog":
+            assert g in chip["adc1"], (sig, g)
+
+
+def test_strapping_and_reserved_pins_avoided(pm):
+    chip = CHIPS[pm["mcu"]]
+    for sig, g, _ in signals(pm):
+        assert g in chip["exists"], (sig, g)
+        assert g not in chip["strapping"], (sig, g)
+        assert g not in chip["reserved"], (sig, g)
+
+
+def test_outputs_not_on_input_only_pins(pm):
+    for sig, g, kind in signals(pm):
+        if kind in ("out", "io"):
+            assert g not in CHIPS[pm["mcu"]].get("input_only", ()), (sig, g)
+        if kind == "in":  # buttons rely on the internal pull-up
+            assert g not in CHIPS[pm["mcu"]].get("input_only", ()), (sig, g)
+
+
+def test_mux_outputs_fit_the_adc(pm):
+    outs = pm["mux"]["out"]
+    assert len(outs) in (1, pm["mux"]["count"])
+    assert len(pm["mux"]["select"]) == 4 and pm["mux"]["channels"] == 16
+    assert len(pm["sensor_power"]["decoder"]) == 3  # 74HC138: eight groups
+    assert pm["mux"]["count"] <= 8
+
+
+def test_channels_cover_every_slot_once(pm):
+    n = pm["slots_per_point"]
+    labels = [lbl for row in pm["channels"] for lbl in row if lbl]
+    assert len(pm["channels"]) == pm["mux"]["count"]
+    assert all(len(row) == pm["mux"]["channels"] for row in pm["channels"])
+    want = ["P%d.%d" % (p, s) for p in range(1, 25) for s in range(1, n + 1)]
+    want += ["bar.%d" % k for k in range(1, magnet.BAR_SLOTS + 1)]
+    want += ["off_white.%d" % k for k in range(1, magnet.TRAY_SLOTS + 1)]
+    want += ["off_black.%d" % k for k in range(1, magnet.TRAY_SLOTS + 1)]
+    assert sorted(labels) == sorted(want)
+    assert pm["channels"] == hwlib.channel_labels(n)
+    for lbl in labels:  # every label is a place the model can put a sensor
+        loc, slot = hwlib.parse_label(lbl)
+        magnet.MagnetModel().slot_xy(loc, slot)
+
+
+def test_led_chain_and_cap(pm):
+    chain = pm["led"]["chain"]
+    assert len(chain) == pm["led"]["count"] == len(set(chain))
+    assert chain[:24] == ["P%d" % p for p in range(1, 25)]
+    cap = pm["led_max_brightness"]
+    assert isinstance(cap, int) and 1 <= cap <= 255
+
+
+def test_both_pin_maps_describe_the_same_board():
+    a, b = pinmap("esp32s3"), pinmap("esp32")
+    for key in ("channels", "led_max_brightness", "slots_per_point", "oled", "schema"):
+        assert a[key] == b[key], key
+    assert a["led"]["chain"] == b["led"]["chain"]
+
+
+# -- wiring tables, diagrams, netlists: generated from the pin maps ----------------------
+
+def _table_rows(name):
+    with open(os.path.join(HW, "wiring-%s.md" % name)) as f:
+        text = f.read()
+    return dict((m.group(1), int(m.group(2)))
+                for m in re.finditer(r"^\| ([A-Z0-9_]+) \| (\d+) \|", text, re.M))
+
+
+@pytest.mark.parametrize("name", hwlib.PINMAPS)
+def test_wiring_table_matches_pin_map(name):
+    rows = _table_rows(name)
+    want = dict((sig, g) for sig, g, _ in signals(pinmap(name)))
+    assert rows == want
+
+
+@pytest.mark.parametrize("name", hwlib.PINMAPS)
+def test_wiring_table_lists_every_channel(name):
+    with open(os.path.join(HW, "wiring-%s.md" % name)) as f:
+        text = f.read()
+    for row in pinmap(name)["channels"]:
+        assert " ".join(row) in text
+
+
+def test_generated_files_are_up_to_date():
+    stale = []
+    for rel, text in sorted(gen.outputs().items()):
+        with open(os.path.join(HW, rel)) as f:
+            if f.read() != text:
+                stale.append(rel)
+    assert not stale, "run python hardware/tools/gen.py: %s" % stale
+
+
+def _nets(path):
+    """net name -> set of (ref, pin) from a KiCad netlist."""
+    with open(path) as f:
+        text = f.read()
+    nets = {}
+    for block in text.split("(net\n")[1:]:
+        name = re.search(r'\(name "([^"]*)"\)', block).group(1)
+        nets[name] = set(re.findall(r'\(ref "([^"]+)"\)\s*\(pin "([^"]+)"\)', block))
+    return nets
+
+
+@pytest.mark.parametrize("name", hwlib.PINMAPS)
+def test_netlist_matches_pin_map(name):
+    pm = pinmap(name)
+    nets = _nets(os.path.join(HW, "netlist", "nardy-%s.net" % name))
+    for sig, g, _ in signals(pm):
+        assert ("U1", str(100 + g)) in nets[sig], (sig, g)
+    for m in range(pm["mux"]["count"]):
+        net = "MUX_OUT%d" % m if len(pm["mux"]["out"]) > 1 else "MUX_OUT"
+        assert ("U%d" % (10 + m), "1") in nets[net]  # CD74HC4067 COM
+        assert ("U%d" % (10 + m), "15") in nets["GRP%d_N" % m]  # /E follows the group
+    # Every sensor output reaches the mux input its label says.
+    hall_nets = [n for n in nets if n.startswith("S_")]
+    assert len(hall_nets) == 128
+    assert len(nets["GND"]) > 300
+
+
+@pytest.mark.parametrize("name", hwlib.PINMAPS)
+def test_schematic_erc_is_clean(name, tmp_path):
+    out = tmp_path / "x.net"
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "schematic.py"), name, str(out)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ERC errors: 0," in r.stdout
+
+
+def test_erc_catches_a_wiring_fault(tmp_path):
+    # Two outputs on one net (the LED buffer driving the decoder's output) must fail.
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "import schematic, hwlib, skidl\n"
+        "schematic.build(hwlib.load_pinmap('esp32s3'))\n"
+        "c = skidl.Net.get('GRP0_N'); c += skidl.Net.get('LED_BUF')\n"
+        "skidl.ERC()\n"
+        "print('errors', skidl.erc_logger.error.count)\n" % TOOLS)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=tmp_path)
+    m = re.search(r"errors (\d+)", r.stdout)
+    assert m, r.stdout + r.stderr
+    assert int(m.group(1)) > 0
+
+
+def test_svgs_are_wellformed_and_carry_the_pins():
+    import xml.dom.minidom
+    for name in hwlib.PINMAPS:
+        path = os.path.join(HW, "wiring-%s.svg" % name)
+        xml.dom.minidom.parse(path)
+        with open(path) as f:
+            text = f.read()
+        for sig, g, _ in signals(pinmap(name)):
+            assert re.search(r"GPIO%d\s+%s\b" % (g, sig), text), (name, sig)
+    xml.dom.minidom.parse(os.path.join(HW, "mechanical.svg"))
+
+
+# -- BOM and power --------------------------------------------------------------------
+
+def bom():
+    with open(os.path.join(HW, "bom.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_bom_rows_are_complete_and_extended_prices_add_up():
+    for r in bom():
+        for k in ("ref", "manufacturer", "mpn", "description", "purpose"):
+            assert r[k].strip(), (r["ref"], k)
+        qty = int(r["qty"])
+        assert qty >= 0
+        assert float(r["unit_usd"]) > 0
+        assert round(qty * float(r["unit_usd"]), 2) == float(r["ext_usd"]), r["ref"]
+
+
+def test_bom_quantities_follow_the_pin_map():
+    pm = pinmap("esp32s3")
+    by_mpn = dict((r["mpn"], int(r["qty"])) for r in bom() if int(r["qty"]))
+    n_sensors = sum(1 for row in pm["channels"] for lbl in row if lbl)
+    assert by_mpn["DRV5055A2QLPG"] == n_sensors == 128
+    assert by_mpn["CD74HC4067M96"] == pm["mux"]["count"]
+    assert by_mpn["AO3401A"] == pm["mux"]["count"]
+    assert by_mpn["WS2812B"] == pm["led"]["count"]
+    assert by_mpn["B3F-4055"] == len([k for k in ("ok", "back", "menu") if k in pm["buttons"]])
+    assert by_mpn["SN74HC138N"] == 1
+    assert by_mpn["N35 disc D12x3 mm axial"] >= 30
+    caps = sum(int(r["qty"]) for r in bom() if r["mpn"] == "RCER71H104K0DBH1A")
+    assert caps == n_sensors + pm["led"]["count"]  # a bypass capacitor at each
+
+
+def test_bom_total_matches_readme():
+    cents = sum(int(r["qty"]) * round(float(r["unit_usd"]) * 100) for r in bom())
+    with open(os.path.join(HW, "README.md")) as f:
+        text = f.read()
+    m = re.search(r"total \*\*USD ([0-9.]+)\*\*", text)
+    assert m and float(m.group(1)) == cents / 100.0
+    assert hwlib.bom_total(bom()) == cents / 100.0
+
+
+def _budget(pm):
+    total = 0.0
+    for r in bom():
+        if not int(r["qty"]) or not r["active_qty"]:
+            continue
+        n = int(r["active_qty"])
+        each = float(r["max_mA"])
+        if r["mpn"] == "WS2812B":
+            idle = float(r["idle_mA"])
+            each = idle + (each - idle) * pm["led_max_brightness"] / 255.0
+            n = pm["led"]["count"]
+        total += n * each
+    return total
+
+
+def test_power_budget_fits_usb_with_margin():
+    pm = pinmap("esp32s3")
+    total = _budget(pm)
+    assert total <= 500 * (1 - 0.10), total
+    # Sensors: only one group powered at once, and the BOM says so.
+    hall = [r for r in bom() if r["mpn"] == "DRV5055A2QLPG"][0]
+    assert int(hall["active_qty"]) == 128 // pm["mux"]["count"]
+    # All 128 powered would not fit: the switching is needed, not decoration.
+    assert total + (128 - 16) * float(hall["max_mA"]) > 500
+    with open(os.path.join(HW, "README.md")) as f:
+        text = f.read()
+    m = re.search(r"\*\*total \(worst case\)\*\* \| \| \| \*\*([0-9.]+)\*\*", text)
+    assert m and abs(float(m.group(1)) - total) < 0.05
+
+
+def test_classic_map_fits_the_same_budget():
+    assert _budget(pinmap("esp32")) <= 450
+
+
+def test_led_cap_is_what_the_budget_used():
+    with open(os.path.join(HW, "README.md")) as f:
+        text = f.read()
+    assert "`led_max_brightness` = %d" % pinmap("esp32s3")["led_max_brightness"] in text
+
+
+# -- magnet model vs docs --------------------------------------------------------------
+
+def test_magnet_table_script_agrees_with_readme():
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "magnet_table.py")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(HW, "README.md")) as f:
+        text = f.read()
+    block = text.split("<!-- BEGIN magnet-table -->\n```\n")[1].split("\n```")[0]
+    assert block.strip() and block in r.stdout
+    # The figures in the table are the model's own defaults.
+    cal = magnet.default_calibration()
+    for key, t in zip(("black2", "black1", "white1", "white2"), cal["thresholds"]):
+        assert re.search(r"^%s\s+%d\s" % (key, t), block, re.M), key
+
+
+def test_threshold_margins_are_positive():
+    margins = hwlib.threshold_margins()
+    cal = magnet.default_calibration()
+    for key, (below, above) in margins.items():
+        assert below > cal["hysteresis"] and above > cal["hysteresis"], (key, below, above)
+    # Occupancy and colour: far above the noise.
+    for key in ("black1", "white1"):
+        assert min(margins[key]) > 20 * magnet.MagnetModel().noise_counts
+
+
+def test_firmware_defaults_come_from_the_model():
+    pm = pinmap("esp32s3")
+    m = magnet.MagnetModel(slots=pm["slots_per_point"],
+                           adc_full_scale_mV=pm["adc"]["full_scale_mV"])
+    assert magnet.default_calibration(m) == magnet.default_calibration(
+        slots=pm["slots_per_point"])
