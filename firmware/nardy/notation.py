@@ -77,6 +77,51 @@ def _point(variant, text):
     return 25 - n if variant.name == "short" else n
 
 
+def _moved(variant, text):
+    """Net change per path point (0..25) of the mover's counters for ``text``."""
+    moved = [0] * 26
+    text = text.strip()
+    if text in ("-", ""):
+        return moved
+    for part in text.split():
+        count = 1
+        if part.endswith(")") and "(" in part:
+            part, n = part[:-1].split("(")
+            count = int(n)
+        pts = [_point(variant, x) for x in part.split("/")]
+        if len(pts) < 2:
+            raise ValueError("bad move: %s" % part)
+        moved[pts[0]] -= count
+        moved[pts[-1]] += count
+    return moved
+
+
+def apply_text(variant, pos, text):
+    """The position after the moves written in ``text``, legal or not (hits go to
+    the bar), so that a checker can say which rule such a turn breaks.
+
+    >>> from nardy.longnardy import LongNardy
+    >>> v = LongNardy(); p = v.start_position()
+    >>> v.check_turn(p, (6, 5), apply_text(v, p, "1/7 1/6"))
+    ('L3', 'only one checker may leave the head')
+    """
+    moved = _moved(variant, text)
+    new = pos.copy()
+    me = new.side(pos.turn)
+    opp = new.side(1 - pos.turn)
+    for k in range(26):
+        if me[k] + moved[k] < 0:
+            raise ValueError("not enough checkers on %s" % _label(variant, k, True))
+    for k in range(26):
+        me[k] += moved[k]
+        if variant.HITS and moved[k] > 0 and 1 <= k <= 24:
+            q = variant.opp_point(k)
+            if opp[q] == 1:
+                opp[q] = 0
+                opp[0] += 1
+    return new
+
+
 def parse_turn(variant, pos, dice, text):
     """The legal turn written as ``text``: returns ``(steps, position)``.
 
@@ -85,20 +130,8 @@ def parse_turn(variant, pos, dice, text):
     >>> parse_turn(v, p, (6, 5), "24/13")[0]
     ((1, 7), (7, 12))
     """
-    moved = [0] * 26
-    text = text.strip()
-    if text not in ("-", ""):
-        for part in text.split():
-            count = 1
-            if part.endswith(")") and "(" in part:
-                part, n = part[:-1].split("(")
-                count = int(n)
-            pts = [_point(variant, x) for x in part.split("/")]
-            if len(pts) < 2:
-                raise ValueError("bad move: %s" % part)
-            moved[pts[0]] -= count
-            moved[pts[-1]] += count
-    for steps, res in variant.legal_turns(pos, dice):
+    moved = _moved(variant, text)
+    for steps, res in variant.turns(pos, dice):
         mine = res.side(pos.turn)
         start = pos.side(pos.turn)
         if all(mine[k] - start[k] == moved[k] for k in range(26)):

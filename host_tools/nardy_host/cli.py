@@ -5,7 +5,7 @@ import importlib
 import sys
 
 # Modules under nardy_host that add a sub-command (each has register(subparsers)).
-COMMANDS = ["moves"]
+COMMANDS = ["moves", "sim"]
 
 
 def build_parser():

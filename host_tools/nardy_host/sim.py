@@ -1,0 +1,126 @@
+"""``nardy sim``: play on the real rules engine without hardware.
+
+For now a text-mode board in the terminal: the engine rolls, you type each turn in
+the board's notation, and an illegal turn is refused with the RULES.md id and reason
+(or accepted as played, seed 001 §3.4, when you type ``accept``). The browser
+simulator that runs the whole firmware on a virtual board replaces this view.
+"""
+
+import random
+import sys
+
+from nardy.notation import apply_text, format_turn, parse_turn
+from nardy.rules import BLACK, COLORS, WHITE
+from nardy.scoring import Match, game_result, opening_winner
+
+HELP = ("type a turn (%s), 'moves' to list the legal turns, 'accept' to accept the "
+        "last refused turn as played, 'quit' to stop")
+
+
+def register(sub):
+    p = sub.add_parser("sim", help="play on the rules engine (text board, no hardware)",
+                       description=__doc__)
+    p.add_argument("--variant", choices=("long", "short"), default="long")
+    p.add_argument("--match", type=int, default=1, metavar="N", help="match length")
+    p.add_argument("--seed", type=int, default=None, help="dice seed (reproducible games)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME")
+    p.set_defaults(func=run)
+
+
+def board_text(v, pos):
+    """The physical board from white's seat: P13..P24 on top, P12..P1 below."""
+    cells = {}
+    for c in (WHITE, BLACK):
+        side = pos.side(c)
+        for k in range(1, 25):
+            if side[k]:
+                cells[v.physical(c, k)] = "%s%d" % ("WB"[c], side[k])
+
+    def row(points):
+        left = " ".join("%4s" % cells.get(p, ".") for p in points[:6])
+        right = " ".join("%4s" % cells.get(p, ".") for p in points[6:])
+        return left + " |" + right
+
+    top = list(range(13, 25))
+    bottom = list(range(12, 0, -1))
+    lines = [
+        " ".join("%4s" % ("P%d" % p) for p in top[:6]) + " |"
+        + " ".join("%4s" % ("P%d" % p) for p in top[6:]),
+        row(top), "", row(bottom),
+        " ".join("%4s" % ("P%d" % p) for p in bottom[:6]) + " |"
+        + " ".join("%4s" % ("P%d" % p) for p in bottom[6:]),
+    ]
+    b = pos.board
+    lines.append("bar W%d B%d   off W%d B%d" % (b[0], b[26], b[25], b[51]))
+    return "\n".join(lines)
+
+
+def run(args):
+    from nardy import movesvc
+    v = movesvc.variant_for(args.variant, {n: True for n in args.option})
+    rng = random.Random(args.seed)
+    out = sys.stdout
+    match = Match(v, args.match)
+    example = "1/7 7/12" if v.name == "long" else "24/18 13/11"
+    out.write("%s nardy, match to %d. %s\n" % (v.name, args.match, HELP % example))
+    while not match.over:
+        while True:  # C2: the opening roll
+            w, b = rng.randint(1, 6), rng.randint(1, 6)
+            first = opening_winner(w, b)
+            out.write("opening roll: white %d, black %d%s\n" % (
+                w, b, "" if first is not None else " - equal, again"))
+            if first is not None:
+                break
+        pos = v.start_position(turn=first)
+        dice = (w, b) if v.options["opening_dice_played"] else None
+        while game_result(v, pos) is None:
+            if dice is None:
+                dice = (rng.randint(1, 6), rng.randint(1, 6))
+            out.write("\n%s\n%s to move, dice %d-%d\n" % (
+                board_text(v, pos), COLORS[pos.turn], dice[0], dice[1]))
+            if v.max_steps(pos, dice) == 0:
+                out.write("no legal move: the dice are lost (C5)\n")
+                pos.turn = 1 - pos.turn
+                dice = None
+                continue
+            refused = None
+            while True:
+                out.write("> ")
+                out.flush()
+                line = sys.stdin.readline()
+                if not line or line.strip() == "quit":
+                    return 0
+                line = line.strip()
+                if line == "moves":
+                    for steps, _res in v.turns(pos, dice):
+                        out.write("  %s\n" % format_turn(v, pos, steps))
+                    continue
+                if line == "accept" and refused is not None:
+                    out.write("accepted as played (seed 001 §3.4)\n")
+                    pos = refused
+                    pos.turn = 1 - pos.turn
+                    break
+                try:
+                    _, pos2 = parse_turn(v, pos, dice, line)
+                except ValueError:
+                    try:
+                        final = apply_text(v, pos, line)
+                    except ValueError as e:
+                        out.write("cannot read that: %s\n" % e)
+                        continue
+                    verdict = v.check_turn(pos, dice, final)
+                    if verdict is None:
+                        verdict = ("C3", "the move does not match the dice")
+                    out.write("illegal (%s): %s\n" % verdict)
+                    refused = final
+                    continue
+                pos = pos2
+                break
+            dice = None
+        result = game_result(v, pos, last_roll_done=True)
+        winner, kind, points = result
+        match.record(result)
+        out.write("\n%s\ngame over: %s wins %s (%d) - match %d:%d\n" % (
+            board_text(v, pos), COLORS[winner] if winner is not None else "nobody", kind,
+            points, match.score[0], match.score[1]))
+    return 0
