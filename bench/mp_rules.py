@@ -90,8 +90,14 @@ def main(path, alloc):
             s = stats[name] = Stat()
         return s
 
-    def measure(name, fn, *args):
+    def measure(name, fn, *args, cold=True):
+        """Best of 3 runs (the machine is shared; the best run is the query's own
+        cost). ``cold``: forget the per-turn C5 cache first, as on the first query
+        of a turn; the later queries of a turn find it (warm)."""
         if alloc:
+            if cold:
+                for g in GAMES.values():
+                    g._eff_key = None
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
@@ -99,9 +105,17 @@ def main(path, alloc):
             stat(name).add(gc.mem_alloc() - a0)
             gc.enable()
             return r
-        t0 = time.ticks_us()
-        r = fn(*args)
-        stat(name).add(time.ticks_diff(time.ticks_us(), t0))
+        best = None
+        for _ in range(3):
+            if cold:
+                for g in GAMES.values():
+                    g._eff_key = None
+            t0 = time.ticks_us()
+            r = fn(*args)
+            dt = time.ticks_diff(time.ticks_us(), t0)
+            if best is None or dt < best:
+                best = dt
+        stat(name).add(best)
         return r
 
     seed = 12345
@@ -112,21 +126,25 @@ def main(path, alloc):
             v = GAMES[name]
             pos = parse_position_id(pid)[1]
             dice = (int(a), int(b))
-            n = measure(name + ".legal_turns", walk_all, v, pos, dice)
+            n = measure(name + ".enumerate", v.count_turns, pos, dice)
+            measure(name + ".enumerate_build", walk_all, v, pos, dice)
             measure(name + ".next_steps", v.next_steps, pos, dice, ())
             # a simple LCG picks which legal result to check and to follow
             seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
             steps, res = nth(v, pos, dice, seed % n)
+            v.next_steps(pos, dice, ())  # the turn's first query warms the C5 cache
             if steps:
-                measure(name + ".next_steps_partial", v.next_steps, pos, dice, steps[:1])
-                measure(name + ".targets", v.targets, pos, dice, (), steps[0][0])
-            measure(name + ".check_legal", v.check_turn, pos, dice, res)
+                measure(name + ".next_steps_partial", v.next_steps, pos, dice, steps[:1],
+                        cold=False)
+                measure(name + ".targets", v.targets, pos, dice, (), steps[0][0], cold=False)
+            measure(name + ".check_legal", v.check_turn, pos, dice, res, cold=False)
             if steps:
                 # an illegal final: only the first step of a longer turn
                 short = v.apply_step(pos, steps[0])
                 if len(steps) > 1:
-                    measure(name + ".check_illegal", v.check_turn, pos, dice, short)
-            key = name + ".legal_turns"
+                    measure(name + ".check_illegal", v.check_turn, pos, dice, short,
+                            cold=False)
+            key = name + ".enumerate"
             last = stats[key].last
             if last > worst.get(key, (0, ""))[0]:
                 worst[key] = (last, "%s %s %d-%d" % (name, pid, dice[0], dice[1]))

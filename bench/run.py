@@ -34,7 +34,9 @@ def compile_firmware():
     os.makedirs(os.path.join(out, "nardy"))
     for name in sorted(os.listdir(src)):
         if name.endswith(".py"):
-            subprocess.run([exe, "-o", os.path.join(out, "nardy", name[:-3] + ".mpy"),
+            # x64 here, as `nardy deploy` compiles for xtensawin: native code included
+            subprocess.run([exe, "-march=x64", "-o",
+                            os.path.join(out, "nardy", name[:-3] + ".mpy"),
                             os.path.join(src, name)], check=True)
     return out
 
@@ -56,11 +58,11 @@ def rules(per_game):
                                           "p99 ms", "max ms", "target"))
     targets = {"next_steps": "p99<=30 max<=100", "next_steps_partial": "p99<=30 max<=100",
                "targets": "p99<=30 max<=100", "check_legal": "p99<=30 max<=100",
-               "check_illegal": "-", "legal_turns": "max<=1000"}
+               "check_illegal": "-", "enumerate": "max<=1000", "enumerate_build": "-"}
     rows = {}
     for game in ("long", "short"):
         for q in ("next_steps", "next_steps_partial", "targets", "check_legal",
-                  "check_illegal", "legal_turns"):
+                  "check_illegal", "enumerate", "enumerate_build"):
             s = t.get(game + "." + q)
             if not s or not s["n"]:
                 continue
@@ -70,6 +72,10 @@ def rules(per_game):
                                                    targets[q]))
     for k, (us, where) in t["worst"].items():
         print("slowest %s: %.0f ms projected (%s)" % (k, ms(us) * PROJECT, where))
+    print("next_steps: first query of a turn (cold); next_steps_partial, targets and the\n"
+          "checks: later in the same turn (the turn's C5 maximum is cached). enumerate:\n"
+          "the distinct results (packed steps); enumerate_build: each also built as a\n"
+          "Position object, which only `nardy moves` needs. Each query: best of 3 runs.")
     a, cmd = run_mp([os.path.join(ROOT, "bench", "mp_rules.py"), path, "--alloc", "--lib",
                      lib], "4M")
     print("\n$ %s" % cmd.replace(path, "POSITIONS").replace(lib, "MPYDIR"))

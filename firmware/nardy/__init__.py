@@ -6,3 +6,21 @@ MicroPython port and under CPython.
 """
 
 __version__ = "0.1.0"
+
+try:
+    import micropython  # noqa: F401  (MicroPython: the real module)
+except ImportError:
+    # CPython: the hot search functions are marked @micropython.native; here that
+    # (and const) does nothing. Installed once, before any firmware module loads.
+    import sys
+
+    class _CPythonShim:
+        @staticmethod
+        def native(fn):
+            return fn
+
+        @staticmethod
+        def const(x):
+            return x
+
+    sys.modules["micropython"] = _CPythonShim()

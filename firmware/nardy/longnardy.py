@@ -10,6 +10,8 @@
 1
 """
 
+import micropython
+
 from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant
 
 
@@ -81,6 +83,7 @@ class LongNardy(Variant):
                 return 2 if p == 13 else 1
         return 1
 
+    @micropython.native
     def _makes_block(self, t):
         """L5, with ``t`` just occupied: is there now a run of six or more of my
         points, consecutive along the opponent's path, that no opposing checker has

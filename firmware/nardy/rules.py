@@ -27,6 +27,8 @@ stop as soon as they have their answer instead of enumerating every turn.
 
 from array import array
 
+import micropython
+
 WHITE = 0
 BLACK = 1
 BAR = 0
@@ -173,6 +175,11 @@ class Variant:
         self._opp0 = bytearray(26)
         self._sme = bytearray(26)
         self._sopp = bytearray(26)
+        # MicroPython looks an attribute up in the instance dict before the class
+        # dicts: copies here make the flags on the search's hot path cheaper to read.
+        for name in ("CLOSED_AT", "HITS", "BAR_RULE", "HEAD_RULE", "BLOCK_RULE"):
+            setattr(self, name, getattr(self, name))
+        self._closed = bytearray(26)
         self._full_order = False
         self._canon = False
         self._canon_l5 = False
@@ -251,12 +258,20 @@ class Variant:
         oo = 26 - mo
         b = pos.board
         me, opp, me0, opp0 = self._me, self._opp, self._me0, self._opp0
+        me[:] = b[mo:mo + 26]
+        opp[:] = b[oo:oo + 26]
+        me0[:] = me
+        opp0[:] = opp
         out = 0
-        for k in range(26):
-            me[k] = me0[k] = b[mo + k]
-            opp[k] = opp0[k] = b[oo + k]
-            if k < 19:
-                out += b[mo + k]
+        for k in range(19):
+            out += me[k]
+        # A point closed now stays closed all turn (two or more are never hit), so
+        # the landing test is one lookup. Index 25 (off) is never closed.
+        closed = self._closed
+        to_opp = self._O
+        at = self.CLOSED_AT
+        for t in range(1, 25):
+            closed[t] = opp[to_opp[t]] >= at
         self._h = _hash(me, opp)
         self._outside = out
         self._turn = pos.turn
@@ -272,6 +287,7 @@ class Variant:
     def _head_allowance(self, dice):
         return 1
 
+    @micropython.native
     def _try(self, f, d):
         """Where a checker on ``f`` lands with die ``d``, or -E_* if it may not."""
         me = self._me
@@ -289,7 +305,7 @@ class Variant:
                     if me[p]:
                         return -E_OVERBEAR
             return 25
-        if self._opp[self._O[t]] >= self.CLOSED_AT and not relax & R_CLOSED:
+        if self._closed[t] and not relax & R_CLOSED:
             return -E_CLOSED
         if (f == 1 and self.HEAD_RULE and self._head0 - me[1] >= self._head_limit
                 and not relax & R_HEAD):
@@ -309,6 +325,7 @@ class Variant:
     def _makes_block(self, t):
         return False
 
+    @micropython.native
     def _do(self, f, t):
         """Play f->t in the search state; returns 1 if it hit a blot."""
         me = self._me
@@ -329,6 +346,7 @@ class Variant:
         self._h = h & _HMASK
         return hit
 
+    @micropython.native
     def _undo(self, f, t, hit):
         me = self._me
         me[t] -= 1
@@ -382,6 +400,7 @@ class Variant:
         h = (self._h + _ZREST[mask]) & _HMASK
         return self._probe(table, h, mask) < 0
 
+    @micropython.native
     def _probe(self, table, h, mask):
         """-1 if present, else the index of the free slot where it would go."""
         chunks = table[0]
@@ -466,15 +485,26 @@ class Variant:
                 self._full_order = False
         return r
 
+    @micropython.native
     def _longest(self, mask, code, seen, fmin=0):
         """Most steps playable from the current state (stops once all are used)."""
         n = code & 7
         if not mask:
             return n
-        best = n
         me = self._me
         root = self._root
         lim = self._lim()
+        if mask & (mask - 1) == 0:
+            # one die left: any legal step uses it
+            d = root[_LOW_BIT[mask]]
+            for f in range(fmin if self._canon else 0, lim):
+                if me[f] and self._try(f, d) >= 0:
+                    return n + 1
+            return n
+        best = n
+        # After one of two different dice no state repeats (the two first steps
+        # would have to land the same checker on the same point): no table needed.
+        memo = self._canon is False and len(root) > 2
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -489,7 +519,7 @@ class Variant:
                     continue
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if self._canon or self._visit(seen, c2, m2):
+                if not memo or self._visit(seen, c2, m2):
                     r = self._longest(m2, c2, seen, f)
                 else:
                     r = n + 1
@@ -503,11 +533,14 @@ class Variant:
     def _effective(self, pos, dice):
         """(dice to play, maximum steps M) after C5: when only one die can be
         played, only the larger may be (if it can). The tracker asks again after
-        every step of the same turn, so the last answer is kept."""
+        every step of the same turn, so the last answer is kept.
+        The search state is left set up for the returned dice.
+        """
         key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
         if key == self._eff_key:
             if self._eff[2]:
                 self._canon_l5 = True  # the cached answer came from a full-order rerun
+            self._setup(pos, self._eff[0])
             return self._eff[0], self._eff[1]
         root = self._dice_list(dice)
         self._setup(pos, root)
@@ -519,6 +552,9 @@ class Variant:
                 if self._me[f] and self._try(f, big) >= 0:
                     root = (big,)
                     break
+            # the state is the start position again; only the dice changed
+            self._root = root
+            self._canon = False
         self._eff_key = key
         self._eff = (root, m, self._canon_l5)
         return root, m
@@ -546,17 +582,18 @@ class Variant:
         root = self._root
         opp_of = self._O
         hits = self.HITS
-        me0 = bytes(self._me0)
-        opp0 = bytes(self._opp0)
+        start = bytes(pos.board)
+        mo = 26 * pos.turn
+        turn = 1 - pos.turn
         for chunk in table[0]:
             for e in chunk:
                 if not e:
                     continue
                 code = (e & 0xFFFFFF) - 1
-                new = Position(pos.board, 1 - pos.turn)
-                me = new.side(pos.turn)
-                opp = new.side(1 - pos.turn)
-                _apply(code, root, me0, opp0, me, opp, opp_of, hits)
+                new = Position(None, turn)
+                b = new.board
+                b[:] = start
+                _apply_board(code, root, b, mo, 26 - mo, opp_of, hits)
                 yield _steps_of(code, root), new
 
     def legal_turns(self, pos, dice):
@@ -574,8 +611,8 @@ class Variant:
 
     def _enumerate(self, pos, dice):
         root, m = self._effective(pos, dice)
-        self._setup(pos, root)
         self._want = m
+        # Canonical doubles give every result once: their codes are only collected.
         results = self._results = _table()
         full = (1 << len(root)) - 1
         if m == 0:
@@ -585,6 +622,7 @@ class Variant:
         self._results = None
         return results
 
+    @micropython.native
     def _enum(self, mask, code, seen, fmin=0):
         n = code & 7
         leaf = n + 1 == self._want
@@ -592,6 +630,27 @@ class Variant:
         root = self._root
         lim = self._lim()
         results = self._results
+        canon = self._canon
+        if leaf and canon:
+            # the last step of a canonical double: each legal one is a new result,
+            # its packed code is all we keep (the position is rebuilt when asked for)
+            for i in range(len(root)):
+                if (mask >> i) & 1:
+                    d = root[i]
+                    shift = 4 + 5 * n
+                    base = code + 2  # one more step, +1 for the stored form
+                    table = results
+                    chunks = table[0]
+                    k = table[1]
+                    try_ = self._try
+                    for f in range(fmin, lim):
+                        if me[f] and try_(f, d) >= 0:
+                            if k >> _CHUNK_BITS >= len(chunks):
+                                chunks.append(array("I", bytes(4 * _CHUNK)))
+                            chunks[k >> _CHUNK_BITS][k & _CHUNK_MASK] = base | (f << shift)
+                            k += 1
+                    table[1] = k
+                    return
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -607,13 +666,13 @@ class Variant:
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
                 if leaf:
-                    if not self._has(results, m2):
-                        self._add(results, c2, m2)
-                elif self._canon or self._visit(seen, c2, m2):
+                    self._visit(results, c2, m2)
+                elif canon or self._visit(seen, c2, m2):
                     self._enum(m2, c2, seen, f)
                 self._undo(f, t, hit)
 
     # Partial turns (what the tracker asks while a turn is being played) -------------
+    @micropython.native
     def _extends(self, mask, code, need, failed, fmin=0):
         """Can ``need`` more steps be played from the current state? ``failed``
         remembers states already known to fall short (shared by calls whose
@@ -623,6 +682,15 @@ class Variant:
         me = self._me
         root = self._root
         lim = self._lim()
+        if need == 1:
+            # one step to go: any legal step will do, no need to play it
+            for i in range(len(root)):
+                if (mask >> i) & 1:
+                    d = root[i]
+                    for f in range(fmin if self._canon else 0, lim):
+                        if me[f] and self._try(f, d) >= 0:
+                            return True
+            return False
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -676,7 +744,6 @@ class Variant:
         """Set up the state after ``played``; returns (list of (mask, code) that
         can follow, steps still needed). An illegal prefix gives ([], 0)."""
         root, m = self._effective(pos, dice)
-        self._setup(pos, root)
         acc = []
         self._replay((1 << len(root)) - 1, 0, tuple(played), 0, acc)
         if not acc:
@@ -764,6 +831,7 @@ class Variant:
             self._walk(src, mask, code, need, [], found, failed)
         return found
 
+    @micropython.native
     def _walk(self, f, mask, code, need, path, found, failed):
         if need <= 0 or f == 25 or not self._me[f] or self._lim() <= f:
             return
@@ -881,6 +949,7 @@ class Variant:
         self._setup(pos, root, relax)
         return self._reach((1 << len(root)) - 1, 0, _table())
 
+    @micropython.native
     def _reach(self, mask, code, seen, fmin=0):
         """Bitmask of step counts after which the state equals the target."""
         found = 0
@@ -926,6 +995,7 @@ class Variant:
         return found
 
 
+_LOW_BIT = (0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0)  # lowest set bit of 0..15
 _CHUNK_BITS = 6
 _CHUNK = 1 << _CHUNK_BITS      # entries per chunk (256 bytes); a table grows by doubling
 _CHUNK_MASK = _CHUNK - 1
@@ -936,6 +1006,7 @@ def _table():
     return [[array("I", bytes(4 * _CHUNK))], 0]
 
 
+@micropython.native
 def _hash(me, opp):
     h = 0
     for k in range(26):
@@ -959,6 +1030,7 @@ _ZOPP = _zobrist(26, 0x1B873593)
 _ZREST = _zobrist(16, 0x3C6EF372)
 
 
+@micropython.native
 def _die_at(root, code, j):
     if len(root) == 2:
         i0 = (code >> 3) & 1
@@ -966,6 +1038,7 @@ def _die_at(root, code, j):
     return root[0]
 
 
+@micropython.native
 def _steps_of(code, root):
     """Unpack a step sequence into ((from, to), ...)."""
     out = []
@@ -976,6 +1049,24 @@ def _steps_of(code, root):
     return tuple(out)
 
 
+@micropython.native
+def _apply_board(code, root, b, mo, oo, opp_of, hits):
+    """Play the packed steps on a whole 52-byte board in place."""
+    for j in range(code & 7):
+        f = (code >> (4 + 5 * j)) & 31
+        t = f + _die_at(root, code, j)
+        if t > 25:
+            t = 25
+        b[mo + f] -= 1
+        b[mo + t] += 1
+        if hits and t < 25:
+            q = oo + opp_of[t]
+            if b[q] == 1:
+                b[q] = 0
+                b[oo] += 1
+
+
+@micropython.native
 def _apply(code, root, me0, opp0, me, opp, opp_of, hits):
     """me/opp := me0/opp0 with the packed steps played (hits to the bar)."""
     me[:] = me0
