@@ -1,0 +1,64 @@
+"""Dice: electronic (os.urandom with rejection sampling) or entered by hand.
+
+A byte is 0..255; 256 is not a multiple of 6, so ``byte % 6`` would favour 1-4 by
+one part in 42. Bytes 252..255 are thrown away instead: every face then comes from
+exactly 42 byte values (the test feeds every byte value to show it).
+"""
+
+import os
+
+_LIMIT = 252   # 6 * 42
+
+
+class Dice:
+    def __init__(self, urandom=None):
+        self._rand = urandom or os.urandom
+        self._buf = b""
+        self._i = 0
+
+    def die(self):
+        while True:
+            if self._i >= len(self._buf):
+                self._buf = self._rand(16)
+                self._i = 0
+            b = self._buf[self._i]
+            self._i += 1
+            if b < _LIMIT:
+                return b % 6 + 1
+
+    def roll(self):
+        return (self.die(), self.die())
+
+    def opening(self):
+        """C2: one die each until they differ; every try as (white, black)."""
+        tries = []
+        while True:
+            w = self.die()
+            b = self.die()
+            tries.append((w, b))
+            if w != b:
+                return tries
+
+
+class ManualEntry:
+    """Dice rolled by hand and entered with the buttons: ``back`` steps the value of
+    the die being entered (1..6), ``ok`` takes it; ``done`` once both are in."""
+
+    def __init__(self, count=2):
+        self.values = [1] * count
+        self.i = 0
+
+    @property
+    def done(self):
+        return self.i >= len(self.values)
+
+    def press(self, name):
+        if self.done:
+            return
+        if name == "back":
+            self.values[self.i] = self.values[self.i] % 6 + 1
+        elif name == "ok":
+            self.i += 1
+
+    def dice(self):
+        return tuple(self.values)

@@ -1,0 +1,495 @@
+"""The match flow: opening roll, turns, passes, game end, match score, resignation.
+
+Pure state machine over the tracker (``nardy.tracker``), scoring (``nardy.scoring``)
+and the journal (``nardy.journal``). The app feeds it button presses, observations
+and time; it commits every record to the journal *before* it emits the matching
+protocol event (``emit``), so whatever the host or the OLED has seen is on flash.
+
+Phases: SETUP (no game), OPENING (C2: press to roll one die each), ROLL (the side
+to move presses to roll), ENTRY (manual dice being entered), MOVE (the tracker
+follows the turn), GAME_END (result shown; press for the next game), MATCH_END.
+
+Buttons (short / long press):
+- ok: start, roll, hand over the dice (end the turn), pick the candidate shown,
+  accept an illegal turn (the opponent presses it, seed 001 §3.4); long: roll even
+  though the board differs from the position (a sensor the players distrust);
+- back: next candidate / next difference / step a die in manual entry; long:
+  the side to move resigns (S6; recorded as such);
+- menu is the app's (nardy.menu).
+"""
+
+from nardy import record
+from nardy.dice import Dice, ManualEntry
+from nardy.movesvc import variant_for
+from nardy.notation import parse_position_id
+from nardy.rules import BLACK, COLORS, WHITE
+from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
+from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.tracker import CONFIRM, DONE, ILLEGAL, SYNC, VERDICT, Tracker
+
+SETUP = "setup"
+OPENING = "opening"
+ROLL = "roll"
+ENTRY = "entry"
+MOVE = "move"
+GAME_END = "game_end"
+MATCH_END = "match_end"
+
+
+def zone_of(variant, colour, k):
+    """Sensing zone of ``colour``'s path point ``k`` (0 bar, 25 off)."""
+    if k == 0:
+        return ZONE_BAR
+    if k == 25:
+        return ZONE_OFF_W if colour == WHITE else ZONE_OFF_B
+    return variant.physical(colour, k)
+
+
+def board_diffs(variant, pos, obs, cap):
+    """Where the board differs from ``pos``: [(zone, colour, expected, seen)]."""
+    out = []
+    for c in (WHITE, BLACK):
+        e = bytearray(NZONES)
+        side = pos.side(c)
+        for k in range(26):
+            if side[k]:
+                e[zone_of(variant, c, k)] += side[k]
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        for z in range(1, NZONES):
+            n = e[z]
+            s = vis[z]
+            shown = n if n <= cap[z] else cap[z]
+            if s > n or (s < shown and not obs.open_[z] & BLIND):
+                out.append((z, c, n, s))
+    out.sort()
+    return out
+
+
+def dice_left(dice, steps):
+    """Dice not used yet by ``steps`` (a bear-off uses the smallest die that covers
+    it; an illegal step's distance may match no die: then nothing is taken)."""
+    if not dice:
+        return []
+    left = [dice[0]] * 4 if dice[0] == dice[1] else [dice[0], dice[1]]
+    for f, t in steps:
+        d = t - f if f else t
+        if d in left:
+            left.remove(d)
+        elif t == 25:
+            best = None
+            for x in left:
+                if x >= d and (best is None or x < best):
+                    best = x
+            if best is not None:
+                left.remove(best)
+    return left
+
+
+class Game:
+    def __init__(self, journal, layout, emit, dice=None, settings=None):
+        self.journal = journal
+        self.layout = layout
+        self.emit = emit
+        self.dice_src = dice or Dice()
+        self.settings = settings if settings is not None else {}
+        self.phase = SETUP
+        self.variant = None
+        self.tracker = None
+        self.match = None
+        self.gid = None
+        self.pos = None
+        self.dice = None
+        self.n = 0
+        self.jsteps = []         # the current turn's steps as the journal has them
+        self.opening = []        # opening tries (C2)
+        self.last_move = []      # zones of the opponent's last turn (until the roll)
+        self.last_roll = False   # L7: black's extra roll is being played
+        self.result = None
+        self.message = None      # (rule id or None, text): shown until the next action
+        self.setup = []          # differences while waiting for a roll
+        self.entry = None
+        self.cand_i = 0
+        self.tracked = False     # the tracker has seen an observation this turn
+        self.match_no = 0
+        self.game_no = 0
+        self.revision = 0        # bumps on every change the UI should redraw
+
+    # -- helpers -----------------------------------------------------------------------
+    def _changed(self):
+        self.revision += 1
+
+    def _commit(self, ev, rec):
+        seq = self.journal.append(rec)
+        self.emit({"ev": ev, "game": self.gid, "seq": seq, "rec": rec})
+        return seq
+
+    def _say(self, rule, text):
+        self.message = (rule, text)
+        self._changed()
+
+    def side_to_move(self):
+        return None if self.pos is None else self.pos.turn
+
+    def left(self):
+        if self.dice is None:
+            return []
+        return dice_left(self.dice, self.jsteps)
+
+    def state(self):
+        """Plain data for ``dump`` and tests."""
+        from nardy.posjson import to_json
+        d = {"phase": self.phase, "game": self.gid,
+             "variant": self.variant.name if self.variant else None,
+             "options": dict(self.variant.options) if self.variant else None,
+             "position": to_json(self.pos) if self.pos is not None else None,
+             "dice": list(self.dice) if self.dice else None,
+             "steps": [[f, t] for f, t in self.jsteps], "turn_no": self.n,
+             "opening": [list(x) for x in self.opening],
+             "tracker": self.tracker.state_name() if self.tracker and
+             self.phase == MOVE else None,
+             "message": list(self.message) if self.message else None}
+        if self.match is not None:
+            d["match"] = {"length": self.match.length, "score": list(self.match.score),
+                          "white_player": self.match.white_player, "game": self.game_no,
+                          "over": self.match.over}
+        if self.result is not None:
+            d["result"] = {"winner": None if self.result[0] is None
+                           else COLORS[self.result[0]], "kind": self.result[1],
+                           "points": self.result[2]}
+        return d
+
+    # -- starting -------------------------------------------------------------------------
+    def new_match(self, variant_name=None, length=None, options=None):
+        s = self.settings
+        name = variant_name or s.get("variant", "long")
+        opts = options if options is not None else s.get("options", {}).get(name, {})
+        v = variant_for(name, opts)
+        self.variant = v
+        self.tracker = Tracker(v, self.layout)
+        self.match = Match(v, int(length or s.get("match", 1)))
+        self.match_no += 1
+        self.game_no = 0
+        return self.new_game()
+
+    def new_game(self):
+        """Start the next game of the match. False (with a message) when the flash
+        is full: the board never deletes an unconfirmed game to make room."""
+        if self.match is None or self.match.over:
+            return self.new_match()
+        v = self.variant
+        start = v.start_position(WHITE)
+        meta = {"match": {"length": self.match.length, "score": list(self.match.score),
+                          "white_player": self.match.white_player,
+                          "game": self.game_no + 1, "no": self.match_no}}
+        try:
+            self.gid = self.journal.start(record.game(v, start, meta))
+        except OSError:
+            self._say(None, "flash full: send games to the host")
+            self.emit({"ev": "error", "error": "flash full: new game refused"})
+            return False
+        self.emit({"ev": "game", "game": self.gid, "seq": 0,
+                   "rec": record.game(v, start, meta)})
+        self.game_no += 1
+        self.pos = start
+        self.n = 0
+        self.dice = None
+        self.jsteps = []
+        self.opening = []
+        self.last_move = []
+        self.last_roll = False
+        self.result = None
+        self.message = None
+        # L8: after the first game of a long-nardy match the player who had black
+        # starts, as white, without an opening roll; short nardy rolls every game (C2).
+        if v.name == "long" and self.game_no > 1:
+            self.phase = ROLL
+        else:
+            self.phase = OPENING
+        self._changed()
+        return True
+
+    # -- resume after boot ------------------------------------------------------------------
+    def resume(self, gid, recs):
+        """Rebuild the state from a game's records (an iterable, as
+        ``Journal.records``: read one at a time)."""
+        recs = iter(recs)
+        hdr = next(recs)
+        if hdr.get("r") != "game":
+            raise ValueError("journal without a game line")
+        v = variant_for(hdr["variant"], hdr.get("options") or {})
+        self.variant = v
+        self.tracker = Tracker(v, self.layout)
+        m = (hdr.get("meta") or {}).get("match") or {}
+        self.match = Match(v, int(m.get("length", 1)), int(m.get("white_player", 0)))
+        self.match.score = list(m.get("score", [0, 0]))
+        self.game_no = int(m.get("game", 1))
+        self.match_no = int(m.get("no", 1))
+        self.gid = gid
+        self.pos = parse_position_id(hdr["start"])[1]
+        self.phase = ROLL if v.name == "long" and self.game_no > 1 else OPENING
+        self.n = 0
+        self.dice = None
+        self.jsteps = []
+        self.opening = []
+        self.last_roll = False
+        self.result = None
+        for rec in recs:
+            k = rec.get("r")
+            if k == "open":
+                self.opening = [tuple(x) for x in rec["rolls"]]
+                w, b = self.opening[-1]
+                self.pos.turn = opening_winner(w, b)
+                self.phase = ROLL
+            elif k == "roll":
+                self.dice = (rec["dice"][0], rec["dice"][1])
+                self.pos.turn = COLORS.index(rec["side"])
+                self.jsteps = []
+                self.phase = MOVE
+            elif k == "step":
+                self.jsteps.append((rec["from"], rec["to"]))
+            elif k == "undo":
+                if self.jsteps and self.jsteps[-1] == (rec["from"], rec["to"]):
+                    self.jsteps.pop()
+            elif k == "turn":
+                self.pos = parse_position_id(rec["pos"])[1]
+                self.n = rec["n"]
+                self.dice = None
+                self.jsteps = []
+                self.phase = ROLL
+                if rec.get("last_roll"):
+                    self.last_roll = True
+            elif k == "end":
+                w = rec.get("winner")
+                self.result = (None if w is None else COLORS.index(w), rec["kind"],
+                               rec["points"])
+        if needs_last_roll(v, self.pos):
+            self.last_roll = True
+        if self.result is not None:
+            self.match.record(self.result)
+            self.phase = MATCH_END if self.match.over else GAME_END
+        elif self.phase == MOVE:
+            self.tracker.start_turn(self.pos, self.dice)
+            self.tracked = False
+        self._changed()
+
+    # -- rolling ----------------------------------------------------------------------------
+    def _roll_opening(self):
+        tries = self.dice_src.opening()
+        self.opening = tries
+        self._commit("roll", {"r": "open", "rolls": [[w, b] for w, b in tries]})
+        w, b = tries[-1]
+        first = opening_winner(w, b)
+        self.pos.turn = first
+        if self.variant.options.get("opening_dice_played"):
+            self._start_turn((max(w, b), min(w, b)))
+        else:
+            self.phase = ROLL
+            self._changed()
+
+    def _roll(self):
+        if self.settings.get("dice") == "manual":
+            self.entry = ManualEntry()
+            self.phase = ENTRY
+            self._changed()
+            return
+        self._start_turn(self.dice_src.roll())
+
+    def enter_dice(self, dice):
+        """Dice rolled by hand, from the buttons or the host (``roll`` command)."""
+        if self.phase not in (ROLL, ENTRY):
+            return False
+        self.entry = None
+        self._start_turn((dice[0], dice[1]))
+        return True
+
+    def _start_turn(self, dice):
+        self.dice = dice
+        self.jsteps = []
+        self.last_move = []
+        self.message = None
+        side = self.pos.turn
+        self._commit("roll", record.roll(self.n + 1, side, dice))
+        if self.variant.max_steps(self.pos, dice) == 0:
+            # C5: no die can be played; the turn passes and the dice are lost
+            self._say("C5", "%s cannot move: pass" % COLORS[side])
+            after = self.pos.copy()
+            after.turn = 1 - side
+            self._end_turn((), after, False, None)
+            return
+        self.phase = MOVE
+        self.cand_i = 0
+        self.tracker.start_turn(self.pos, dice)
+        self.tracked = False
+        self._changed()
+
+    # -- the turn -----------------------------------------------------------------------------
+    def observe(self, obs):
+        """A new whole observation (``Sensing.ready``)."""
+        if self.phase == MOVE:
+            self.tracker.update(obs)
+            self.tracked = True
+            self._drain(obs)
+        elif self.phase in (ROLL, OPENING) and self.pos is not None:
+            d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
+            if d != self.setup:
+                self.setup = d
+                self.emit({"ev": "sync", "diffs": [list(x) for x in d], "setup": True})
+                self._changed()
+
+    def tick(self, obs, still_ms):
+        if self.phase == MOVE and obs is not None and self.tracked:
+            self.tracker.tick(obs, still_ms)
+            self._drain(obs)
+
+    def _drain(self, obs):
+        t = self.tracker
+        ev = t.events
+        if not ev:
+            return
+        t.events = []
+        for e in ev:
+            k = e[0]
+            if k == "warn":
+                self._commit("warn", record.warn(self.n + 1, e[1], e[2], e[3]))
+            elif k == "verdict":
+                self._commit("warn", record.warn(self.n + 1, e[1], e[2]))
+            elif k == "clear":
+                self.emit({"ev": "warn", "clear": True})
+            elif k == "sync":
+                self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
+            elif k == "resync":
+                self.emit({"ev": "sync", "diffs": []})
+            elif k == "lift":
+                self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
+            elif k == "confirm":
+                self.cand_i = 0
+                self.emit({"ev": "confirm", "candidates": e[1]})
+        self._sync_steps()
+        if t.state == DONE and t.result is not None:
+            r = t.result
+            self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
+        self._changed()
+
+    def _sync_steps(self):
+        """Make the journal's partial turn equal the tracker's (undo + step lines)."""
+        played = list(self.tracker.played)
+        js = self.jsteps
+        i = 0
+        while i < len(js) and i < len(played) and js[i] == played[i]:
+            i += 1
+        while len(js) > i:
+            st = js[-1]
+            self._commit("step", record.step(self.n + 1, st, undo=True))
+            js.pop()
+        for j in range(i, len(played)):
+            st = played[j]
+            self._commit("step", record.step(self.n + 1, st))
+            js.append(st)
+
+    def _end_turn(self, steps, after, accepted, rule):
+        v = self.variant
+        side = self.pos.turn
+        self.n += 1
+        rec = record.turn(v, self.n, side, self.dice, steps, after, accepted, rule)
+        if self.last_roll:
+            rec["last_roll"] = True
+        self._commit("turn", rec)
+        self.last_move = []
+        for f, t in steps:
+            self.last_move.append(zone_of(v, side, f))
+            self.last_move.append(zone_of(v, side, t))
+        self.pos = after.copy()
+        self.pos.turn = 1 - side
+        self.dice = None
+        self.jsteps = []
+        res = game_result(v, self.pos, last_roll_done=self.last_roll)
+        if res is None and needs_last_roll(v, self.pos):
+            self.last_roll = True     # L7: black rolls once more
+            self._say("L7", "black's last roll")
+        if res is not None:
+            self._finish(res)
+        else:
+            self.phase = ROLL
+        self._changed()
+
+    def _finish(self, res, resigned=None):
+        rec = record.end(res[0], res[1], res[2])
+        if resigned is not None:
+            rec["resigned"] = COLORS[resigned]
+        self.result = res
+        self._commit("game_end", rec)
+        self.match.record(res)
+        self.phase = MATCH_END if self.match.over else GAME_END
+        self.dice = None
+        self._changed()
+
+    def resign(self):
+        if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
+            return False
+        loser = self.pos.turn
+        self._finish(self.match.resign(loser), resigned=loser)
+        return True
+
+    # -- buttons ---------------------------------------------------------------------------------
+    def press(self, name, kind, obs=None):
+        """A button event; returns True if it did something."""
+        ph = self.phase
+        long = kind == "long"
+        if name == "back" and long:
+            return self.resign()
+        if ph == ENTRY:
+            if long:
+                return False
+            self.entry.press(name)
+            if self.entry.done:
+                self.enter_dice(self.entry.dice())
+            self._changed()
+            return True
+        if name == "ok":
+            if ph in (SETUP, GAME_END, MATCH_END):
+                return self.new_game() if ph == GAME_END else self.new_match()
+            if ph in (OPENING, ROLL):
+                if self.setup and not long:
+                    self._say(None, "set up the board (hold OK to roll)")
+                    return False
+                if ph == OPENING:
+                    self._roll_opening()
+                else:
+                    self._roll()
+                return True
+            if ph == MOVE:
+                t = self.tracker
+                if t.state == CONFIRM:
+                    t.confirm(self.cand_i)
+                elif t.state in (VERDICT, SYNC):
+                    t.accept(obs)
+                else:
+                    t.end_turn(obs)
+                self._drain(obs)
+                self._changed()
+                return True
+            return False
+        if name == "back" and ph == MOVE:
+            t = self.tracker
+            if t.state == CONFIRM and t.candidates:
+                self.cand_i = (self.cand_i + 1) % len(t.candidates)
+            elif t.state == SYNC:
+                t.next_diff()
+            self._changed()
+            return True
+        return False
+
+    # -- for the UI ----------------------------------------------------------------------------
+    def warning(self):
+        """(rule, text, zones) of the warning to show, or None."""
+        if self.phase == MOVE and self.tracker.state in (ILLEGAL, VERDICT):
+            return self.tracker.warning
+        return None
+
+    def sync_diff(self):
+        """The out-of-sync difference to show: (zone, colour, expected, seen)."""
+        if self.phase == MOVE and self.tracker.state == SYNC:
+            return self.tracker.diff()
+        if self.phase in (ROLL, OPENING) and self.setup:
+            return self.setup[0]
+        return None

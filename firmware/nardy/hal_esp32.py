@@ -1,0 +1,223 @@
+"""The ESP32 hardware layer: the only firmware module that imports ``machine``,
+``neopixel`` and ``ssd1306``.
+
+Drivers take their hardware as arguments (pins, ADCs, a NeoPixel, a display), the
+way micropython-lib drivers do, so tests drive them with fakes; ``Board.from_pinmap``
+builds the real objects from the pin map. The imports of ``machine`` & co. happen in
+the factory functions only, so this file also imports on the unix port (for tests).
+"""
+
+import time
+
+from nardy.buttons import Buttons
+from nardy.pinmap import NONE
+
+try:
+    from micropython import const  # pyright: ignore[reportAssignmentType]
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+_ADC_SHIFT = const(4)   # read_u16() is 0..65535; the thresholds are 12-bit counts
+
+
+def _sleep_us(us):
+    time.sleep_us(us)  # type: ignore[attr-defined]  # MicroPython's time
+
+
+class Scanner:
+    """One full scan of every multiplexed hall sensor into a preallocated buffer.
+
+    ``select``: the four shared select lines S0..S3 (Pin-like: ``value(v)``).
+    ``adcs``: one ADC per multiplexer, or a single shared one (classic ESP32, the
+    multiplexer outputs joined); ADC-like: ``read_u16()``.
+    ``order``: ``PinMap.order`` (mux * nch + select -> logical channel or NONE).
+    ``decoder`` / ``enable``: the 74HC138 address lines A0..A2 and its E3 input;
+    output n (low) powers sensor group n and enables multiplexer n, so exactly one
+    group draws current at a time (the USB power budget, hardware/README.md).
+    """
+
+    def __init__(self, select, adcs, order, nmux, nch=16, decoder=(), enable=None,
+                 settle_us=10, on_us=400, samples=1, sleep_us=None):
+        if len(select) != 4:
+            raise ValueError("four select lines expected")
+        self.select = select
+        self.adcs = adcs
+        self.order = order
+        self.nmux = nmux
+        self.nch = nch
+        self.decoder = decoder
+        self.enable = enable
+        self.settle_us = settle_us
+        self.on_us = on_us
+        self.samples = samples
+        self._sleep = sleep_us or _sleep_us
+        self._sel = -1
+        self.off()
+
+    def off(self):
+        """Every sensor group unpowered (also the state at reset, held by R9)."""
+        if self.enable is not None:
+            self.enable.value(0)
+
+    def _group(self, m):
+        if self.enable is None:
+            return
+        self.enable.value(0)
+        d = self.decoder
+        for b in range(len(d)):
+            d[b].value((m >> b) & 1)
+        self.enable.value(1)
+        self._sleep(self.on_us)
+
+    def _address(self, c):
+        # only the lines that change are written: four pin writes per channel would
+        # cost more than the settle time itself
+        diff = c ^ self._sel if self._sel >= 0 else 0xF
+        s = self.select
+        for b in range(4):
+            if diff & (1 << b):
+                s[b].value((c >> b) & 1)
+        self._sel = c
+
+    def scan(self, buf):
+        """Fill ``buf`` (array of the Layout's channel count) in logical order."""
+        order = self.order
+        nch = self.nch
+        samples = self.samples
+        shared = len(self.adcs) == 1
+        sleep = self._sleep
+        settle = self.settle_us
+        for m in range(self.nmux):
+            self._group(m)
+            adc = self.adcs[0] if shared else self.adcs[m]
+            base = m * nch
+            for c in range(nch):
+                i = order[base + c]
+                if i == NONE:
+                    continue
+                self._address(c)
+                sleep(settle)
+                acc = 0
+                for _ in range(samples):
+                    acc += adc.read_u16()
+                buf[i] = (acc // samples) >> _ADC_SHIFT
+        self.off()
+        return buf
+
+
+class Leds:
+    """WS2812 chain through the built-in ``neopixel`` (injected ``np``: indexable
+    with (r, g, b) tuples, ``write()``). ``show(frame)`` takes the composed frame
+    (3 bytes per LED in chain order, already brightness-capped by nardy.leds)."""
+
+    def __init__(self, np, count):
+        self.np = np
+        self.count = count
+
+    def show(self, frame):
+        np = self.np
+        for i in range(self.count):
+            j = 3 * i
+            np[i] = (frame[j], frame[j + 1], frame[j + 2])
+        np.write()
+
+
+class PinButtons(Buttons):
+    """Three buttons on GPIOs (active low with pull-ups per the pin map)."""
+
+    def __init__(self, pins, active_low=True, debounce_ms=30, long_ms=800):
+        Buttons.__init__(self, debounce_ms, long_ms)
+        self.pins = pins
+        self.active_low = active_low
+        self._levels = bytearray(len(pins))
+
+    def read(self, now):
+        lv = self._levels
+        for i in range(len(self.pins)):
+            v = self.pins[i].value()
+            lv[i] = (not v) if self.active_low else bool(v)
+        self.poll(lv, now)
+
+
+class Board:
+    """Everything the app needs from the hardware, behind one object; the virtual
+    board (nardy.hal_virtual) has the same attributes and methods."""
+
+    virtual = False
+
+    def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/"):
+        self.pinmap = pinmap
+        self.scanner = scanner
+        self.leds = leds
+        self.display = display
+        self.buttons = buttons
+        self.flash_dir = flash_dir
+
+    def ticks_ms(self):
+        return time.ticks_ms()  # type: ignore[attr-defined]
+
+    def scan(self, buf):
+        self.scanner.scan(buf)
+        return True
+
+    def poll_buttons(self, now):
+        self.buttons.read(now)
+        ev = self.buttons.events
+        self.buttons.events = []
+        return ev
+
+    def show_leds(self, frame):
+        self.leds.show(frame)
+
+    def show_display(self):
+        if self.display is not None:
+            self.display.show()
+
+    def flash_free(self):
+        import os
+        try:
+            st = os.statvfs(self.flash_dir)
+            return st[0] * st[3]
+        except (OSError, AttributeError):
+            return -1
+
+    def urandom(self, n):
+        import os
+        return os.urandom(n)
+
+    @staticmethod
+    def from_pinmap(pm):
+        """Build the real drivers (ESP32 only)."""
+        from machine import ADC, I2C, Pin
+        from neopixel import NeoPixel
+
+        sel = [Pin(n, Pin.OUT, value=0) for n in pm.select]
+        adcs = []
+        for n in pm.outs:
+            adc = ADC(Pin(n))
+            adc.atten(ADC.ATTN_11DB)
+            adcs.append(adc)
+        dec = [Pin(n, Pin.OUT, value=0) for n in pm.decoder]
+        en = Pin(pm.enable, Pin.OUT, value=0) if pm.enable is not None else None
+        scanner = Scanner(sel, adcs, pm.order, pm.nmux, pm.nch, dec, en, pm.settle_us,
+                          pm.on_us, pm.samples)
+        np = NeoPixel(Pin(pm.led_pin, Pin.OUT), pm.led_count)
+        leds = Leds(np, pm.led_count)
+        display = None
+        try:
+            import ssd1306  # micropython-lib, installed by mip at deploy
+            i2c = I2C(0, sda=Pin(pm.i2c["sda"]), scl=Pin(pm.i2c["scl"]),
+                      freq=pm.i2c.get("freq", 400000))
+            display = ssd1306.SSD1306_I2C(pm.oled.get("width", 128),
+                                          pm.oled.get("height", 64), i2c,
+                                          addr=pm.oled.get("addr", 0x3C))
+        except (ImportError, OSError):
+            display = None     # no display: the board still plays and talks over USB
+        b = pm.buttons
+        if b.get("pull_up", True):
+            pins = [Pin(b[n], Pin.IN, Pin.PULL_UP) for n in ("ok", "back", "menu")]
+        else:
+            pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
+        buttons = PinButtons(pins, b.get("active_low", True))
+        return Board(pm, scanner, leds, display, buttons)

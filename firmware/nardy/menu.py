@@ -1,0 +1,100 @@
+"""The settings menu on the OLED: variant, match length, the RULES.md options of the
+variant, LED brightness, dice mode, and "new match". Pure.
+
+Buttons while the menu is open: BACK = next item, OK = change the item (or start
+the new match), MENU = close. Settings are a plain dict the app saves as JSON.
+"""
+
+from nardy.longnardy import LongNardy
+from nardy.shortnardy import ShortNardy
+
+MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
+BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
+
+DEFAULTS = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
+            "brightness": 16, "dice": "auto"}
+
+
+def defaults():
+    d = dict(DEFAULTS)
+    d["options"] = {"long": {}, "short": {}}
+    return d
+
+
+def _next(seq, v):
+    for i in range(len(seq)):
+        if seq[i] == v:
+            return seq[(i + 1) % len(seq)]
+    return seq[0]
+
+
+class Menu:
+    def __init__(self, settings, cap=255):
+        self.s = settings
+        self.cap = cap
+        self.i = 0
+        self.action = None      # "new" once the player picked "new match"
+
+    def items(self):
+        s = self.s
+        var = s["variant"]
+        opts = LongNardy.OPTIONS if var == "long" else ShortNardy.OPTIONS
+        out = [("variant", "Game", var), ("match", "Match", str(s["match"]))]
+        chosen = s["options"].setdefault(var, {})
+        for k in sorted(opts):
+            out.append(("opt:" + k, k, "on" if chosen.get(k, opts[k]) else "off"))
+        b = s["brightness"]
+        out.append(("brightness", "LEDs", "%d%s" % (b, "*" if b > self.cap else "")))
+        out.append(("dice", "Dice", s["dice"]))
+        out.append(("new", "New match", ""))
+        return out
+
+    def press(self, name):
+        """Returns False when the menu closes."""
+        if name == "menu":
+            return False
+        items = self.items()
+        if name == "back":
+            self.i = (self.i + 1) % len(items)
+            return True
+        key = items[self.i % len(items)][0]
+        s = self.s
+        if key == "variant":
+            s["variant"] = "short" if s["variant"] == "long" else "long"
+            self.i = 0
+        elif key == "match":
+            s["match"] = _next(MATCH_LENGTHS, s["match"])
+        elif key.startswith("opt:"):
+            k = key[4:]
+            var = s["variant"]
+            opts = LongNardy.OPTIONS if var == "long" else ShortNardy.OPTIONS
+            cur = s["options"].setdefault(var, {})
+            cur[k] = not cur.get(k, opts[k])
+        elif key == "brightness":
+            s["brightness"] = _next(BRIGHTNESS, s["brightness"])
+        elif key == "dice":
+            s["dice"] = "manual" if s["dice"] == "auto" else "auto"
+        elif key == "new":
+            self.action = "new"
+            return False
+        return True
+
+    def draw(self, fb):
+        items = self.items()
+        n = len(items)
+        i = self.i % n
+        fb.text("Settings", 0, 0, 1)
+        fb.hline(0, 9, 128, 1)
+        first = i - 2 if i >= 2 else 0
+        if first > n - 5:
+            first = max(0, n - 5)
+        y = 12
+        for j in range(first, min(n, first + 5)):
+            key, label, value = items[j]
+            text = (label[:10] + " " + value)[:15]
+            if j == i:
+                fb.fill_rect(0, y - 1, 128, 10, 1)
+                fb.text(">" + text, 0, y, 0)
+            else:
+                fb.text(" " + text, 0, y, 1)
+            y += 10

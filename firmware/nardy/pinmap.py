@@ -1,0 +1,148 @@
+"""The pin map (``firmware/pinmap/*.json``): loaded once, turned into tables.
+
+Pure: no ``machine`` here, so the tables the scanner and the LED driver use are
+checked under CPython and unix MicroPython. The JSON is the single source (see
+hardware/README.md); this module only reads it.
+
+>>> pm = from_dict({"slots_per_point": 1, "mux": {"count": 2, "channels": 16,
+...     "select": [1, 2, 3, 4], "out": [5], "settle_us": 10},
+...     "channels": [["P%d.1" % (i + 1) for i in range(16)],
+...                  ["P%d.1" % (i + 17) for i in range(8)] + ["bar.1", "bar.2",
+...                  "bar.3", "bar.4", "off_white.1", "off_white.2", "off_black.1",
+...                  "off_black.2"]],
+...     "led": {"pin": 1, "count": 2, "chain": ["P1", "bar_top"]}})
+>>> pm.order[0], pm.order[16 + 8], pm.shared_adc
+(0, 24, True)
+>>> list(pm.led_zones)
+[1, 25]
+"""
+
+import json
+from array import array
+
+from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+
+NONE = 0xFFFF   # a multiplexer input that reads nothing
+
+_LED_ZONES = {"bar_bottom": ZONE_BAR, "bar_top": ZONE_BAR, "off_white": ZONE_OFF_W,
+              "off_black": ZONE_OFF_B}
+
+
+def _int_list(v, what):
+    if not isinstance(v, list):
+        raise ValueError("pin map: %s must be a list" % what)
+    for x in v:
+        if not isinstance(x, int):
+            raise ValueError("pin map: %s must hold integers" % what)
+    return v
+
+
+class PinMap:
+    def __init__(self, d):
+        if not isinstance(d, dict):
+            raise ValueError("pin map must be a JSON object")
+        self.raw = d
+        self.name = d.get("name", "?")
+        self.slots = int(d.get("slots_per_point", 5))
+        mux = d.get("mux") or {}
+        self.select = _int_list(mux.get("select", []), "mux.select")
+        if len(self.select) != 4:
+            raise ValueError("pin map: four select lines expected")
+        self.outs = _int_list(mux.get("out", []), "mux.out")
+        self.nmux = int(mux.get("count", len(self.outs)))
+        self.nch = int(mux.get("channels", 16))
+        if not self.outs or (len(self.outs) != 1 and len(self.outs) != self.nmux):
+            raise ValueError("pin map: mux.out needs one ADC pin per mux, or one shared")
+        # Classic ESP32: every mux output joined on one ADC pin; the decoder enables
+        # one mux at a time, so the others are high impedance.
+        self.shared_adc = len(self.outs) == 1 and self.nmux > 1
+        self.settle_us = int(mux.get("settle_us", 10))
+        adc = d.get("adc") or {}
+        self.samples = max(1, int(adc.get("samples", 1)))
+        self.atten_db = int(adc.get("atten_db", 11))
+        pw = d.get("sensor_power") or {}
+        self.decoder = _int_list(pw.get("decoder", []), "sensor_power.decoder")
+        self.enable = pw.get("enable")
+        self.on_us = int(pw.get("on_us", 0))
+        led = d.get("led") or {}
+        self.led_pin = led.get("pin")
+        chain = led.get("chain") or []
+        self.led_count = int(led.get("count", len(chain)))
+        self.led_chain = chain
+        self.led_max = int(d.get("led_max_brightness", 255))
+        if not 0 <= self.led_max <= 255:
+            raise ValueError("pin map: led_max_brightness must be 0..255")
+        self.i2c = d.get("i2c") or {}
+        self.oled = d.get("oled") or {}
+        self.buttons = d.get("buttons") or {}
+        self.vsense = d.get("vsense") or {}
+        self.layout = Layout(self.slots)
+        self.order = self._order(d.get("channels") or [])
+        self.led_zones = self._led_zones(chain)
+
+    def _index(self, label):
+        lay = self.layout
+        name, _, slot = label.partition(".")
+        try:
+            s = int(slot)
+        except ValueError:
+            raise ValueError("pin map: bad channel label %r" % label) from None
+        if name.startswith("P"):
+            z = int(name[1:])
+            if not 1 <= z <= 24:
+                raise ValueError("pin map: no point %r" % label)
+        elif name == "bar":
+            z = ZONE_BAR
+        elif name == "off_white":
+            z = ZONE_OFF_W
+        elif name == "off_black":
+            z = ZONE_OFF_B
+        else:
+            raise ValueError("pin map: bad channel label %r" % label)
+        if not 1 <= s <= lay.size(z):
+            raise ValueError("pin map: slot out of range in %r" % label)
+        return lay.channel(z, s)
+
+    def _order(self, channels):
+        """order[mux * nch + select] = logical channel (``Layout`` order) or NONE."""
+        order = array("H", [NONE] * (self.nmux * self.nch))
+        seen = bytearray(self.layout.n)
+        if len(channels) != self.nmux:
+            raise ValueError("pin map: channels must list every mux")
+        for m in range(self.nmux):
+            row = channels[m]
+            if len(row) != self.nch:
+                raise ValueError("pin map: mux %d must list %d inputs" % (m, self.nch))
+            for c in range(self.nch):
+                if row[c] is None:
+                    continue
+                i = self._index(row[c])
+                if seen[i]:
+                    raise ValueError("pin map: %s wired twice" % row[c])
+                seen[i] = 1
+                order[m * self.nch + c] = i
+        for i in range(self.layout.n):
+            if not seen[i]:
+                raise ValueError("pin map: logical channel %d is not wired" % i)
+        return order
+
+    def _led_zones(self, chain):
+        z = bytearray(len(chain))
+        for i in range(len(chain)):
+            name = chain[i]
+            if name in _LED_ZONES:
+                z[i] = _LED_ZONES[name]
+            elif isinstance(name, str) and name.startswith("P") and name[1:].isdigit():
+                z[i] = int(name[1:])
+            else:
+                raise ValueError("pin map: bad LED location %r" % name)
+        return z
+
+
+def from_dict(d):
+    return PinMap(d)
+
+
+def load(path):
+    with open(path) as f:
+        return PinMap(json.loads(f.read()))

@@ -1,0 +1,91 @@
+"""USB protocol: one JSON object per line, both ways (docs/PROTOCOL.md). Pure.
+
+``parse(line)`` returns the command object or raises ValueError with a reason that
+the app sends back in an ``error`` line. Nothing in a line can do more than its
+command allows: unknown commands, fields of the wrong type and oversized lines are
+refused before the app sees them.
+"""
+
+import json
+
+MAX_LINE = 4096
+COMMANDS = ("hello", "dump", "log", "confirm", "new", "set", "sense", "button", "roll",
+            "ping", "oled")
+BUTTONS = ("ok", "back", "menu")
+PRESSES = ("short", "long")
+
+
+def _int(obj, key, lo, hi, default=None):
+    v = obj.get(key, default)
+    if v is None and default is None and key not in obj:
+        raise ValueError("%s is required" % key)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise ValueError("%s must be an integer %d..%d" % (key, lo, hi))
+    return v
+
+
+def parse(line):
+    if isinstance(line, (bytes, bytearray)):
+        if len(line) > MAX_LINE:
+            raise ValueError("line too long")
+        try:
+            line = line.decode()
+        except (UnicodeError, ValueError):
+            raise ValueError("not UTF-8") from None
+    if len(line) > MAX_LINE:
+        raise ValueError("line too long")
+    try:
+        obj = json.loads(line)
+    except (ValueError, TypeError):
+        raise ValueError("not JSON") from None
+    if not isinstance(obj, dict):
+        raise ValueError("a command must be a JSON object")
+    cmd = obj.get("cmd")
+    if cmd not in COMMANDS:
+        raise ValueError("unknown cmd")
+    if cmd in ("log", "confirm"):
+        _int(obj, "game", 1, 99999)
+    elif cmd == "new":
+        v = obj.get("variant", "long")
+        if v not in ("long", "short"):
+            raise ValueError('variant must be "long" or "short"')
+        _int(obj, "match", 1, 99, 1)
+        if not isinstance(obj.get("options", {}), dict):
+            raise ValueError("options must be an object")
+    elif cmd == "set":
+        if "brightness" in obj:
+            _int(obj, "brightness", 0, 255)
+        if "dice" in obj and obj["dice"] not in ("auto", "manual"):
+            raise ValueError('dice must be "auto" or "manual"')
+        for k in ("oled", "leds"):
+            if k in obj and not isinstance(obj[k], bool):
+                raise ValueError("%s must be true or false" % k)
+    elif cmd == "sense":
+        if not isinstance(obj.get("raw"), list):
+            raise ValueError("sense needs raw: a list of readings")
+        _int(obj, "ms", 0, 600000, 20)
+    elif cmd == "button":
+        if obj.get("name") not in BUTTONS:
+            raise ValueError("button name must be ok, back or menu")
+        if obj.get("press", "short") not in PRESSES:
+            raise ValueError('press must be "short" or "long"')
+    elif cmd == "roll":
+        d = obj.get("dice")
+        if not isinstance(d, list) or len(d) != 2:
+            raise ValueError("dice must be two integers 1..6")
+        for x in d:
+            if not isinstance(x, int) or isinstance(x, bool) or not 1 <= x <= 6:
+                raise ValueError("dice must be two integers 1..6")
+    return obj
+
+
+def error(reason, line=None):
+    e = {"ev": "error", "error": reason}
+    if line is not None:
+        if isinstance(line, (bytes, bytearray)):
+            try:
+                line = bytes(line[:60]).decode()
+            except (UnicodeError, ValueError):
+                line = "<binary>"
+        e["line"] = line[:60].strip()
+    return e

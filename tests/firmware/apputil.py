@@ -1,0 +1,90 @@
+"""Helpers for the app-level firmware tests (CPython and MicroPython alike)."""
+
+import os
+
+from nardy.game import zone_of
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import NZONES, OPEN_B, OPEN_W
+
+
+class Obs:
+    """What ``Sensing`` would show for a position: counts per zone, capped at what
+    the slots can tell, with the "two or more" flag where a slot is stacked."""
+
+    def __init__(self, layout):
+        self.layout = layout
+        self.vis_w = bytearray(NZONES)
+        self.vis_b = bytearray(NZONES)
+        self.open_ = bytearray(NZONES)
+
+    def show(self, variant, pos, hand=None):
+        """``hand``: (colour, path point) of a checker lifted off the board."""
+        cap = self.layout.cap
+        for z in range(NZONES):
+            self.vis_w[z] = 0
+            self.vis_b[z] = 0
+            self.open_[z] = 0
+        for c in (WHITE, BLACK):
+            vis = self.vis_w if c == WHITE else self.vis_b
+            for k in range(26):
+                n = pos.count(c, k)
+                if hand is not None and hand == (c, k):
+                    n -= 1
+                if n <= 0:
+                    continue
+                z = zone_of(variant, c, k)
+                vis[z] += n
+        for z in range(1, NZONES):
+            slots = self.layout.size(z)
+            for c in (WHITE, BLACK):
+                vis = self.vis_w if c == WHITE else self.vis_b
+                if vis[z] > slots:
+                    self.open_[z] |= OPEN_W if c == WHITE else OPEN_B
+                if vis[z] > cap[z]:
+                    vis[z] = cap[z]
+        return self
+
+
+def tmpdir(name):
+    base = "/tmp/nardy-fwtest-%s-%d" % (name, os.getpid() if hasattr(os, "getpid") else 0)
+    try:
+        os.mkdir(base)
+    except OSError:
+        rmtree(base)
+        os.mkdir(base)
+    return base
+
+
+def rmtree(path):
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return
+    for n in names:
+        p = path + "/" + n
+        try:
+            os.remove(p)
+        except OSError:
+            rmtree(p)
+    try:  # noqa: SIM105 - no contextlib on MicroPython
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+class Rand:
+    """A deterministic os.urandom stand-in (the same bytes on both runtimes)."""
+
+    def __init__(self, seed):
+        self.x = seed & 0xFFFFFFFF or 1
+
+    def __call__(self, n):
+        out = bytearray(n)
+        x = self.x
+        for i in range(n):
+            x ^= (x << 13) & 0xFFFFFFFF
+            x ^= x >> 17
+            x ^= (x << 5) & 0xFFFFFFFF
+            out[i] = x & 0xFF
+        self.x = x
+        return bytes(out)

@@ -1,0 +1,238 @@
+"""The match flow on the tracker, driven by observations built from positions."""
+
+import json
+
+from apputil import Obs, Rand, rmtree, tmpdir
+
+from nardy.dice import Dice
+from nardy.game import GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game, dice_left
+from nardy.journal import Journal
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import Layout
+
+LAYOUT = Layout(5)
+
+
+class Board:
+    """Game + journal + a fake sensor view; plays turns checker by checker."""
+
+    def __init__(self, name, seed=1, settings=None):
+        self.dir = tmpdir(name)
+        self.events = []      # events without a record (the last few)
+        # committed events go to a file: a whole game's list would not fit the heap
+        self.log = open(self.dir + "/events.txt", "w")  # noqa: SIM115
+        self.j = Journal(self.dir)
+        self.j.scan()
+        self.g = Game(self.j, LAYOUT, self._emit, Dice(Rand(seed)),
+                      settings or {})
+        self.obs = Obs(LAYOUT)
+        self.rng = Rand(seed + 7)
+
+    def _emit(self, ev):
+        if "seq" in ev:
+            self.log.write("%d %s\n" % (ev["seq"], json.dumps(ev["rec"])))
+        else:
+            self.events.append(ev["ev"])
+            if len(self.events) > 20:
+                self.events.pop(0)
+
+    def show(self, pos, hand=None):
+        self.obs.show(self.g.variant, pos, hand)
+        self.g.observe(self.obs)
+
+    def play_turn(self, pick=0):
+        g = self.g
+        v = g.variant
+        assert g.phase == ROLL, g.phase
+        g.press("ok", "short", self.obs)
+        if g.phase != MOVE:
+            return None          # passed
+        turns = v.legal_turns(g.pos, g.dice)
+        steps, res = turns[self.rng(1)[0] % len(turns)] if pick is None else turns[pick]
+        pos = g.pos
+        for st in steps:
+            self.show(pos, hand=(pos.turn, st[0]))
+            pos = v.apply_step(pos, st)
+            self.show(pos)
+        assert g.tracker.played == tuple(steps) or len(g.tracker.hyps) > 1 or \
+            g.phase != MOVE
+        if g.phase == MOVE:
+            g.press("ok", "short", self.obs)
+        if g.phase == MOVE and g.tracker.state_name() == "confirm":
+            g.press("ok", "short", self.obs)
+        assert g.phase != MOVE, g.tracker.state_name()
+        return steps
+
+    def close(self):
+        self.j.close()
+        self.log.close()
+        rmtree(self.dir)
+
+
+def test_dice_left():
+    assert dice_left((6, 5), [(1, 7)]) == [5]
+    assert dice_left((3, 3), [(1, 4), (4, 7)]) == [3, 3]
+    assert dice_left((6, 2), [(22, 25)]) == [2]   # a bear-off takes the smallest die that covers it
+    assert dice_left((6, 2), [(1, 2)]) == [6, 2]      # an illegal distance takes nothing
+
+
+def test_full_long_game_and_journal():
+    b = Board("long", seed=3, settings={"variant": "long", "match": 3})
+    g = b.g
+    g.new_match()
+    assert g.phase == OPENING
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.opening and g.opening[-1][0] != g.opening[-1][1]
+    first = g.pos.turn
+    assert first == (WHITE if g.opening[-1][0] > g.opening[-1][1] else BLACK)
+    turns = 0
+    while g.phase == ROLL and turns < 600:
+        b.play_turn(pick=None)
+        turns += 1
+    assert g.phase == GAME_END, g.phase
+    winner, kind, pts = g.result
+    assert kind in ("oin", "mars") and pts == (1 if kind == "oin" else 2)
+    assert sum(g.match.score) == pts
+    # the journal holds exactly what was emitted, in order
+    b.log.close()
+    i = 0
+    with open(b.dir + "/events.txt") as f:
+        for ln in b.j.raw_lines(g.gid):
+            assert f.readline() == "%d %s\n" % (i, ln), i
+            i += 1
+        assert f.readline() == ""
+    assert i > 50
+    b.log = open(b.dir + "/events.txt", "a")  # noqa: SIM115
+    kinds = [r["r"] for r in b.j.records(g.gid)]
+    assert kinds[0] == "game" and kinds[1] == "open" and kinds[-1] == "end"
+    # L8: next game, colours swapped, white starts without an opening roll
+    wp = g.match.white_player
+    g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == WHITE and g.game_no == 2
+    assert g.match.white_player == wp
+    b.close()
+
+
+def test_resume_mid_turn_keeps_dice_and_steps():
+    b = Board("resume", seed=5, settings={"variant": "short", "match": 1})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)
+    for _ in range(3):
+        b.play_turn(pick=None)
+    g.press("ok", "short", b.obs)
+    if g.phase == MOVE:
+        steps, res = g.variant.legal_turns(g.pos, g.dice)[0]
+        pos = g.variant.apply_step(g.pos, steps[0])
+        b.show(g.pos, hand=(g.pos.turn, steps[0][0]))
+        b.show(pos)
+        assert g.jsteps == [steps[0]]
+    before = g.state()
+    b.j.close()
+    # "power cut": a new journal and game from the same directory
+    j2 = Journal(b.dir)
+    assert j2.scan() == []
+    gid = j2.unfinished()
+    assert gid == g.gid
+    g2 = Game(j2, LAYOUT, [].append)
+    g2.resume(gid, j2.records(gid))
+    after = g2.state()
+    for k in ("phase", "position", "dice", "steps", "turn_no", "variant", "match"):
+        assert after[k] == before[k], (k, after[k], before[k])
+    b.close()
+
+
+def test_torn_and_corrupt_files_are_reported_not_fatal():
+    d = tmpdir("torn")
+    with open(d + "/g00001.jsonl", "w") as f:
+        f.write('{"r": "game", "v": 1, "variant": "long", "options": {}, "start": '
+                '"Lw-0f000000000000000000000000-0f000000000000000000000000", "meta": {}}\n')
+        f.write('{"r": "roll", "n": 1, "side": "white", "dice": [6, 5]}\n{"r": "st')
+    with open(d + "/g00002.jsonl", "w") as f:
+        f.write('garbage\n{"r": "roll"}\n')
+    j = Journal(d)
+    rep = j.scan()
+    assert [r[0] for r in rep] == [2]
+    assert j.unfinished() == 1
+    assert j.index[1]["lines"] == 2 and j.index[1].get("torn")
+    with open(d + "/g00001.jsonl") as f:
+        assert f.read().endswith("[6, 5]}\n")         # the torn tail is gone
+    g = Game(j, LAYOUT, [].append)
+    g.resume(1, j.records(1))
+    assert g.phase == MOVE and g.dice == (6, 5)
+    j.close()
+    rmtree(d)
+
+
+def test_flash_full_refuses_new_game_and_keeps_files():
+    d = tmpdir("full")
+    free = [100000]
+    j = Journal(d, free=lambda: free[0], low_bytes=50000, full_bytes=10000)
+    j.scan()
+    ev = []
+    g = Game(j, LAYOUT, ev.append, Dice(Rand(9)), {"variant": "long"})
+    assert g.new_match()
+    assert j.space() == "ok"
+    free[0] = 20000
+    assert j.space() == "low"
+    free[0] = 5000
+    assert not g.new_game() and j.space() == "full"
+    assert ev[-1]["ev"] == "error" and "flash full" in g.message[1]
+    assert len(j.index) == 1
+    j.close()
+    rmtree(d)
+
+
+def test_resignation_and_match_end():
+    b = Board("resign", seed=11, settings={"variant": "short", "match": 2})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)
+    loser = g.pos.turn
+    g.press("back", "long", b.obs)
+    assert g.phase == GAME_END and g.result == (1 - loser, "oin", 1)
+    assert list(b.j.records(g.gid))[-1]["resigned"] in ("white", "black")
+    g.press("ok", "short", b.obs)
+    assert g.phase == OPENING          # short nardy: opening roll every game
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)
+    loser2 = g.pos.turn
+    g.press("back", "long", b.obs)
+    if loser2 == loser:
+        assert g.phase == MATCH_END and g.match.over
+    else:
+        assert g.phase == GAME_END and g.match.score == [1, 1]
+    b.close()
+
+
+def test_roll_refused_while_board_differs():
+    b = Board("setup", seed=2, settings={"variant": "long"})
+    g = b.g
+    g.new_match()
+    empty = g.pos.copy()
+    for i in range(52):
+        empty.board[i] = 0
+    b.show(empty)
+    assert g.setup
+    assert not g.press("ok", "short", b.obs) and g.phase == OPENING
+    assert g.press("ok", "long", b.obs) and g.phase == ROLL   # hold OK: roll anyway
+    b.close()
+
+
+def test_manual_dice_entry():
+    b = Board("manual", seed=4, settings={"variant": "long", "dice": "manual"})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)        # opening roll stays electronic
+    assert g.phase == ROLL
+    g.press("ok", "short", b.obs)
+    assert g.phase == "entry"
+    for name in ("back", "back", "back", "back", "back", "ok", "back", "back", "back",
+                 "back", "ok"):
+        g.press(name, "short", b.obs)
+    assert g.phase == MOVE and g.dice == (6, 5)
+    b.close()

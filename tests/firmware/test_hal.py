@@ -1,0 +1,232 @@
+"""The ESP32 hardware layer against fake pins and ADCs (no machine module needed)."""
+
+import json
+from array import array
+
+from nardy.buttons import LONG, SHORT, Button, Buttons
+from nardy.hal_esp32 import Leds, PinButtons, Scanner
+from nardy.pinmap import NONE, from_dict, load
+
+_here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+PINMAPS = _here + "/../../firmware/pinmap/"
+
+
+class Rig:
+    """Fake 74HC138 + CD74HC4067s + sensors: an ADC reads 1000 + 16 * mux + select,
+    but only while that mux's group is powered and has been for ``on_us``, and the
+    select lines have settled; anything else reads 7 (a floating input)."""
+
+    def __init__(self, nmux, shared, on_us=400, settle_us=10):
+        self.t = 0
+        self.sel = [0, 0, 0, 0]
+        self.dec = [0, 0, 0]
+        self.en = 0
+        self.on_at = 0
+        self.sel_at = 0
+        self.on_us = on_us
+        self.settle_us = settle_us
+        self.max_groups_on = 0
+        self.reads = 0
+        rig = self
+
+        class P:
+            def __init__(self, arr, i):
+                self.arr = arr
+                self.i = i
+
+            def value(self, v=None):
+                if v is None:
+                    return self.arr[self.i]
+                if self.arr is rig.sel and self.arr[self.i] != v:
+                    rig.sel_at = rig.t
+                self.arr[self.i] = v
+
+        class En:
+            def value(self, v=None):
+                if v is None:
+                    return rig.en
+                if v and not rig.en:
+                    rig.on_at = rig.t
+                rig.en = v
+
+        class A:
+            def __init__(self, m):
+                self.m = m
+
+            def read_u16(self):
+                rig.reads += 1
+                g = rig.dec[0] | rig.dec[1] << 1 | rig.dec[2] << 2
+                c = rig.sel[0] | rig.sel[1] << 1 | rig.sel[2] << 2 | rig.sel[3] << 3
+                ok = (rig.en and (self.m is None or self.m == g)
+                      and rig.t - rig.on_at >= rig.on_us and rig.t - rig.sel_at >= rig.settle_us)
+                return ((1000 + 16 * g + c) if ok else 7) << 4
+
+        self.select = [P(self.sel, i) for i in range(4)]
+        self.decoder = [P(self.dec, i) for i in range(3)]
+        self.enable = En()
+        self.adcs = [A(None)] if shared else [A(m) for m in range(nmux)]
+
+    def sleep(self, us):
+        self.t += us
+
+
+def _check_scan(name):
+    pm = load(PINMAPS + name + ".json")
+    rig = Rig(pm.nmux, pm.shared_adc, pm.on_us, pm.settle_us)
+    sc = Scanner(rig.select, rig.adcs, pm.order, pm.nmux, pm.nch, rig.decoder, rig.enable,
+                 pm.settle_us, pm.on_us, pm.samples, sleep_us=rig.sleep)
+    buf = array("H", [0] * pm.layout.n)
+    sc.scan(buf)
+    assert rig.en == 0, "sensors must be unpowered after a scan"
+    assert rig.reads == pm.layout.n * pm.samples
+    with open(PINMAPS + name + ".json") as f:
+        chans = json.loads(f.read())["channels"]
+    for m in range(pm.nmux):
+        for c in range(16):
+            label = chans[m][c]
+            i = pm.order[m * 16 + c]
+            assert (label is None) == (i == NONE)
+            if label is not None:
+                assert buf[i] == 1000 + 16 * m + c, (label, buf[i])
+    return pm, buf
+
+
+def test_scan_esp32s3_parallel_adcs():
+    pm, buf = _check_scan("esp32s3")
+    assert not pm.shared_adc and len(pm.outs) == 8
+    # P1 slot 1 is logical channel 0 and sits on mux 0 input 0
+    assert buf[0] == 1000
+    # bar.1 is mux 2 input 15; logical: after 24 points * 5 slots
+    assert buf[120] == 1000 + 16 * 2 + 15
+
+
+def test_scan_esp32_shared_adc():
+    pm, buf = _check_scan("esp32")
+    assert pm.shared_adc
+
+
+def test_scan_writes_only_changed_select_lines():
+    pm = load(PINMAPS + "esp32s3.json")
+    rig = Rig(pm.nmux, False)
+    writes = [0]
+    orig = rig.select
+
+    class Count:
+        def __init__(self, p):
+            self.p = p
+
+        def value(self, v=None):
+            if v is not None:
+                writes[0] += 1
+            return self.p.value(v)
+
+    sel = [Count(p) for p in orig]
+    sc = Scanner(sel, rig.adcs, pm.order, pm.nmux, 16, rig.decoder, rig.enable,
+                 10, 400, 1, sleep_us=rig.sleep)
+    writes[0] = 0
+    sc.scan(array("H", [0] * pm.layout.n))
+    # a Gray-code-free binary count 0..15 flips 30 bits per pass (+ wrap to 0: 4)
+    assert writes[0] <= 8 * 34, writes[0]
+
+
+def test_pinmap_rejects_double_wiring():
+    d = {"slots_per_point": 1, "mux": {"count": 2, "channels": 16, "select": [1, 2, 3, 4],
+                                       "out": [5]},
+         "channels": [["P1.1"] * 16, [None] * 16]}
+    try:
+        from_dict(d)
+    except ValueError as e:
+        assert "twice" in str(e)
+    else:
+        raise AssertionError("double wiring accepted")
+
+
+def test_pinmap_led_zones_and_cap():
+    pm = load(PINMAPS + "esp32s3.json")
+    assert pm.led_count == len(pm.led_zones) == 28
+    assert pm.led_zones[0] == 1 and pm.led_zones[23] == 24
+    assert pm.led_zones[24] == 27 and pm.led_zones[25] == 26   # off_black, off_white
+    assert pm.led_zones[26] == 25 and pm.led_zones[27] == 25
+    assert pm.led_max == 16
+
+
+def test_leds_driver_copies_frame():
+    class NP:
+        def __init__(self, n):
+            self.px = [None] * n
+            self.writes = 0
+
+        def __setitem__(self, i, v):
+            self.px[i] = v
+
+        def write(self):
+            self.writes += 1
+
+    np = NP(3)
+    Leds(np, 3).show(bytes([1, 2, 3, 4, 5, 6, 7, 8, 9]))
+    assert np.px == [(1, 2, 3), (4, 5, 6), (7, 8, 9)] and np.writes == 1
+
+
+def test_button_debounce_ignores_bounces():
+    b = Button("ok", debounce_ms=30, long_ms=800)
+    out = []
+    # contact bounce: 1,0,1,0 within a few ms, then held for 100 ms and released
+    for t, lv in ((0, 1), (3, 0), (5, 1), (8, 0), (10, 1), (50, 1), (110, 0), (115, 1),
+                  (118, 0), (160, 0)):
+        e = b.update(lv, t)
+        if e:
+            out.append((t, e))
+    assert out == [(160, SHORT)], out
+
+
+def test_button_long_press_fires_while_held_once():
+    b = Button("back", debounce_ms=30, long_ms=800)
+    out = []
+    for t in range(0, 2000, 10):
+        e = b.update(t < 1500, t)
+        if e:
+            out.append((t, e))
+    assert out == [(800, LONG)], out
+
+
+def test_button_short_spike_is_no_press():
+    b = Button("menu")
+    assert b.update(1, 0) is None
+    assert b.update(0, 10) is None
+    assert b.update(0, 100) is None
+    assert not b.down
+
+
+def test_button_tick_wrap():
+    b = Button("ok")
+    t0 = (1 << 30) - 20
+    assert b.update(1, t0) is None
+    assert b.update(1, t0 + 40) is None           # wraps past 2**30
+    assert b.update(0, (t0 + 100) & 0x3FFFFFFF) is None
+    assert b.update(0, (t0 + 140) & 0x3FFFFFFF) == SHORT
+
+
+def test_pin_buttons_active_low():
+    class Pin:
+        def __init__(self):
+            self.v = 1
+
+        def value(self):
+            return self.v
+
+    pins = [Pin(), Pin(), Pin()]
+    bb = PinButtons(pins, active_low=True)
+    pins[2].v = 0          # menu pressed (pulled low)
+    for t in range(0, 100, 10):
+        bb.read(t)
+    pins[2].v = 1
+    for t in range(100, 200, 10):
+        bb.read(t)
+    assert bb.events == [("menu", SHORT)], bb.events
+
+
+def test_buttons_group():
+    bb = Buttons()
+    for t in range(0, 1000, 10):
+        bb.poll((1, 0, 0), t)
+    assert bb.events == [("ok", LONG)]

@@ -1,0 +1,140 @@
+"""Drive the virtual board (firmware/main.py on unix MicroPython) as a subprocess."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from nardy.game import zone_of
+from nardy.movesvc import variant_for
+from nardy.notation import parse_position_id
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import Layout
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MAIN = os.path.join(ROOT, "firmware", "main.py")
+LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}   # nominal counts (hardware/README)
+LAYOUT = Layout(5)
+
+
+def micropython():
+    return shutil.which("micropython", path=os.path.dirname(sys.executable)) or "micropython"
+
+
+def readings(variant, pos, hand=None):
+    """Raw readings of a board showing ``pos`` (``hand``: (colour, path point) of a
+    checker lifted off it): rows from the edge, stacks beyond five."""
+    counts = {}
+    for c in (WHITE, BLACK):
+        for k in range(26):
+            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
+            if n > 0:
+                z = zone_of(variant, c, k)
+                counts[(z, c)] = counts.get((z, c), 0) + n
+    raw = [LEVEL[0]] * LAYOUT.n
+    for (z, c), n in counts.items():
+        size = LAYOUT.size(z)
+        if z == 25:   # the bar: white on the bottom half, black on the top half
+            half = size // 2
+            slots = list(range(half)) if c == WHITE else list(range(half, size))
+        else:
+            slots = list(range(size))
+        lv = [0] * len(slots)
+        for i in range(n):
+            lv[i % len(slots)] += 1 if i < 2 * len(slots) else 0
+        sign = 1 if c == WHITE else -1
+        for i, s in enumerate(slots):
+            if lv[i]:
+                raw[LAYOUT.start[z] + s] = LEVEL[sign * min(lv[i], 2)]
+    return raw
+
+
+class VBoard:
+    def __init__(self, data, extra=(), heap="112wK"):
+        self.data = data
+        self.p = subprocess.Popen([micropython(), "-X", "heapsize=" + heap, MAIN, data,
+                                   os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json"),
+                                   *extra],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.events = []
+        self.ping_id = 0
+        self.hello = self.wait("hello")
+
+    def send(self, obj):
+        self.p.stdin.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+        self.p.stdin.flush()
+
+    def read(self):
+        ln = self.p.stdout.readline()
+        if not ln:
+            raise EOFError("virtual board exited: " + self.p.stderr.read()[-3000:])
+        ev = json.loads(ln)
+        self.events.append(ev)
+        return ev
+
+    def wait(self, kind):
+        while True:
+            ev = self.read()
+            if ev["ev"] == kind:
+                return ev
+
+    def sync(self):
+        self.ping_id += 1
+        self.send({"cmd": "ping", "id": self.ping_id})
+        while True:
+            ev = self.read()
+            if ev["ev"] == "pong" and ev["id"] == self.ping_id:
+                return
+
+    def sense(self, variant, pos, hand=None, ms=300):
+        self.send({"cmd": "sense", "raw": readings(variant, pos, hand), "ms": ms})
+
+    def button(self, name="ok", press="short"):
+        self.send({"cmd": "button", "name": name, "press": press})
+
+    def dump(self):
+        self.send({"cmd": "dump"})
+        return self.wait("dump")
+
+    def log(self, gid):
+        self.send({"cmd": "log", "game": gid})
+        out = []
+        while True:
+            ev = self.read()
+            if ev["ev"] == "log":
+                out.append(ev["line"])
+            elif ev["ev"] == "log_end":
+                return out
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
+        self.p.stdout.close()
+        self.p.stderr.close()
+
+    def kill(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def state_of(board, variant_name, options=None):
+    """(variant, position, dice) from the board's dump."""
+    d = board.dump()
+    v = variant_for(d["variant"], d["options"] or {})
+    from nardy.posjson import from_json
+    return v, from_json(v, d["position"]), d["dice"], d
+
+
+def committed(events):
+    """The journal records the events announced, by (game, seq)."""
+    out = {}
+    for ev in events:
+        if "seq" in ev and "rec" in ev:
+            out[(ev["game"], ev["seq"])] = ev["rec"]
+    return out
+
+
+__all__ = ["VBoard", "readings", "committed", "parse_position_id", "state_of"]
