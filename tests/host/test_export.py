@@ -1,0 +1,152 @@
+"""`nardy export`: short games into the real GNU Backgammon, long games through the
+text record and back."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import gnubg_nn
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from gnubg_ref import to_gnubg  # noqa: E402
+from journals import write_games  # noqa: E402
+
+from nardy.notation import parse_position_id  # noqa: E402
+from nardy.rules import COLORS  # noqa: E402
+
+NARDY = os.path.join(os.path.dirname(sys.executable), "nardy")
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+
+# Runs inside gnubg (its embedded Python): import every .mat, dump what gnubg saw.
+GNUBG_SCRIPT = """
+import gnubg, json
+out = {}
+for path in open(%(list)r).read().split():
+    gnubg.command("new match 1")
+    gnubg.command("import mat " + path)
+    g = gnubg.match(analysis=0, boards=1, statistics=0, verbose=0)["games"][0]
+    out[path] = {"moves": [[a.get("action"), a.get("player"), a.get("dice"), a.get("board")]
+                           for a in g["game"]], "info": g["info"],
+                 "final": gnubg.positionid()}
+json.dump(out, open(%(out)r, "w"))
+"""
+
+
+def nardy(*args):
+    r = subprocess.run([NARDY] + list(args), capture_output=True, text=True, timeout=300)
+    return r
+
+
+def our_turns(path):
+    with open(path) as f:
+        recs = [json.loads(x) for x in f if x.strip()]
+    start = parse_position_id(recs[0]["start"])[1]
+    turns = [r for r in recs if r["r"] == "turn"]
+    end = [r for r in recs if r["r"] == "end"][0]
+    return start, turns, end
+
+
+def pid(pos):
+    return gnubg_nn.position_id(to_gnubg(pos))
+
+
+def test_100_short_games_import_into_gnubg_with_every_position_equal(tmp_path):
+    assert os.path.exists(GNUBG), "GNU Backgammon is missing: apt-get install gnubg"
+    journals = write_games(str(tmp_path), "short", 100, seed=11)
+    mats = []
+    for j in journals:
+        out = j[:-6] + ".mat"
+        r = nardy("export", j, "--format", "mat", "--out", out)
+        assert r.returncode == 0, r.stderr
+        mats.append(out)
+    (tmp_path / "list.txt").write_text("\n".join(mats))
+    script = tmp_path / "import.py"
+    result = tmp_path / "gnubg.json"
+    script.write_text(GNUBG_SCRIPT % {"list": str(tmp_path / "list.txt"),
+                                      "out": str(result)})
+    r = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True,
+                       text=True, timeout=900)
+    assert result.exists(), r.stdout[-2000:] + r.stderr[-2000:]
+    seen = json.loads(result.read_text())
+    compared = 0
+    for j, mat in zip(journals, mats):
+        got = seen[mat]
+        start, turns, end = our_turns(j)
+        # every turn, a turn with no legal move (dice lost, C5) included
+        moves = [m for m in got["moves"] if m[0] == "move"]
+        assert len(moves) == len(turns), mat
+        pos = start
+        for t, (_, player, dice, board) in zip(turns, moves):
+            before = pos.copy()
+            before.turn = COLORS.index(t["side"])
+            assert sorted(dice) == sorted(t["dice"]), (mat, t["n"])
+            assert board == pid(before), (mat, t["n"], board, pid(before))
+            # gnubg's X is the left column: white
+            assert player == ("X" if t["side"] == "white" else "O")
+            compared += 1
+            pos = parse_position_id(t["pos"])[1]
+        # the final position, seen from either side
+        fin = pos.copy()
+        finals = set()
+        for side in (0, 1):
+            fin.turn = side
+            finals.add(pid(fin))
+        assert got["final"] in finals, mat
+        assert got["info"]["winner"] == ("X" if end["winner"] == "white" else "O")
+        assert got["info"]["points-won"] == end["points"]
+    assert compared > 3000
+
+
+def test_long_game_text_record_round_trip(tmp_path):
+    journals = write_games(str(tmp_path), "long", 5, seed=3, accept_illegal=0.05)
+    accepted = 0
+    for j in journals:
+        txt = j[:-6] + ".txt"
+        r = nardy("export", j, "--out", txt)
+        assert r.returncode == 0, r.stderr
+        start, turns, end = our_turns(j)
+        accepted += sum(1 for t in turns if t["accepted"])
+        # read back through the engine: every turn legal or marked accepted
+        r = nardy("export", "--read", txt)
+        assert r.returncode == 0, r.stderr
+        assert "%d turns" % len(turns) in r.stdout
+        assert r.stdout.strip().endswith(turns[-1]["pos"]), (r.stdout, turns[-1]["pos"])
+    assert accepted > 0, "the sample should include accepted illegal turns"
+
+
+def test_text_record_with_an_illegal_turn_is_refused(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("; nardy long-nardy record 1\n; options: -\n; first: white\n"
+                   " 1 point match\n\n Game 1\n"
+                   "  1) 65: 1/7 1/6\n")
+    r = nardy("export", "--read", str(bad))
+    assert r.returncode == 2 and "L3" in r.stderr
+
+
+@pytest.mark.parametrize("fmt,variant", [("mat", "long"), ("text", "short")])
+def test_wrong_format_for_the_game_is_a_clear_error(tmp_path, fmt, variant):
+    j = write_games(str(tmp_path), variant, 1, seed=1)[0]
+    r = nardy("export", j, "--format", fmt)
+    assert r.returncode == 2 and "use --format" in r.stderr
+
+
+def test_mat_refuses_an_accepted_illegal_turn(tmp_path):
+    j = write_games(str(tmp_path), "short", 3, seed=5, accept_illegal=0.3)
+    r = [nardy("export", p, "--format", "mat") for p in j]
+    assert any(x.returncode == 2 and "accepted" in x.stderr for x in r)
+    assert all(nardy("export", p, "--format", "json").returncode == 0 for p in j)
+
+
+def test_torn_journal_and_garbage(tmp_path):
+    j = write_games(str(tmp_path), "short", 1, seed=2)[0]
+    with open(j, "a") as f:
+        f.write('{"r": "turn", "n": 9')   # power cut in the middle of a line
+    assert nardy("export", j).returncode == 0
+    g = tmp_path / "garbage.jsonl"
+    g.write_text("hello\nworld\n")
+    r = nardy("export", str(g))
+    assert r.returncode == 2 and "not a journal" in r.stderr
