@@ -251,6 +251,10 @@ class Variant:
     # still unused is a bit mask over self._root. A step sequence is packed in one
     # small int (see _child): transposition tables map hash -> packed steps, and a
     # hit is confirmed by replaying those steps, so no bytes key is ever built.
+    #
+    # _longest, _enum, _extends and _reach each spell out the same loop over
+    # (unused die, source point) on purpose: it is the hottest code on the board, and
+    # a shared generator would allocate on every node and cost a call per child.
 
     def _setup(self, pos, root, relax=0):
         """Load a position into the search state."""
