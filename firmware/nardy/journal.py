@@ -96,52 +96,63 @@ class Journal:
         return reports
 
     def _check(self, gid):
-        """Read a game: finished?, broken?, and repair a torn last line."""
+        """Read a game: finished?, broken?, and repair a torn last line. Streams the
+        file a line at a time: a long finished game must not need its size in heap
+        at boot."""
         info = {"finished": False, "broken": None, "lines": 0}
-        good = []
-        torn = False
+        good = 0
+        bad_at = 0          # line number of an unreadable line, 0 if none so far
+        bad_why = None
+        newline_end = True
+        n = 0
         with open(self._name(gid)) as f:
-            lines = f.read().split("\n")
-        last = len(lines) - 1
-        while last >= 0 and not lines[last].strip():
-            last -= 1
-        for i in range(last + 1):
-            ln = lines[i]
-            if not ln.strip():
-                continue
-            try:
-                rec = loads(ln)
-            except ValueError as e:
-                if i == last:
-                    torn = True
-                    break
-                info["broken"] = "line %d: %s" % (i + 1, e)
-                info["finished"] = True   # never resumed, never written again
-                return info
-            if not good and rec.get("r") != "game":
-                info["broken"] = "no game line"
-                info["finished"] = True
-                return info
-            good.append(ln)
-            if rec.get("r") == "end":
-                info["finished"] = True
+            for ln in f:
+                n += 1
+                newline_end = ln.endswith("\n")
+                if not ln.strip():
+                    continue
+                if bad_at:
+                    # an unreadable line with more after it: not a torn tail
+                    info["broken"] = "line %d: %s" % (bad_at, bad_why)
+                    info["finished"] = True   # never resumed, never written again
+                    return info
+                try:
+                    rec = loads(ln)
+                except ValueError as e:
+                    bad_at = n
+                    bad_why = e
+                    continue
+                if not good and rec.get("r") != "game":
+                    info["broken"] = "no game line"
+                    info["finished"] = True
+                    return info
+                good += 1
+                if rec.get("r") == "end":
+                    info["finished"] = True
         if not good:
             info["broken"] = "empty"
             info["finished"] = True
             return info
-        info["lines"] = len(good)
-        if torn or lines[-1] != "":
+        info["lines"] = good
+        if bad_at or not newline_end:
             self._rewrite(gid, good)
-            if torn:
+            if bad_at:
                 info["torn"] = True
         return info
 
-    def _rewrite(self, gid, good):
+    def _rewrite(self, gid, keep):
+        """Keep the first ``keep`` readable lines (the torn tail goes), streaming."""
         tmp = "%s/g%05d.tmp" % (self.dir, gid)
-        with open(tmp, "w") as f:
-            for ln in good:
-                f.write(ln)
-                f.write("\n")
+        with open(self._name(gid)) as src, open(tmp, "w") as dst:
+            left = keep
+            for ln in src:
+                if left == 0:
+                    break
+                if not ln.strip():
+                    continue
+                dst.write(ln.rstrip("\n"))
+                dst.write("\n")
+                left -= 1
         os.remove(self._name(gid))
         os.rename(tmp, self._name(gid))
 

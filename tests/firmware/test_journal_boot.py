@@ -1,0 +1,70 @@
+"""Booting on a flash that holds long games: the journal is read a line at a time,
+so a finished 40 KB game costs no 40 KB of heap (this runs at 112wK too)."""
+
+import os
+import time
+
+from nardy.journal import Journal
+
+
+def _dir(tag):
+    path = "/tmp/nardy-jtest-%s-%d" % (tag, time.ticks_ms() if hasattr(time, "ticks_ms")
+                                      else int(time.time() * 1000))
+    return path
+
+
+def _write_game(path, gid, turns, end=True, tail=""):
+    try:
+        os.mkdir(path)
+    except OSError:
+        pass
+    with open("%s/g%05d.jsonl" % (path, gid), "w") as f:
+        f.write('{"r": "game", "v": 1, "variant": "long", "options": {}, '
+                '"start": "Lw-0f000000000000000000000000-0f000000000000000000000000", '
+                '"meta": {}}\n')
+        for n in range(1, turns + 1):
+            # padded roll lines: about 80 bytes each
+            f.write('{"r": "roll", "n": %d, "side": "white", "dice": [6, 5], '
+                    '"pad": "%s"}\n' % (n, "x" * 24))
+        if end:
+            f.write('{"r": "end", "winner": "white", "kind": "oin", "points": 1}\n')
+        f.write(tail)
+
+
+def _cleanup(path):
+    for n in os.listdir(path):
+        os.remove(path + "/" + n)
+    os.rmdir(path)
+
+
+def test_a_long_finished_game_boots():
+    d = _dir("big")
+    _write_game(d, 1, 500)                       # ~40 KB on flash
+    assert os.stat(d + "/g00001.jsonl")[6] > 35000
+    j = Journal(d)
+    assert j.scan() == []
+    assert j.index[1]["finished"] and j.index[1]["lines"] == 502
+    _cleanup(d)
+
+
+def test_a_torn_tail_is_cut_and_the_rest_kept():
+    d = _dir("torn")
+    _write_game(d, 2, 300, end=False, tail='{"r": "roll", "n": 301, "si')
+    j = Journal(d)
+    assert j.scan() == []
+    info = j.index[2]
+    assert info.get("torn") and info["lines"] == 301 and not info["finished"]
+    with open(d + "/g00002.jsonl") as f:
+        lines = [ln for ln in f]
+    assert len(lines) == 301 and lines[-1].endswith("\n") and '"n": 300' in lines[-1]
+    _cleanup(d)
+
+
+def test_a_bad_line_in_the_middle_is_reported_not_resumed():
+    d = _dir("bad")
+    _write_game(d, 3, 10, end=False, tail='garbage\n{"r": "roll", "n": 11}\n')
+    j = Journal(d)
+    reports = j.scan()
+    assert reports and reports[0][0] == 3 and "line 12" in reports[0][1]
+    assert j.unfinished() is None
+    _cleanup(d)
