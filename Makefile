@@ -13,6 +13,7 @@ help:
 	@echo "make sim    - the simulator on a virtual board (no hardware needed)"
 	@echo "make test   - set up .venv and run the whole suite (CPython + unix MicroPython)"
 	@echo "make bench  - print the performance figures"
+	@echo "make soak   - the long self-play and virtual-board runs (hours)"
 	@echo "make lint   - ruff"
 
 $(STAMP): pyproject.toml requirements/test.txt
@@ -38,6 +39,17 @@ bench: $(STAMP)
 
 sim: $(STAMP)
 	$(BIN)/nardy sim
+
+# The long runs (hours): self-play through the physical emulation and the tracker
+# (issue 4's 10,000 games per variant), then whole games through the virtual board.
+SOAK_GAMES ?= 10000
+SOAK_SEED ?= 1
+VBOARD_GAMES ?= 1000
+VBOARD_HEAP ?= 112wK
+soak: $(STAMP)
+	$(BIN)/nardy selfplay --variant long --games $(SOAK_GAMES) --seed $(SOAK_SEED)
+	$(BIN)/nardy selfplay --variant short --games $(SOAK_GAMES) --seed $(SOAK_SEED)
+	$(BIN)/python bench/soak.py --games $(VBOARD_GAMES) --heap $(VBOARD_HEAP) --seed $(SOAK_SEED)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -126,11 +126,10 @@ def main():
     per_game = int(os.environ.get("NARDY_BENCH_POSITIONS", "10000"))
     print("ESP32 projection: unix MicroPython time x %d\n" % PROJECT)
     rules(per_game)
-    extra = os.path.join(ROOT, "bench", "tracker_bench.py")
-    if os.path.exists(extra):
+    for extra in ("tracker_bench.py", "app_bench.py"):
         print()
         sys.stdout.flush()
-        subprocess.run([sys.executable, extra], check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", extra)], check=True)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 flow, the UI, the journal and the USB protocol.
 
 Tasks: ``scan`` (scan -> sensing -> tracker -> buttons; never waits on anything
-else), ``ui`` (OLED and LEDs, at most every 50 ms), ``usb`` (protocol lines in,
-events out). A global exception handler shows the error on the OLED, appends it
-to ``errors.log`` and reports it over USB; the scan keeps running.
+else), ``ui`` (LEDs, then the OLED: a change within 10 ms, the LED frame at least
+every 50 ms), ``usb`` (protocol lines in, assembled without waiting for the rest
+of a line on the board (nardy.lines); events out). A global exception handler
+shows the error on the OLED, appends it to ``errors.log`` and reports it over USB;
+the scan keeps running.
 """
 
 import asyncio
@@ -16,6 +18,7 @@ from nardy.calibration import load as load_calibration
 from nardy.dice import Dice
 from nardy.game import MOVE, Game
 from nardy.journal import Journal
+from nardy.lines import TOO_LONG
 from nardy.menu import Menu, defaults
 from nardy.sensing import Sensing
 from nardy.ui import draw, led_frame
@@ -140,18 +143,28 @@ class App:
     def redraw(self, force=False):
         b = self.board
         g = self.game
-        if b.display is not None and (force or g.revision != self.drawn):
-            self.drawn = g.revision
-            draw(b.display, g, self.menu, self.note)
-            b.show_display()
+        # the LEDs first: they show a lifted checker's targets; the OLED (about
+        # 25 ms over I2C on the board) after them
         bright = self.settings["brightness"]
         led_frame(self.frame, b.pinmap.led_zones, g, b.ticks_ms(), bright, b.pinmap.led_max)
         b.show_leds(self.frame)
+        if force or g.revision != self.drawn:
+            self.drawn = g.revision
+            if b.display is not None:
+                draw(b.display, g, self.menu, self.note)
+                b.show_display()
 
     async def ui_task(self):
+        """A change is drawn within 10 ms; the LED frame is also refreshed every
+        50 ms of board time (blinking)."""
+        b = self.board
+        last = b.ticks_ms()
         while True:
-            self.redraw()
-            await asyncio.sleep_ms(50)
+            now = b.ticks_ms()
+            if self.drawn != self.game.revision or (now - last) & 0x3FFFFFFF >= 50:
+                last = now
+                self.redraw()
+            await asyncio.sleep_ms(10)
 
     # -- USB --------------------------------------------------------------------------
     def handle(self, line):
@@ -225,24 +238,44 @@ class App:
                 self.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(b.display.buffer)})
         elif c == "ping":
             self.emit({"ev": "pong", "id": cmd.get("id")})
+        elif c == "mem":
+            self.emit(self.mem())
+
+    def mem(self):
+        """The heap after a collection (MicroPython); -1 where there is no such
+        figure (CPython)."""
+        import gc
+        gc.collect()
+        try:
+            free = gc.mem_free()    # pyright: ignore[reportAttributeAccessIssue]
+            alloc = gc.mem_alloc()  # pyright: ignore[reportAttributeAccessIssue]
+        except AttributeError:
+            return {"ev": "mem", "free": -1, "alloc": -1, "heap": -1}
+        return {"ev": "mem", "free": free, "alloc": alloc, "heap": free + alloc}
+
+    def line_in(self, ln):
+        """One line from the USB reader: a command, a blank line, or the marker of
+        an over-long line (``nardy.lines.TOO_LONG``)."""
+        if ln == TOO_LONG:
+            self.emit(protocol.error("line too long"))
+        elif ln.strip():
+            self.handle(ln)
 
     async def usb_task(self):
         b = self.board
         while True:
-            ln = b.readline()
+            ln = await b.read_line()
             if ln is None:
-                if b.eof:
-                    return             # the host closed the line (virtual board)
-                await asyncio.sleep_ms(5)
-                continue
-            if not ln.strip():
-                continue
-            # a ping is answered once everything before it is done (virtual time
-            # used up, buttons handled): the host's way to wait without a clock
-            if b"ping" in ln:
+                return                 # the host closed the line (virtual board)
+            self.line_in(ln)
+            if b.virtual:
+                # virtual time: the readings of a ``sense`` line are scanned for
+                # their whole ``ms`` (and a button is taken) before the next line is
+                # read, so a script sees the same thing on any machine; a ``ping``
+                # is then answered once everything before it is done
                 while not b.idle():
-                    await asyncio.sleep_ms(1)
-            self.handle(ln)
+                    self.cycle()
+                    await asyncio.sleep_ms(0)
 
     # -- errors -------------------------------------------------------------------------
     def crashed(self, exc):

@@ -1,18 +1,20 @@
 """Per-channel calibration of the hall sensors, kept as a small JSON file.
 
-Each channel has five reference levels in ADC counts: ``baseline`` (empty slot),
-``white1``/``white2`` (one / two stacked white checkers, north up: above baseline)
-and ``black1``/``black2`` (south up: below baseline), plus one ``hysteresis`` in
-counts for the whole board. Without a file every channel gets the defaults of the
-magnetic model (``magnet.default_calibration``), which is what an untouched board
-built to the reference geometry reads.
+Each channel has five levels in ADC counts, with the meaning of
+``magnet.default_calibration``: ``baseline`` (empty slot), ``white1``/``white2`` (one /
+two white checkers, north up: above baseline), ``black1``/``black2`` (south up: below
+it); the class boundaries are the midpoints of neighbouring levels, exactly as
+``magnet.classify`` draws them. One ``hysteresis`` in counts holds for the board.
+Without a file every channel gets the defaults of the magnetic model
+(``magnet.default_calibration``), which is what an untouched board built to the
+reference geometry reads.
 
 The file (``calib.json`` on the board's flash)::
 
-    {"v": 1, "n": 128, "hysteresis": 40,
-     "default": {"baseline": 2048, "white1": 2500, "white2": 2760,
-                 "black1": 1596, "black2": 1336},
-     "channels": {"17": [2031, 2483, 2743, 1579, 1319]},
+    {"v": 1, "n": 128, "hysteresis": 12,
+     "default": {"baseline": 2180, "white1": 3368, "white2": 3620,
+                 "black1": 990, "black2": 740},
+     "channels": {"17": [2163, 3351, 3603, 973, 723]},
      "dead": [42]}
 
 ``channels`` holds only the channels that differ from ``default`` (key: channel index
@@ -26,15 +28,12 @@ into an ``array('h')`` of four class boundaries per channel.
 import json
 from array import array
 
-# Boundaries between the five classes, in reading order: black2 | black1 | empty |
-# white1 | white2. Each is the midpoint of its two neighbouring levels, so the margin
-# on both sides is equal before hysteresis is added.
 LEVELS = ("baseline", "white1", "white2", "black1", "black2")
 
 # Fallback when magnet.py is unavailable (it is the single source for the model; these
 # are only here so that a damaged install still boots and shows an out-of-sync board).
-_FALLBACK = {"baseline": 2048, "white1": 2500, "white2": 2760, "black1": 1596,
-             "black2": 1336, "hysteresis": 40}
+_FALLBACK = {"baseline": 2180, "white1": 3368, "white2": 3620, "black1": 990,
+             "black2": 740, "hysteresis": 12}
 
 
 def model_defaults(slots=5):
@@ -68,6 +67,7 @@ class Calibration:
         self.dead = set()
 
     def levels(self, ch):
+        """[baseline, white1, white2, black1, black2] of one channel."""
         return self.channels.get(ch, self.default)
 
     def set_levels(self, ch, levels):
@@ -81,7 +81,7 @@ class Calibration:
         """Calibrate offsets from one (averaged) scan of the empty board.
 
         Linear hall sensors differ mostly in their zero-field output; their gain is
-        close to nominal, so every level of a channel is shifted by the same amount.
+        close to nominal, so every threshold of a channel moves with its baseline.
         Channels reading at a rail (open or shorted input) are marked dead.
         """
         b0 = self.default[0]
@@ -95,14 +95,16 @@ class Calibration:
             self.set_levels(ch, [x + d for x in self.default])
 
     def thresholds(self):
-        """Flat array('h') of 4 boundaries per channel: b2|b1, b1|0, 0|w1, w1|w2."""
+        """Flat array('h') of 4 boundaries per channel, each the lowest reading of
+        the class above it (black1, empty, white1, white2): midpoints of the levels,
+        rounded like ``magnet.classify`` (2r >= w1 + w2 is "two white", ...)."""
         t = array("h", bytes(8 * self.n))
         for ch in range(self.n):
             b, w1, w2, k1, k2 = self.levels(ch)
-            t[4 * ch] = (k2 + k1) // 2
-            t[4 * ch + 1] = (k1 + b) // 2
-            t[4 * ch + 2] = (b + w1) // 2
-            t[4 * ch + 3] = (w1 + w2) // 2
+            t[4 * ch] = (k2 + k1) // 2 + 1
+            t[4 * ch + 1] = (k1 + b) // 2 + 1
+            t[4 * ch + 2] = (b + w1 + 1) // 2
+            t[4 * ch + 3] = (w1 + w2 + 1) // 2
         return t
 
     def to_dict(self):
@@ -124,10 +126,16 @@ class Calibration:
 def from_dict(d, n=None, slots=5):
     """Build a Calibration from a parsed file; missing parts fall back to defaults."""
     n = n if n is not None else int(d.get("n", 0))
-    default = model_defaults(slots)
+    given = d.get("default", {})
+    if all(k in given for k in LEVELS):
+        # a calibrated board: no need to load and evaluate the magnetic model at
+        # boot (it costs heap and most of the boot time on the ESP32)
+        default = dict(_FALLBACK)
+    else:
+        default = model_defaults(slots)
     for k in LEVELS:
-        if k in d.get("default", {}):
-            default[k] = int(d["default"][k])
+        if k in given:
+            default[k] = int(given[k])
     c = Calibration(n, default, d.get("hysteresis"))
     for k, v in d.get("channels", {}).items():
         ch = int(k)

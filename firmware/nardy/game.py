@@ -21,7 +21,7 @@ Buttons (short / long press):
 from nardy import record
 from nardy.dice import Dice, ManualEntry
 from nardy.movesvc import variant_for
-from nardy.notation import parse_position_id
+from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
@@ -363,7 +363,9 @@ class Game:
                 self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
             elif k == "confirm":
                 self.cand_i = 0
-                self.emit({"ev": "confirm", "candidates": e[1]})
+                # the positions in the order BACK cycles them (the host can pick)
+                pids = [position_id(self.variant, c[1]) for c in t.candidates]
+                self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
         self._sync_steps()
         if t.state == DONE and t.result is not None:
             r = t.result

@@ -146,13 +146,46 @@ class Board:
 
     virtual = False
 
-    def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/"):
+    def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/", usb=None,
+                 write=None):
         self.pinmap = pinmap
         self.scanner = scanner
         self.leds = leds
         self.display = display
         self.buttons = buttons
         self.flash_dir = flash_dir
+        self.usb = usb            # nardy.lines.LineReader over the USB serial, or None
+        self.write = write        # str -> None; default: sys.stdout (the USB serial)
+        self.eof = False
+
+    def out(self, obj):
+        """One protocol event to the host, as one JSON line."""
+        import json
+        w = self.write
+        if w is None:
+            import sys
+            w = sys.stdout.write
+        w(json.dumps(obj) + "\n")
+
+    def idle(self):
+        return True               # real time: nothing queued for the scan
+
+    async def read_line(self, budget=64):
+        """The next protocol line (bytes, or ``lines.TOO_LONG``). Takes at most
+        ``budget`` bytes at a time and lets the other tasks run in between, so a
+        half-sent line never holds up the scan."""
+        import asyncio
+        u = self.usb
+        while True:
+            if u is None:
+                await asyncio.sleep_ms(100)
+                continue
+            ln = u.readline(budget)
+            if ln is not None:
+                return ln
+            u.eof = False           # the USB serial has no end; a host comes back
+            # more bytes waiting: let the scan run, then go on; else look again soon
+            await asyncio.sleep_ms(0 if u.ready() else 5)
 
     def ticks_ms(self):
         return time.ticks_ms()  # type: ignore[attr-defined]
@@ -220,4 +253,28 @@ class Board:
         else:
             pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
         buttons = PinButtons(pins, b.get("active_low", True))
-        return Board(pm, scanner, leds, display, buttons)
+        return Board(pm, scanner, leds, display, buttons, usb=usb_reader())
+
+
+def usb_reader(stream=None, max_line=4096):
+    """A LineReader on the USB serial (``sys.stdin``): bytes are taken only when a
+    zero-timeout poll says one is there, so reading never waits."""
+    import select
+    import sys
+
+    from nardy.lines import LineReader
+    s = stream or sys.stdin
+    raw = getattr(s, "buffer", s)
+    p = select.poll()
+    p.register(s, select.POLLIN)
+    ipoll = getattr(p, "ipoll", None)
+
+    if ipoll is not None:
+        def ready():
+            for _ in ipoll(0):
+                return True
+            return False
+    else:
+        def ready():
+            return bool(p.poll(0))
+    return LineReader(raw, ready, max_line)

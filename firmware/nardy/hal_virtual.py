@@ -68,6 +68,7 @@ class Board:
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
         self.eof = False
+        self._reader = None
 
     @staticmethod
     def _print(obj):
@@ -155,3 +156,23 @@ class Board:
             self.eof = True
             return None
         return ln
+
+    async def read_line(self):
+        """The next line from stdin, or None at the end of input. Waits on the
+        file descriptor in the asyncio loop (no polling interval: a scripted host
+        gets its replies as fast as the firmware makes them)."""
+        import asyncio
+        if self._reader is None:
+            self._reader = asyncio.StreamReader(sys.stdin.buffer)
+        while not self.eof:
+            try:
+                ln = await self._reader.readline()
+            except OSError:
+                # a pty with nobody on the other side (the cable is out): wait
+                await asyncio.sleep_ms(50)
+                continue
+            if not ln:
+                self.eof = True
+                return None
+            return ln
+        return None

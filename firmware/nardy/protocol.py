@@ -10,7 +10,7 @@ import json
 
 MAX_LINE = 4096
 COMMANDS = ("hello", "dump", "log", "confirm", "new", "set", "sense", "button", "roll",
-            "ping", "oled")
+            "ping", "oled", "mem")
 BUTTONS = ("ok", "back", "menu")
 PRESSES = ("short", "long")
 

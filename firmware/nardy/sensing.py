@@ -134,11 +134,16 @@ class Sensing:
         self.conf_w = bytearray(NZONES)   # 2 seen, 1 by conservation, 0 lower bound
         self.conf_b = bytearray(NZONES)
         self.seq = 0            # bumps whenever the observation changes
+        self.pending = 0        # channels whose latest class is not debounced yet
+        self.max_wait_ms = 4 * stable_ms
+        self._news = False
+        self._news_t = 0
         self.moved = 0          # ticks of the last change of any pending class
         self.reset()
 
     def reset(self):
         """Forget all classes: the next scans classify every channel afresh."""
+        self.pending = 0
         for i in range(self.n):
             self._pend[i] = C_UNKNOWN
             self._stab[i] = C_UNKNOWN
@@ -167,6 +172,10 @@ class Sensing:
                     same[i] = s
                     if s == lim:
                         # Frozen: blind the slot until the reading moves again.
+                        if self._pend[i] == self._stab[i]:
+                            self.pending += 1
+                        elif self._stab[i] == C_UNKNOWN:
+                            self.pending -= 1
                         self._pend[i] = C_UNKNOWN
                         self._since[i] = now
                         self._lo[i] = r
@@ -218,16 +227,38 @@ class Sensing:
                     lo[i] = t[k + c - 1] - h if c else _LO_INF
                     hi[i] = t[k + c] + h if c < C_WHITE2 else _HI_INF
                 if c != pend[i]:
+                    if pend[i] == stab[i]:
+                        self.pending += 1
+                    elif c == stab[i]:
+                        self.pending -= 1    # a spike that went away
                     pend[i] = c
                     since[i] = now
                     self.moved = now
             if pend[i] != stab[i] and ((now - since[i]) & _TICKS_MASK) >= hold:
                 stab[i] = pend[i]
+                self.pending -= 1
                 zdirty[zone[i]] = 1
                 changed = 1
         if changed:
-            return self._aggregate()
+            n = self._aggregate()
+            if n:
+                self._news = True
+                self._news_t = now
+            return n
         return 0
+
+    def ready(self, now):
+        """True once per new observation, when it is whole: every channel settled
+        (slots debounce one by one, so a checker moved between two points shows up
+        at both within a few scans), or the news waited ``max_wait_ms`` (a slot
+        flickering at a threshold must not hold the tracker back)."""
+        if not self._news:
+            return False
+        if self.pending > 0 and (((now & _TICKS_MASK) - self._news_t) & _TICKS_MASK
+                                 < self.max_wait_ms):
+            return False
+        self._news = False
+        return True
 
     def _aggregate(self):
         st = self.layout.start

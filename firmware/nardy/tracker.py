@@ -23,8 +23,18 @@ them (what was just lifted is in the hand, not hidden on a full stack). Candidat
 best first: fewer checkers in the hand; sources that were seen lifted (order of
 events); the current partial turn, then taking steps back (undo), then new steps
 (searched with the engine's ``next_steps``, only from zones where checkers went
-missing). No legal candidate: one checker of the mover moved somewhere else is an
-illegal step (the engine says which rule); otherwise the board is out of sync.
+missing). No legal candidate: in short nardy, a blot already put on the bar before
+the hitting checker moved is a hit being prepared; else one checker of the mover moved
+somewhere else is an illegal step, warned at once (the engine says which rule);
+otherwise the board is out of sync until it matches again. Several best candidates
+with different positions are all kept (hypotheses) and narrowed by what follows; if
+the turn ends with more than one, the UI asks (CONFIRM, ``confirm(i)``).
+
+Steps nobody can see (between full stacks, into a full tray, onto a blind slot) are
+looked for when the mover ends the turn: a checker still "in the hand" may have gone
+there, and a turn that looks short may have been completed there; a choice between
+such explanations is asked, never guessed. The turn ends by itself only when the
+engine says no step is left and the board has been still for ``auto_end_ms``.
 
 Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
@@ -51,6 +61,15 @@ STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done"
 
 _NOPATH = const(255)
 _MAX_HYPS = const(6)
+
+
+class _Obs:
+    """Scratch observation (same fields as Sensing's)."""
+
+    def __init__(self):
+        self.vis_w = bytearray(NZONES)
+        self.vis_b = bytearray(NZONES)
+        self.open_ = bytearray(NZONES)
 
 
 class Tracker:
@@ -84,6 +103,11 @@ class Tracker:
         self._prev = (bytearray(NZONES), bytearray(NZONES))
         self._fresh = (bytearray(NZONES), bytearray(NZONES))
         self._fresh_n = 0
+        self._ce = (bytearray(NZONES), bytearray(NZONES))   # the current partial turn
+        self._exm = bytearray(NZONES)                         # mover's excess per zone
+        self._patch = _Obs()
+        self._fitted = None       # the position _miss was last computed for
+        self._fitted_obs = None
         self.events = []
         self.state = DONE
         self.result = None
@@ -94,6 +118,13 @@ class Tracker:
         self.pos0 = pos.copy()
         self.dice = tuple(dice)
         self.mover = pos.turn
+        a, b = self.dice
+        if a == b:
+            self._dists = (a, 2 * a, 3 * a, 4 * a)
+            self._nsteps = 4
+        else:
+            self._dists = (a, b, a + b)
+            self._nsteps = 2
         self.hyps = [((), [self.pos0], ())]
         self._next_cache = {}
         self._targ_cache = {}
@@ -106,8 +137,10 @@ class Tracker:
         self.diff_i = 0
         self.candidates = []
         self.result = None
-        self.accepted = False
-        self._pending_sources = None
+        self._confirmed = False
+        self._hidden_tried = False
+        # Ask the engine now, once: the lift path and tick() then only look it up.
+        self._next(())
         if obs is not None:
             self._remember(obs)
             self.update(obs)
@@ -138,24 +171,37 @@ class Tracker:
                     e[zt[k]] += n
 
     def _fit(self, pos, obs):
-        """(excess, missing, covers_fresh) of ``pos`` against the observation."""
+        """(excess, missing, covers_fresh, excess_elsewhere) of ``pos`` against the
+        observation; ``excess_elsewhere`` counts what more steps of the mover cannot
+        fix (the opponent's checkers seen where they are not, except on the bar)."""
         self._expect(pos)
+        self._fitted = pos
+        self._fitted_obs = obs
         op = obs.open_
         cap = self.cap
         ex = 0
         de = 0
+        fixed = 0
         cov = True
+        mover = self.mover
         for c in (WHITE, BLACK):
             e = self._e[c]
             vis = obs.vis_w if c == WHITE else obs.vis_b
             miss = self._miss[c]
             fresh = self._fresh[c]
+            exm = self._exm
             for z in range(1, NZONES):
                 n = e[z]
                 s = vis[z]
                 m = 0
+                if c == mover:
+                    exm[z] = 0
                 if s > n:
                     ex += s - n
+                    if c == mover:
+                        exm[z] = s - n
+                    elif z != ZONE_BAR:
+                        fixed += s - n
                 elif s < n:
                     k = cap[z]
                     if op[z] & BLIND:
@@ -166,15 +212,42 @@ class Tracker:
                         m = k - s
                 de += m
                 miss[z] = m
-                if fresh[z] > m:
+                if fresh[z] > m and n < self._ce[c][z]:
+                    # it explains a checker that just vanished as moved away unseen;
+                    # no: what was just lifted is in the hand
                     cov = False
-        return ex, de, cov
+        return ex, de, cov, fixed
+
+    def _reachable(self, srcs, left):
+        """Can ``left`` more steps from ``srcs`` bring a checker to every zone where
+        more of the mover's checkers show than expected (after the last _fit)?"""
+        exm = self._exm
+        pp = self._pp[self.mover]
+        need = 0
+        for z in range(1, NZONES):
+            k = exm[z]
+            if not k:
+                continue
+            need += k
+            t = pp[z]
+            ok = False
+            for f in srcs:
+                d = t - f
+                if d > 0 and (t == 25 or d in self._dists):
+                    ok = True
+                    break
+            if not ok:
+                return False
+        return need <= left
 
     def _ok(self, fit):
         return fit[0] == 0 and fit[1] <= self.max_hand and fit[2]
 
     def _remember(self, obs):
+        """Note what vanished in this change. Only a change that removed checkers and
+        added none is a lift; one that also added some is a move (fast hands)."""
         n = 0
+        grew = False
         for c in (WHITE, BLACK):
             vis = obs.vis_w if c == WHITE else obs.vis_b
             prev = self._prev[c]
@@ -186,8 +259,12 @@ class Tracker:
                     n += d
                 else:
                     fresh[z] = 0
+                    if d < 0:
+                        grew = True
                 prev[z] = vis[z]
         self._fresh_n = n
+        if grew and n:
+            self._clear_fresh()
 
     def _clear_fresh(self):
         for c in (WHITE, BLACK):
@@ -245,16 +322,16 @@ class Tracker:
             dests.append(t)
         return pen
 
-    def _search(self, hyp, obs, out):
+    def _search(self, hyp, obs, out, hidden=False):
         """Legal continuations of ``hyp`` that fit: appended to ``out``."""
         played, chain, flags = hyp
         srcs = self._sources(chain[-1], obs)
         if not srcs:
             return
         budget = [self.max_nodes]
-        self._dfs(played, chain, flags, srcs, obs, out, budget, 0)
+        self._dfs(played, chain, flags, srcs, obs, out, budget, 0, hidden)
 
-    def _dfs(self, played, chain, flags, srcs, obs, out, budget, depth):
+    def _dfs(self, played, chain, flags, srcs, obs, out, budget, depth, hidden):
         pos = chain[-1]
         for step in self._next(played):
             f = step[0]
@@ -271,17 +348,29 @@ class Tracker:
                 new = pl2[-(depth + 1):]
                 out.append((fit[1], self._penalty(new), 2, depth + 1, (pl2, ch2, flags + (0,))))
             t = step[1]
-            if t != 25:
-                self._dfs(pl2, ch2, flags + (0,), srcs + [t], obs, out, budget, depth + 1)
+            if fit[3]:
+                continue      # the opponent's checkers are off: no step of ours fixes it
+            if fit[0] == 0 and fit[1] == 0 and not hidden:
+                continue      # all explained; more steps would have to be invisible
+            left = self._nsteps - len(pl2)
+            nsrcs = srcs if t == 25 else srcs + [t]
+            if left <= 0 or not self._reachable(nsrcs, left):
+                continue
+            self._dfs(pl2, ch2, flags + (0,), nsrcs, obs, out, budget, depth + 1, hidden)
 
-    def _candidates(self, obs, deep=True):
+    def _candidates(self, obs, deep=True, hidden=False):
+        """Every fitting candidate as (in_hand, penalty, kind, nsteps, hyp); kind 0 =
+        the partial turn as it is, 1 = steps taken back, 2 = new steps, 3 = back and
+        new. ``hidden`` also searches when nothing changed in view (steps between
+        zones that cannot show them)."""
         out = []
         for hyp in self.hyps:
             played, chain, flags = hyp
             fit = self._fit(chain[-1], obs)
             if self._ok(fit):
                 out.append((fit[1], 0, 0, 0, hyp))
-                if (len(self.hyps) == 1 and fit[1] == self._fresh_n) or not deep:
+                if not deep or (len(self.hyps) == 1 and fit[1] == self._fresh_n
+                                and not hidden):
                     # nothing can keep fewer in the hand: skip the search (the lift
                     # path, which must be fast)
                     continue
@@ -291,9 +380,7 @@ class Tracker:
                     back = len(chain) - 1 - i
                     out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
-                self._search(hyp, obs, out)
-            if deep and self.v.HITS:
-                self._hit_prep(hyp, obs, out)
+                self._search(hyp, obs, out, hidden)
         if deep and not out:
             # take steps back and play on in one go (fast hands)
             for hyp in self.hyps:
@@ -308,62 +395,77 @@ class Tracker:
                         out[j] = (c[0], c[1], 3, c[3], c[4])
         return out
 
-    def _hit_prep(self, hyp, obs, out):
-        """Short nardy: the blot was put on the bar before the hitting checker moved.
-        Fits as the current partial turn with that blot already on the bar."""
-        played, chain, flags = hyp
-        pos = chain[-1]
+    def _blots_gone(self, obs):
+        """Short nardy: zones where a blot of the opponent (in the current partial
+        turn) is gone, when the opponent's bar shows at least as many more."""
+        if not self.v.HITS:
+            return ()
         opp = 1 - self.mover
         vis = obs.vis_w if opp == WHITE else obs.vis_b
-        b = pos.board
-        o = 26 * opp
-        moved = None
-        for k in range(1, 25):
-            if b[o + k] == 1 and vis[self._zt[opp][k]] == 0:
-                if moved is not None:
-                    return
-                moved = k
-        if moved is None:
-            return
-        p2 = pos.copy()
-        p2.board[o + moved] = 0
-        p2.board[o] += 1
-        fit = self._fit(p2, obs)
-        if self._ok(fit):
-            # Not a commit: the partial turn stays as it is until the step shows.
-            out.append((fit[1] + 1, 0, 4, 0, hyp))
+        e = self._ce[opp]
+        gone = [z for z in range(1, 25) if e[z] == 1 and vis[z] == 0]
+        if not gone or vis[ZONE_BAR] <= e[ZONE_BAR]:
+            return ()
+        return gone
 
-    def _illegal(self, obs):
-        """One checker of the mover moved anywhere (a free relocation) that fits."""
-        c = self.mover
+    def _hit_prep(self, obs, restore):
+        """The observation with the blots of ``restore`` back in place of the bar (a
+        scratch copy): a blot put on the bar before the checker that hits it moved.
+        What fits it is a hit being prepared: steps played so far are taken, the
+        rest waits."""
+        opp = 1 - self.mover
+        p = self._patch
+        p.vis_w[:] = obs.vis_w
+        p.vis_b[:] = obs.vis_b
+        p.open_[:] = obs.open_
+        pv = p.vis_w if opp == WHITE else p.vis_b
+        if pv[ZONE_BAR] < len(restore):
+            return None
+        for z in restore:
+            pv[z] = 1
+        pv[ZONE_BAR] -= len(restore)
+        return p
+
+    def _illegal(self, obs, hidden=False):
+        """One checker of the mover moved anywhere (a free relocation) that fits;
+        ``hidden`` also lets it land where it cannot be seen (full stack or tray).
+        Tried from the partial turn and with its last steps taken back (a step that
+        looked like a hidden one, e.g. into a full tray, may not have been)."""
         best = None
-        for hyp in self.hyps:
-            played, chain, flags = hyp
-            pos = chain[-1]
-            self._expect(pos)
-            e = self._e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            pp = self._pp[c]
-            srcs = []
-            dsts = []
-            for z in range(1, NZONES):
-                p = pp[z]
-                if p == _NOPATH:
+        for h in self.hyps:
+            for back in range(min(3, len(h[1]))):
+                n0 = len(h[1]) - back
+                hyp = (h[0][:n0 - 1], h[1][:n0], h[2][:n0 - 1])
+                best = self._relocations(hyp, obs, hidden, back, best)
+        return best
+
+    def _relocations(self, hyp, obs, hidden, back, best):
+        c = self.mover
+        pos = hyp[1][-1]
+        self._expect(pos)
+        e = self._e[c]
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        pp = self._pp[c]
+        srcs = []
+        dsts = []
+        for z in range(1, NZONES):
+            p = pp[z]
+            if p == _NOPATH:
+                continue
+            n = e[z]
+            unseen = n >= self.cap[z] or obs.open_[z] & BLIND
+            if n and p != 25 and (vis[z] < n or unseen):
+                srcs.append(p)
+            if p != 0 and (vis[z] > n or (hidden and unseen)):
+                dsts.append(p)
+        for f in srcs:
+            for t in dsts:
+                if f == t:
                     continue
-                n = e[z]
-                if n and p != 25 and (vis[z] < n or n >= self.cap[z]
-                                      or obs.open_[z] & BLIND):
-                    srcs.append(p)
-                if vis[z] > n and p != 0:
-                    dsts.append(p)
-            for f in srcs:
-                for t in dsts:
-                    if f == t:
-                        continue
-                    p2 = self.v.apply_step(pos, (f, t))
-                    fit = self._fit(p2, obs)
-                    if self._ok(fit) and (best is None or fit[1] < best[0]):
-                        best = (fit[1], hyp, (f, t), p2)
+                p2 = self.v.apply_step(pos, (f, t))
+                fit = self._fit(p2, obs)
+                if self._ok(fit) and (best is None or (fit[1], back) < best[4]):
+                    best = (fit[1], hyp, (f, t), p2, (fit[1], back))
         return best
 
     # -- the main entry ---------------------------------------------------------------------
@@ -371,33 +473,58 @@ class Tracker:
         """Take a changed observation (``Sensing`` or anything with vis_w, vis_b,
         open_ arrays indexed by zone). Returns the state."""
         self._remember(obs)
+        self._hidden_tried = False
         if self.state == DONE:
             return self.state
+        self._expect(self.hyps[0][1][-1])
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
         if self.state == CONFIRM:
             self.candidates = []
         cands = self._candidates(obs)
         if cands:
             self._choose(cands, obs)
             return self.state
+        gone = self._blots_gone(obs)
+        # one blot at a time first: another may have been hit by a step already made
+        tries = [[z] for z in gone]
+        if len(gone) > 1:
+            tries.append(gone)
+        for restore in tries:
+            prep = self._hit_prep(obs, restore)
+            if prep is None:
+                continue
+            cands = self._candidates(prep)
+            if cands:
+                self._choose(cands, prep)
+                self.state = LIFTED
+                return self.state
         bad = self._illegal(obs)
         if bad is not None:
-            de, hyp, step, p2 = bad
-            played, chain, flags = hyp
-            first = not any(flags)
-            self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
-            self.events.append(("step", step))
-            self.state = ILLEGAL
-            if first:
-                rule = self.v.step_error(self.pos0, self.dice, played, step)
-                if rule is None:
-                    rule = ("C3", "not a legal move")
-                zones = (self._zt[self.mover][step[0]], self._zt[self.mover][step[1]])
-                self.warning = (rule[0], rule[1], zones)
-                self.events.append(("warn", rule[0], rule[1], zones))
-            self._in_hand(obs, de)
+            self._take_illegal(bad, obs)
             return self.state
         self._out_of_sync(obs)
         return self.state
+
+    def _take_illegal(self, bad, obs):
+        de, hyp, step, p2, _ = bad
+        played, chain, flags = hyp
+        first = not any(flags)
+        if self.state == SYNC:
+            self.events.append(("resync",))
+            self.diffs = []
+        old = self.hyps[0][0]
+        self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
+        self._emit_diff(old, self.hyps[0][0])
+        self.state = ILLEGAL
+        if first:
+            rule = self.v.step_error(self.pos0, self.dice, played, step)
+            if rule is None:
+                rule = ("C3", "not a legal move")
+            zones = (self._zt[self.mover][step[0]], self._zt[self.mover][step[1]])
+            self.warning = (rule[0], rule[1], zones)
+            self.events.append(("warn", rule[0], rule[1], zones))
+        self._in_hand(obs, de)
 
     def _choose(self, cands, obs):
         cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
@@ -423,7 +550,6 @@ class Tracker:
         if was_sync:
             self.events.append(("resync",))
             self.diffs = []
-        self._fit(hyps[0][1][-1], obs)
         self._in_hand(obs, top[0])
         if any(hyps[0][2]):
             self.state = ILLEGAL
@@ -451,7 +577,9 @@ class Tracker:
         lifted = []
         c = self.mover
         if de:
-            self._fit(self.hyps[0][1][-1], obs)
+            pos = self.hyps[0][1][-1]
+            if self._fitted is not pos or self._fitted_obs is not obs:
+                self._fit(pos, obs)
             for col in (WHITE, BLACK):
                 miss = self._miss[col]
                 for z in range(1, NZONES):
@@ -523,14 +651,20 @@ class Tracker:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][0])):
                 self.end_turn(obs)
-        elif st == LIFTED and still_ms >= self.hidden_end_ms and self._fresh_n == 0:
+        elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
+              and self._fresh_n == 0):
             # Still "in the hand" for long: the checker may be on a full stack or a
-            # full tray. If that makes the turn complete, take it.
+            # full tray. If that makes the turn complete, take it (asked once per
+            # observation: the search is not for every cycle).
+            self._hidden_tried = True
             self._hidden(obs, auto=True)
 
     def _hidden(self, obs, auto):
         self._clear_fresh()
-        cands = self._candidates(obs)
+        self._expect(self.hyps[0][1][-1])
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
+        cands = self._candidates(obs, hidden=True)
         cands = [c for c in cands if c[0] == 0]
         if not cands:
             return False
@@ -552,10 +686,36 @@ class Tracker:
             return True
         if st == SYNC:
             return False
+        if st == ILLEGAL and self.lifted and obs is not None:
+            # in the hand, or back on a stack that cannot show it (taken back)?
+            self._hidden(obs, auto=False)
+            st = self.state
         if st == LIFTED and obs is not None and not self._hidden(obs, auto=False):
-            return False
+            # no legal step explains where the checker went: an illegal one may
+            bad = self._illegal(obs, hidden=True)
+            if bad is None or bad[0]:
+                return False
+            self._take_illegal(bad, obs)
         if self.state == LIFTED:
             return False
+        if (obs is not None and len(self.hyps) == 1 and not self._confirmed
+                and not any(self.hyps[0][2]) and self._next(self.hyps[0][0])):
+            # The turn looks short, but steps between zones that cannot show them
+            # (full stacks, a full tray) would complete it: ask which.
+            self._clear_fresh()
+            done = []
+            keys = []
+            cands = self._candidates(obs, hidden=True)
+            # complete turns first, then partial ones (a single unseen step)
+            cands.sort(key=lambda c: (1 if self._next(c[4][0]) else 0, c[3]))
+            for c in cands:
+                h = c[4]
+                k = h[1][-1].key()
+                if c[0] == 0 and c[2] >= 2 and k not in keys:
+                    keys.append(k)
+                    done.append(h)
+            if done:
+                self.hyps = done[:_MAX_HYPS - 1] + self.hyps
         if len(self.hyps) > 1:
             self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
             self.state = CONFIRM
@@ -581,7 +741,10 @@ class Tracker:
         self._emit_diff(old, self.hyps[0][0])
         self.candidates = []
         self.state = IDLE
-        return self.end_turn()
+        self._confirmed = True     # the mover said what was played: no new question
+        r = self.end_turn()
+        self._confirmed = False
+        return r
 
     def accept(self, obs=None):
         """The opponent accepts the turn as played (seed 001 §3.4)."""

@@ -5,7 +5,8 @@ import importlib
 import sys
 
 # Modules under nardy_host that add a sub-command (each has register(subparsers)).
-COMMANDS = ["moves", "sim"]
+COMMANDS = ["moves", "sim", "selfplay", "export", "log", "flash", "deploy", "calibrate",
+            "script", "live"]
 
 
 def build_parser():

@@ -1,9 +1,13 @@
-"""``nardy sim``: play on the real rules engine without hardware.
+"""``nardy sim``: the board in the browser, or (``--text``) on the rules engine alone.
 
-For now a text-mode board in the terminal: the engine rolls, you type each turn in
+By default the real firmware runs on unix MicroPython (the virtual board) behind a
+web server on 127.0.0.1 and the browser shows the board: drag checkers (or click
+to lift, click to place), press the buttons, watch the LEDs and the OLED
+(``nardy_host.simweb``).
+
+``--text``: a text-mode board in the terminal: the engine rolls, you type each turn in
 the board's notation, and an illegal turn is refused with the RULES.md id and reason
-(or accepted as played, seed 001 §3.4, when you type ``accept``). The browser
-simulator that runs the whole firmware on a virtual board replaces this view.
+(or accepted as played, seed 001 §3.4, when you type ``accept``).
 """
 
 import random
@@ -18,13 +22,34 @@ HELP = ("type a turn (%s), 'moves' to list the legal turns, 'accept' to accept t
 
 
 def register(sub):
-    p = sub.add_parser("sim", help="play on the rules engine (text board, no hardware)",
-                       description=__doc__)
-    p.add_argument("--variant", choices=("long", "short"), default="long")
-    p.add_argument("--match", type=int, default=1, metavar="N", help="match length")
-    p.add_argument("--seed", type=int, default=None, help="dice seed (reproducible games)")
-    p.add_argument("--option", action="append", default=[], metavar="NAME")
-    p.set_defaults(func=run)
+    p = sub.add_parser("sim", help="the board in the browser (the real firmware, no "
+                                   "hardware); --text: a text board on the rules engine",
+                       description=__doc__,
+                       formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("--text", action="store_true",
+                   help="the text-mode board in the terminal instead of the browser")
+    p.add_argument("--port", dest="http_port", type=int, default=0, metavar="N",
+                   help="web server port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    p.add_argument("--data", metavar="DIR",
+                   help="the virtual board's flash directory (default: a temporary one)")
+    p.add_argument("--noise", dest="noise_counts", type=float, default=0.0,
+                   metavar="COUNTS", help="ADC noise of the emulated sensors (default 0)")
+    p.add_argument("--variant", choices=("long", "short"), default="long",
+                   help="--text: the variant")
+    p.add_argument("--match", type=int, default=1, metavar="N", help="--text: match length")
+    p.add_argument("--seed", type=int, default=None,
+                   help="--text: dice seed (reproducible games)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME",
+                   help="--text: a RULES.md option")
+    p.set_defaults(func=dispatch)
+
+
+def dispatch(args):
+    if args.text:
+        return run(args)
+    from nardy_host import simweb
+    return simweb.run_sim(args)
 
 
 def board_text(v, pos):

@@ -109,7 +109,7 @@ def test_sim_refuses_an_illegal_turn_with_its_rule_and_can_accept_it():
     seed = next(s for s in range(100) if len(set(_first_dice(s))) == 2)
     a, b = _first_dice(seed)
     script = "1/%d 1/%d\naccept\nquit\n" % (1 + a, 1 + b)
-    r = run(["sim", "--variant", "long", "--seed", str(seed)], script)
+    r = run(["sim", "--text", "--variant", "long", "--seed", str(seed)], script)
     assert r.returncode == 0, r.stderr
     assert "dice %d-%d" % (a, b) in r.stdout
     assert "illegal (L3): only one checker may leave the head" in r.stdout

@@ -1,0 +1,162 @@
+"""The app's timings inside unix MicroPython (run by bench/app_bench.py).
+
+    micropython -X heapsize=112wK bench/app_bench_mp.py LIBDIR PINMAP DATADIR
+
+Prints one JSON line of microseconds: boot (imports, App(), boot() on an empty
+flash), resume (App() + boot() replaying an unfinished game), the steady-state
+cycle (App.cycle: scan, sensing, tracker, buttons; 128 channels), the UI pass
+(LED frame + OLED when nothing changed), and lift -> targets: the cycle whose scan
+shows the lift to the tracker, plus the LED frame that lights the targets.
+"""
+
+import sys
+import time
+
+t_start = time.ticks_us()
+sys.path.insert(0, sys.argv[1])
+
+from nardy.app import App  # noqa: E402
+from nardy.game import MOVE, zone_of  # noqa: E402
+from nardy.hal_virtual import Board  # noqa: E402
+from nardy.rules import BLACK, WHITE  # noqa: E402
+
+t_imported = time.ticks_us()
+
+LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}   # as tests/host/vboard.py
+
+
+def readings(layout, variant, pos, hand=None):
+    counts = {}
+    for c in (WHITE, BLACK):
+        for k in range(26):
+            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
+            if n > 0:
+                z = zone_of(variant, c, k)
+                counts[(z, c)] = counts.get((z, c), 0) + n
+    raw = [LEVEL[0]] * layout.n
+    for (z, c), n in counts.items():
+        size = layout.size(z)
+        if z == 25:
+            half = size // 2
+            slots = list(range(half)) if c == WHITE else list(range(half, size))
+        else:
+            slots = list(range(size))
+        lv = [0] * len(slots)
+        for i in range(n):
+            lv[i % len(slots)] += 1 if i < 2 * len(slots) else 0
+        sign = 1 if c == WHITE else -1
+        for i in range(len(slots)):
+            if lv[i]:
+                raw[layout.start[z] + slots[i]] = LEVEL[sign * min(lv[i], 2)]
+    return raw
+
+
+def sink(obj):
+    pass
+
+
+def settle(app, b):
+    while not b.idle():
+        app.cycle()
+
+
+def main(pinmap, data):
+    b = Board(pinmap, data, out=sink)
+    app = App(b, data)
+    app.boot()
+    boot = time.ticks_diff(time.ticks_us(), t_start)
+    # short nardy: its start has no stack too high for the slots to show a lift
+    app.handle(b'{"cmd": "new", "variant": "short", "match": 1}')
+    g = app.game
+    lay = app.layout
+    start = readings(lay, g.variant, g.pos)
+    b.sense(start, 400)
+    settle(app, b)
+    app.button("ok", "short")            # opening roll
+    while g.phase != MOVE:
+        app.button("ok", "short")        # roll (a pass rolls again for the other side)
+    v = g.variant
+    pos = g.pos
+    f = None
+    for steps, _ in v.legal_turns(pos, g.dice):
+        if pos.count(pos.turn, steps[0][0]) <= 10:
+            f = steps[0][0]
+            break
+    lifted = readings(lay, v, pos, hand=(pos.turn, f))
+    # steady state: the same readings, nothing happening
+    b.sense(start, 10 ** 8)
+    for _ in range(50):
+        app.cycle()
+    n = 500
+    worst = 0
+    t0 = time.ticks_us()
+    for _ in range(n):
+        t1 = time.ticks_us()
+        app.cycle()
+        d = time.ticks_diff(time.ticks_us(), t1)
+        if d > worst:
+            worst = d
+    cycle = time.ticks_diff(time.ticks_us(), t0) / n
+    import gc
+    gc.collect()
+    t0 = time.ticks_us()
+    gc.collect()
+    gc_us = time.ticks_diff(time.ticks_us(), t0)
+    gc.disable()
+    a0 = gc.mem_alloc()
+    for _ in range(n):
+        app.cycle()
+    alloc = (gc.mem_alloc() - a0) / n
+    gc.enable()
+    gc.collect()
+    worst_nogc = 0
+    for _ in range(n):
+        gc.collect()           # a collection never lands inside the timed cycle
+        t1 = time.ticks_us()
+        app.cycle()
+        d = time.ticks_diff(time.ticks_us(), t1)
+        if d > worst_nogc:
+            worst_nogc = d
+    t0 = time.ticks_us()
+    for _ in range(100):
+        app.redraw()
+    ui = time.ticks_diff(time.ticks_us(), t0) / 100
+    out = {"boot_us": boot, "import_us": time.ticks_diff(t_imported, t_start),
+           "cycle_us": cycle, "cycle_max_us": worst, "ui_us": ui, "channels": lay.n,
+           "gc_us": gc_us, "cycle_alloc_bytes": alloc, "cycle_max_nogc_us": worst_nogc}
+    # lift -> targets, twice: the first lift of the turn, then again after putting
+    # the checker back
+    for name in ("lift_cold", "lift_warm"):
+        b.sense(lifted, 10 ** 8)
+        scans = 0
+        while True:
+            t1 = time.ticks_us()
+            app.cycle()
+            seen = len(g.tracker.targets) > 0
+            if seen:
+                app.redraw()
+            d = time.ticks_diff(time.ticks_us(), t1)
+            scans += 1
+            if seen or scans > 100:
+                break
+        if not seen:
+            raise SystemExit("no targets after a lift")
+        out[name + "_us"] = d
+        out[name + "_scans"] = scans
+        b.sense(start, 10 ** 8)
+        for _ in range(20):
+            app.cycle()
+        b.budget = 0
+    # resume: a new App on the same flash replays the unfinished game
+    app.journal.close()
+    t0 = time.ticks_us()
+    app2 = App(Board(pinmap, data, out=sink), data)
+    app2.boot()
+    out["resume_us"] = time.ticks_diff(time.ticks_us(), t0)
+    out["resume_phase"] = app2.game.phase
+    gc.collect()
+    out["free_after"] = gc.mem_free()
+    print(__import__("json").dumps(out))
+
+
+main(sys.argv[2], sys.argv[3])

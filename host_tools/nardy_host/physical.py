@@ -1,0 +1,456 @@
+"""Physical emulation: checkers with magnets on a board of hall sensors, and hands.
+
+``PhysBoard`` keeps where every checker physically lies (zone, slot, stacking level)
+and renders the 128 raw ADC readings through the magnetic model of
+``nardy.magnet`` (field of each disc magnet at each sensor, crosstalk from every
+slot around, sensor offsets, ADC noise, dead or stuck channels). ``Hands`` turns a
+logical step into what a player's hands do over time: lift the outermost checker,
+carry or slide it, put it at the end of the row or on top, fast moves between two
+scans, two checkers lifted together, hits in either order, a knocked-over checker
+put back. ``Rig`` runs the real firmware pipeline (``Sensing`` then ``Tracker``) on
+those readings, scan by scan.
+
+Host-side (CPython): it uses ``random`` and floats freely.
+"""
+
+import math
+import random
+
+from nardy.calibration import Calibration, model_defaults
+from nardy.magnet import MagnetModel
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout, Sensing
+from nardy.tracker import Tracker
+
+# Checkers a hand puts slightly off the slot centre (mm); the model's thresholds allow
+# for placement_tol_mm (1 mm).
+_JITTER = ((0.0, 0.0), (0.8, 0.0), (-0.8, 0.0), (0.0, 0.8), (0.0, -0.8))
+
+
+def zone_name(z):
+    if z == ZONE_BAR:
+        return "bar"
+    if z == ZONE_OFF_W:
+        return "off_white"
+    if z == ZONE_OFF_B:
+        return "off_black"
+    return z
+
+
+class PhysBoard:
+    def __init__(self, layout, model=None, noise=0.0, rng=None, offset_sd=0.0):
+        self.layout = layout
+        self.model = model or MagnetModel(slots=layout.slots)
+        self.noise = float(noise)
+        self.rng = rng or random.Random(0)
+        n = layout.n
+        self.xy = []
+        for ch in range(n):
+            z = layout.zone[ch]
+            slot = ch - layout.start[z] + 1
+            self.xy.append(self.model.slot_xy(zone_name(z), slot))
+        # Sensor zero-field offsets: real parts differ by tens of counts; the board's
+        # calibration (empty board) measures them.
+        self.offset = [self.rng.gauss(0.0, offset_sd) if offset_sd else 0.0
+                       for _ in range(n)]
+        self.base = self.model.baseline()
+        self.stacks = [[[] for _ in range(layout.size(z))] if z else []
+                       for z in range(NZONES)]
+        self.field = [0.0] * n          # mT at each sensor from checkers on slots
+        self.loose = {}                 # id -> (x, y, level, polarity): sliding, fallen
+        self.faults = {}                # channel -> fixed reading (dead or stuck)
+        self._cache = {}
+        self._jit = {}
+        self.raw = [0] * n
+        self._clean = None      # noiseless readings, recomputed when a magnet moves
+        # Gaussian ADC noise drawn once; each scan reads it from a random offset
+        # (drawing 128 fresh samples per scan made self-play five times slower).
+        self._noise = [self.rng.gauss(0.0, 1.0) for _ in range(1 << 14)]
+
+    # -- magnet contributions ------------------------------------------------------------
+    def _contrib(self, x, y, level, pol):
+        """[(channel, mT)] of one magnet at (x, y) and stacking level."""
+        m = self.model
+        h = m.magnet_height_mm(level)
+        out = []
+        for ch in range(self.layout.n):
+            sx, sy = self.xy[ch]
+            dx = sx - x
+            dy = sy - y
+            if dx * dx + dy * dy > 110.0 * 110.0:
+                continue
+            b = pol * m.field_mT(dx, dy, h)
+            if abs(b) > 0.005:
+                out.append((ch, b))
+        return out
+
+    def _slot_contrib(self, z, slot, level, colour, jit):
+        key = (z, slot, level, colour, jit)
+        c = self._cache.get(key)
+        if c is None:
+            x, y = self.xy[self.layout.start[z] + slot]
+            jx, jy = _JITTER[jit]
+            c = self._contrib(x + jx, y + jy, level, 1 if colour == WHITE else -1)
+            self._cache[key] = c
+        return c
+
+    def _add(self, contrib, sign):
+        f = self.field
+        for ch, b in contrib:
+            f[ch] += sign * b
+        self._clean = None
+
+    # -- checkers on slots -------------------------------------------------------------------
+    def count(self, z, colour):
+        return sum(1 for st in self.stacks[z] for c in st if c == colour)
+
+    def _slots_for(self, z, colour):
+        n = len(self.stacks[z])
+        if z == ZONE_BAR:
+            # each colour uses the half of the bar on its owner's side
+            half = n // 2 or 1
+            return range(0, half) if colour == WHITE else range(n - half, n)
+        return range(n)
+
+    def put(self, z, colour, mode="row"):
+        """Put a checker on zone z: at the end of the row (the lowest stack nearest
+        the edge) or, with mode "top", on a single checker while the row has room."""
+        slots = list(self._slots_for(z, colour))
+        st = self.stacks[z]
+        slot = None
+        if mode == "top":
+            singles = [s for s in slots if len(st[s]) == 1 and st[s][0] == colour]
+            if singles:
+                slot = singles[-1]
+        if slot is None:
+            # never on an opposing checker while there is another choice (an illegal
+            # step onto a closed point lands beside the opposing checkers)
+            own = [s for s in slots if not st[s] or st[s][-1] == colour] or slots
+            low = min(len(st[s]) for s in own)
+            slot = [s for s in own if len(st[s]) == low][0]
+        level = len(st[slot])
+        jit = self.rng.randrange(len(_JITTER))
+        st[slot].append(colour)
+        self._jit[(z, slot, level)] = jit
+        self._add(self._slot_contrib(z, slot, level, colour, jit), 1)
+        return slot
+
+    def take(self, z, colour):
+        """Lift the outermost checker of that colour: the top of the highest stack,
+        the farthest from the edge among equals."""
+        st = self.stacks[z]
+        best = None
+        for s in self._slots_for(z, colour):
+            if st[s] and st[s][-1] == colour and (best is None or len(st[s]) >= len(st[best])):
+                best = s
+        if best is None:
+            raise ValueError("no %d checker on zone %d" % (colour, z))
+        level = len(st[best]) - 1
+        st[best].pop()
+        jit = self._jit.pop((z, best, level), 0)
+        self._add(self._slot_contrib(z, best, level, colour, jit), -1)
+        return best
+
+    def clear(self):
+        for z in range(1, NZONES):
+            for s in range(len(self.stacks[z])):
+                while self.stacks[z][s]:
+                    colour = self.stacks[z][s][-1]
+                    self.take(z, colour)
+        self.loose = {}
+
+    def set_position(self, variant, pos, zt):
+        self.clear()
+        for c in (WHITE, BLACK):
+            for k in range(26):
+                for _ in range(pos.board[26 * c + k]):
+                    self.put(zt[c][k], c)
+
+    def zone_xy(self, z, slot=0):
+        return self.xy[self.layout.start[z] + slot]
+
+    # -- readings ---------------------------------------------------------------------------
+    def _readings(self, field):
+        m = self.model
+        cpm = m.counts_per_mT()
+        base = self.base
+        off = self.offset
+        out = []
+        for ch in range(self.layout.n):
+            b = field[ch]
+            if abs(b) > 20.0:
+                r = m.counts(b)   # near the sensor's clamp: the exact transfer
+            else:
+                r = base + b * cpm
+            out.append(r + off[ch])
+        return out
+
+    def read(self):
+        if self.loose:
+            field = list(self.field)
+            for mag in self.loose.values():
+                for ch, b in self._contrib(*mag):
+                    field[ch] += b
+            clean = self._readings(field)
+        else:
+            if self._clean is None:
+                self._clean = self._readings(self.field)
+            clean = self._clean
+        sd = self.noise
+        if sd:
+            k = self.rng.randrange(len(self._noise) - len(clean))
+            nz = self._noise[k:k + len(clean)]
+            raw = [int(c + sd * e + 0.5) for c, e in zip(clean, nz)]
+        else:
+            raw = [int(c + 0.5) for c in clean]
+        for ch in range(len(raw)):
+            r = raw[ch]
+            if r < 0:
+                raw[ch] = 0
+            elif r > 4095:
+                raw[ch] = 4095
+        for ch, v in self.faults.items():
+            raw[ch] = v
+        self.raw = raw
+        return raw
+
+
+class Rig:
+    """Board + firmware pipeline + clock. ``scan()`` advances one scan period."""
+
+    def __init__(self, variant, slots=5, noise=0.0, seed=0, period_ms=20, stable_ms=100,
+                 offset_sd=None, stuck_scans=None, max_hand=3):
+        self.v = variant
+        self.rng = random.Random(seed)
+        self.layout = Layout(slots)
+        self.board = PhysBoard(self.layout, noise=noise, rng=self.rng,
+                               offset_sd=(25.0 if noise else 0.0) if offset_sd is None
+                               else offset_sd)
+        cal = Calibration(self.layout.n, model_defaults(slots))
+        # The board is calibrated once, empty, from an averaged scan (noise averages
+        # out; the offsets are what it measures).
+        self.board.noise, keep = 0.0, self.board.noise
+        cal.set_baselines(self.board.read())
+        self.board.noise = keep
+        if stuck_scans is None:
+            stuck_scans = 100 if noise else 0
+        self.sens = Sensing(self.layout, cal, stable_ms=stable_ms, stuck_scans=stuck_scans)
+        self.trk = Tracker(variant, self.layout, max_hand=max_hand)
+        self.period = period_ms
+        self.t = 0
+        self.events = []      # everything the tracker said, drained after each scan
+        # Complaints (warn, verdict, sync) said while no knocked-over checker excused
+        # them: self-play counts these as false warnings in a legal turn.
+        self.quiet = False
+        self.loud = []
+
+    def scan(self):
+        self.t += self.period
+        raw = self.board.read()
+        self.sens.scan(raw, self.t)
+        if self.sens.ready(self.t):
+            self.trk.update(self.sens, self.t)
+        self.trk.tick(self.sens, self.sens.still_ms(self.t))
+        if self.trk.events:
+            self.take_events()
+
+    def take_events(self):
+        ev = self.trk.events
+        self.events.extend(ev)
+        if not self.quiet:
+            self.loud.extend(e for e in ev if e[0] in ("warn", "verdict", "sync"))
+        del ev[:]
+
+    def wait(self, ms):
+        n = max(1, int(math.ceil(ms / self.period)))
+        for _ in range(n):
+            self.scan()
+
+    def settle(self, max_ms=5000):
+        """Scan until the sensing is still for a debounce time."""
+        limit = self.t + max_ms
+        self.scan()
+        while self.sens.still_ms(self.t) < self.sens.stable_ms + self.period and self.t < limit:
+            self.scan()
+
+
+class Hands:
+    """A player's hands: logical steps become lifts, carries and placements over time.
+
+    ``style`` knobs are probabilities; ``rig.events`` collects what the tracker said.
+    ``knocking`` is True while a knocked-over checker lies beside its point (the
+    tracker is then allowed to be out of sync).
+    """
+
+    def __init__(self, rig, rng, fast=0.15, slide=0.25, direct=0.6, together=0.3,
+                 knock=0.0, top=0.3):
+        self.rig = rig
+        self.v = rig.v
+        self.rng = rng
+        self.fast = fast
+        self.slide = slide
+        self.direct = direct
+        self.together = together
+        self.knock = knock
+        self.top = top
+        self.knocking = False
+        self.knocks = 0
+
+    def zone(self, colour, k):
+        return self.rig.trk._zt[colour][k]
+
+    def pause(self, lo=80, hi=500):
+        self.rig.wait(self.rng.uniform(lo, hi))
+
+    def _carry(self, colour, zf, zt):
+        """Between lift and place: air, a slide over the points between, or nothing
+        (a fast move lands within the same scan)."""
+        r = self.rng.random()
+        rig = self.rig
+        if r < self.fast:
+            return
+        if r < self.fast + self.slide and zf <= 24 and zt <= 24:
+            (x0, y0) = rig.board.zone_xy(zf, 0)
+            (x1, y1) = rig.board.zone_xy(zt, 0)
+            dist = math.hypot(x1 - x0, y1 - y0)
+            speed = self.rng.uniform(0.5, 1.5)   # mm per ms: a quick slide
+            n = max(1, int(dist / speed / rig.period))
+            pol = 1 if colour == WHITE else -1
+            for i in range(1, n):
+                f = i / n
+                rig.board.loose["slide"] = (x0 + f * (x1 - x0), y0 + f * (y1 - y0), 0, pol)
+                rig.scan()
+            rig.board.loose.pop("slide", None)
+            return
+        self.pause(120, 700)
+
+    def _mode(self):
+        return "top" if self.rng.random() < self.top else "row"
+
+    def move(self, colour, zf, zt, hit_zone=None):
+        """One checker from zone zf to zone zt, hitting a blot on hit_zone first or
+        after (either order)."""
+        rig = self.rig
+        opp = 1 - colour
+        if hit_zone is not None and self.rng.random() < 0.5:
+            rig.board.take(hit_zone, opp)
+            self.pause(60, 300)
+            rig.board.put(ZONE_BAR, opp)
+            self.pause(60, 300)
+            hit_zone = None
+        rig.board.take(zf, colour)
+        self._carry(colour, zf, zt)
+        if hit_zone is not None:
+            rig.board.take(hit_zone, opp)
+            self.pause(60, 300)
+            rig.board.put(zt, colour, self._mode())
+            self.pause(60, 300)
+            rig.board.put(ZONE_BAR, opp)
+        else:
+            rig.board.put(zt, colour, self._mode())
+
+    def play(self, pos, steps):
+        """Play the logical steps (mover = pos.turn) on the board; returns the
+        position after them (engine semantics)."""
+        v = self.v
+        c = pos.turn
+        i = 0
+        cur = pos
+        while i < len(steps):
+            self.maybe_knock(cur)
+            f, t = steps[i]
+            nxt = v.apply_step(cur, (f, t))
+            hit = self._hits(cur, nxt)
+            # one checker taking the next die too, moved in one go
+            j = i
+            end = nxt
+            while (not hit and j + 1 < len(steps) and steps[j + 1][0] == steps[j][1]
+                   and self.rng.random() < self.direct):
+                n2 = v.apply_step(end, steps[j + 1])
+                if self._hits(end, n2):
+                    break
+                j += 1
+                end = n2
+            if (j == i and not hit and i + 1 < len(steps) and steps[i + 1][0] == f
+                    and not self._hits(nxt, v.apply_step(nxt, steps[i + 1]))
+                    and self.rng.random() < self.together):
+                # two checkers lifted together from one point, then placed one by one
+                t2 = steps[i + 1][1]
+                self.rig.board.take(self.zone(c, f), c)
+                self.rig.board.take(self.zone(c, f), c)
+                self._carry(c, self.zone(c, f), self.zone(c, t))
+                self.rig.board.put(self.zone(c, t), c, self._mode())
+                self.pause(100, 400)
+                self.rig.board.put(self.zone(c, t2), c, self._mode())
+                cur = v.apply_step(nxt, steps[i + 1])
+                i += 2
+                self.pause()
+                continue
+            hz = None
+            if hit:
+                hz = self.zone(1 - c, hit)
+            self.move(c, self.zone(c, f), self.zone(c, steps[j][1]), hz)
+            cur = end
+            i = j + 1
+            self.pause()
+        return cur
+
+    def _hits(self, before, after):
+        """Opponent path point of a blot hit by this step, or 0."""
+        if not self.v.HITS:
+            return 0
+        o = 26 * (1 - before.turn)
+        for k in range(1, 25):
+            if before.board[o + k] == 1 and after.board[o + k] == 0:
+                return k
+        return 0
+
+    def take_back(self, pos, steps):
+        """Undo steps in reverse order (each checker back where it came from)."""
+        v = self.v
+        c = pos.turn
+        chain = [pos]
+        for s in steps:
+            chain.append(v.apply_step(chain[-1], s))
+        for i in range(len(steps) - 1, -1, -1):
+            f, t = steps[i]
+            hit = self._hits(chain[i], chain[i + 1])
+            self.rig.board.take(self.zone(c, t), c)
+            self._carry(c, self.zone(c, t), self.zone(c, f))
+            self.rig.board.put(self.zone(c, f), c, self._mode())
+            if hit:
+                self.pause(60, 300)
+                self.rig.board.take(ZONE_BAR, 1 - c)
+                self.pause(60, 300)
+                self.rig.board.put(self.zone(1 - c, hit), 1 - c)
+            self.pause()
+
+    def maybe_knock(self, pos):
+        """Now and then a hand knocks a checker off a stack; it is put back after a
+        while (the tracker may show out of sync meanwhile)."""
+        if not self.knock or self.rng.random() >= self.knock:
+            return
+        rig = self.rig
+        b = rig.board
+        zones = [z for z in range(1, 25) for col in (WHITE, BLACK) if b.count(z, col) >= 3]
+        if not zones:
+            return
+        z = self.rng.choice(zones)
+        col = WHITE if b.count(z, WHITE) else BLACK
+        b.take(z, col)
+        x, y = b.zone_xy(z, 0)
+        # it rolls off sideways onto the edge of the neighbouring point
+        dx = self.rng.choice((-1, 1)) * self.rng.uniform(14.0, 30.0)
+        dy = self.rng.uniform(0.0, 60.0) * (1 if z <= 12 else -1)
+        b.loose["knock"] = (x + dx, y + dy, 0, 1 if col == WHITE else -1)
+        self.knocking = True
+        rig.quiet = True
+        self.knocks += 1
+        self.pause(300, 1500)
+        b.loose.pop("knock", None)
+        b.put(z, col)
+        self.pause(200, 400)
+        rig.settle()
+        rig.wait(rig.sens.max_wait_ms)
+        rig.quiet = False
+        self.knocking = False

@@ -1,0 +1,509 @@
+"""A board on the other end of a JSON-lines link, shared by ``nardy script``,
+``nardy sim`` and ``nardy live``.
+
+Links:
+- ``VirtualLink``: the real firmware on unix MicroPython (``vlaunch.py``) as a
+  subprocess on pipes, or behind a pseudo-terminal (``pty=True``: the host side is
+  then a serial port path, exactly like a board on USB); ``kill()`` is a power cut,
+  ``start()`` boots it again on the same flash directory.
+- ``SerialLink``: a board on a serial port (pyserial), a real one or a pty.
+
+``Session`` keeps every event (numbered), answers ``sync()`` (ping/pong: all
+earlier input processed) and, for the virtual board, owns the physical board
+(``physical.PhysBoard``: checkers with magnets over the hall sensors, the same model
+as self-play) so that hands' actions become the raw ``sense`` readings.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import nardy
+from nardy.game import zone_of
+from nardy.magnet import MagnetModel
+from nardy.notation import parse_position_id
+from nardy.pinmap import load as load_pinmap
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy_host.physical import PhysBoard
+
+FIRMWARE = os.path.dirname(os.path.dirname(os.path.abspath(nardy.__file__)))
+PINMAP = os.path.join(FIRMWARE, "pinmap", "esp32s3.json")
+LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vlaunch.py")
+NOISE = {"none": 0.0, "low": 4.0, "realistic": 8.0, "high": 12.0}
+TIMEOUT = 60.0   # seconds a reply may take before the board counts as hung
+
+
+class LinkError(Exception):
+    """The board went away or did not answer."""
+
+
+def micropython():
+    exe = shutil.which("micropython", path=os.path.dirname(sys.executable))
+    return exe or shutil.which("micropython") or "micropython"
+
+
+def zone_label(z):
+    if z == ZONE_BAR:
+        return "bar"
+    if z == ZONE_OFF_W:
+        return "off-white"
+    if z == ZONE_OFF_B:
+        return "off-black"
+    return "P%d" % z
+
+
+def parse_zone(text):
+    """P1..P24, bar, off-white / off-black (also ow / ob, or zone numbers 1..27)."""
+    t = text.strip().lower()
+    names = {"bar": ZONE_BAR, "off-white": ZONE_OFF_W, "ow": ZONE_OFF_W,
+             "off-black": ZONE_OFF_B, "ob": ZONE_OFF_B}
+    if t in names:
+        return names[t]
+    if t.startswith("p"):
+        t = t[1:]
+    try:
+        z = int(t)
+    except ValueError:
+        raise ValueError("not a zone: %r (P1..P24, bar, off-white, off-black)" % text) \
+            from None
+    if not 1 <= z < NZONES:
+        raise ValueError("not a zone: %r" % text)
+    return z
+
+
+class _Link:
+    def __init__(self, on_event):
+        self.on_event = on_event
+        self.reader = None
+
+    def _read_loop(self, readline):
+        while True:
+            try:
+                ln = readline()
+            except (OSError, ValueError, TypeError):   # pyserial while closing
+                ln = b""
+            if not ln:
+                break
+            if isinstance(ln, bytes):
+                ln = ln.decode("utf-8", "replace")
+            ln = ln.strip()
+            if not ln:
+                continue
+            try:
+                ev = json.loads(ln)
+            except ValueError:
+                ev = {"ev": "text", "text": ln}
+            if not isinstance(ev, dict):
+                ev = {"ev": "text", "text": ln}
+            self.on_event(ev)
+        self.on_event(None)
+
+    def _start_reader(self, readline):
+        self.reader = threading.Thread(target=self._read_loop, args=(readline,),
+                                       daemon=True)
+        self.reader.start()
+
+
+class VirtualLink(_Link):
+    virtual = True
+
+    def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False):
+        super().__init__(on_event)
+        self.data = data_dir
+        self.pinmap = pinmap
+        self.pty = pty
+        self.proc = None
+        self.port = None        # the serial-port path of the pty (pty=True)
+        self._fds = []
+        self._fout = None
+
+    def start(self):
+        cmd = [micropython(), "-X", "heapsize=112wK", LAUNCH, FIRMWARE, self.data,
+               self.pinmap]
+        if not self.pty:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+            self._fout = self.proc.stdin
+            self._start_reader(self.proc.stdout.readline)
+            return
+        import pty
+        import tty
+        # two pty pairs and a bridge between their masters: the board on one slave,
+        # the host's serial port (``port``) on the other, like a USB CDC link
+        bm, bs = pty.openpty()
+        hm, hs = pty.openpty()
+        tty.setraw(bs)
+        tty.setraw(hs)
+        self.proc = subprocess.Popen(cmd, stdin=bs, stdout=bs, stderr=subprocess.DEVNULL,
+                                     close_fds=True)
+        os.close(bs)
+        self._fds = [bm, hm, hs]
+        self.port = os.ttyname(hs)
+        self.reader = threading.Thread(target=self._bridge, args=(bm, hm), daemon=True)
+        self.reader.start()
+
+    def _bridge(self, bm, hm):
+        import select
+        while True:
+            try:
+                r, _, _ = select.select([bm, hm], [], [], 0.5)
+            except (OSError, ValueError):
+                return
+            if self.proc is None or (not r and self.proc.poll() is not None):
+                return
+            for fd in r:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    return        # the board's side closed: it died
+                if not data:
+                    return
+                out = hm if fd == bm else bm
+                while data:
+                    try:
+                        n = os.write(out, data)
+                    except OSError:
+                        return
+                    data = data[n:]
+
+    def send_line(self, line):
+        if self.pty:
+            raise LinkError("the pty is for a serial client")
+        try:
+            self._fout.write(line.encode() + b"\n")
+            self._fout.flush()
+        except (OSError, ValueError) as e:
+            raise LinkError("virtual board gone: %s" % e) from None
+
+    def kill(self):
+        """Power cut: SIGKILL; what the board wrote before it died is still read."""
+        if self.proc is None:
+            return
+        self.proc.kill()
+        self.proc.wait()
+        if self.reader is not None:
+            self.reader.join(10)
+        self._close()
+
+    def stderr_tail(self):
+        if self.proc is None or self.proc.stderr is None:
+            return ""
+        try:
+            return self.proc.stderr.read().decode("utf-8", "replace")[-2000:]
+        except (OSError, ValueError):
+            return ""
+
+    def _close(self):
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if self.proc else ():
+            if f is not None:
+                with contextlib.suppress(OSError):
+                    f.close()
+        for fd in self._fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds = []
+
+    def close(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                if self.proc.stdin:
+                    self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        if self.reader is not None:
+            self.reader.join(10)
+        self._close()
+        self.proc = None
+
+
+class SerialLink(_Link):
+    virtual = False
+
+    def __init__(self, port, on_event, baud=115200):
+        super().__init__(on_event)
+        self.port = port
+        self.baud = baud
+        self.ser = None
+
+    def start(self):
+        import serial
+        try:
+            self.ser = serial.Serial(self.port, self.baud, timeout=None)
+        except (serial.SerialException, OSError) as e:
+            raise LinkError("cannot open %s: %s" % (self.port, e)) from None
+        self._start_reader(self.ser.readline)
+
+    def send_line(self, line):
+        try:
+            self.ser.write(line.encode() + b"\n")
+            self.ser.flush()
+        except (OSError, ValueError) as e:
+            raise LinkError("serial port gone: %s" % e) from None
+
+    def close(self):
+        if self.ser is not None:
+            self.ser.cancel_read()
+            if self.reader is not None:
+                self.reader.join(5)
+            self.ser.close()
+            self.ser = None
+
+
+class Session:
+    """Events in, commands and (virtual board) hands' actions out."""
+
+    def __init__(self, link_factory, virtual=True, noise=0.0, seed=0, hold_ms=300,
+                 pinmap=PINMAP):
+        self.cond = threading.Condition()
+        self.events = []            # every event, in order
+        self.alive = False
+        self.hidden = set()         # indexes of internal replies (pong, dumps we asked)
+        self._factory = link_factory
+        self.link = None
+        self.virtual = virtual
+        self.hold_ms = hold_ms
+        self.ping_id = 0
+        self.pm = load_pinmap(pinmap)
+        self.layout = Layout(self.pm.slots)
+        self.phys = None
+        self.hand = []              # checkers in the hand: (colour, zone it came from)
+        self.variant = None
+        self.start_pos = None
+        self.leds = None
+        self.oled = None
+        self.listeners = []
+        if virtual:
+            import random
+            self.phys = PhysBoard(self.layout, MagnetModel(slots=self.layout.slots),
+                                  noise=noise, rng=random.Random(seed))
+
+    # -- events -------------------------------------------------------------------------
+    def _on_event(self, ev):
+        with self.cond:
+            if ev is None:
+                self.alive = False
+            else:
+                k = ev.get("ev")
+                if k == "leds":
+                    self.leds = ev.get("rgb")
+                elif k == "oled":
+                    self.oled = ev
+                elif k == "game":
+                    self._game(ev.get("rec") or {})
+                elif k == "hello" and ev.get("variant") and (
+                        self.variant is None or self.variant.name != ev["variant"]):
+                    from nardy.movesvc import variant_for
+                    self.variant = variant_for(ev["variant"], {})
+                self.events.append(ev)
+            # listeners (quick ones) see the event before anyone waiting on it wakes
+            for fn in list(self.listeners):
+                fn(ev)
+            self.cond.notify_all()
+
+    def _game(self, rec):
+        from nardy.movesvc import variant_for
+        try:
+            self.variant = variant_for(rec["variant"], rec.get("options") or {})
+            self.start_pos = parse_position_id(rec["start"])[1]
+        except (KeyError, ValueError, TypeError):
+            pass
+
+    def start(self):
+        self.link = self._factory(self._on_event)
+        with self.cond:
+            n0 = len(self.events)
+            self.alive = True
+        self.link.start()
+        if self.virtual:
+            self.wait_for("hello", n0)
+            self.sense(self.hold_ms)
+
+    def wait_for(self, kind, since, timeout=TIMEOUT, match=None):
+        """The first event of ``kind`` at index >= since; raises LinkError."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            i = since
+            while True:
+                while i < len(self.events):
+                    ev = self.events[i]
+                    if (ev.get("ev") == kind or (isinstance(kind, tuple) and ev.get("ev")
+                                                 in kind)) and (match is None or match(ev)):
+                        return i, ev
+                    i += 1
+                if not self.alive:
+                    tail = self.link.stderr_tail() if hasattr(self.link, "stderr_tail") \
+                        else ""
+                    raise LinkError("the board went away" + (": " + tail if tail else ""))
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise LinkError("no %s from the board in %.0f s" % (kind, timeout))
+                self.cond.wait(left)
+
+    def send(self, obj):
+        if self.link is None:
+            raise LinkError("the board is off (power cut): boot it first")
+        self.link.send_line(obj if isinstance(obj, str) else json.dumps(obj))
+
+    def sync(self):
+        """Returns once the board processed everything sent so far."""
+        self.ping_id += 1
+        pid = self.ping_id
+        n0 = len(self.events)
+        self.send({"cmd": "ping", "id": pid})
+        i, _ = self.wait_for("pong", n0, match=lambda e: e.get("id") == pid)
+        self.hidden.add(i)
+
+    def request(self, obj, kind):
+        n0 = len(self.events)
+        self.send(obj)
+        i, ev = self.wait_for(kind, n0)
+        self.hidden.add(i)
+        return ev
+
+    def refresh(self):
+        """Make the board draw its LEDs and OLED now (the UI task runs on real time,
+        so after a ``sync`` the last frame may still be pending)."""
+        return self.request({"cmd": "oled"}, "oled")
+
+    def dump(self):
+        return self.request({"cmd": "dump"}, "dump")
+
+    def game_log(self, gid):
+        n0 = len(self.events)
+        self.send({"cmd": "log", "game": gid})
+        i, end = self.wait_for(("log_end", "error"), n0)
+        if end.get("ev") == "error":
+            self.hidden.add(i)
+            return []
+        with self.cond:
+            lines = [e["line"] for e in self.events[n0:i]
+                     if e.get("ev") == "log" and e.get("game") == gid]
+            self.hidden.update(j for j in range(n0, i + 1)
+                               if self.events[j].get("ev") in ("log", "log_end"))
+        return lines
+
+    # -- power ---------------------------------------------------------------------------
+    def kill(self):
+        if self.link is not None:
+            self.link.kill()
+            self.link = None
+
+    def boot(self):
+        if self.link is not None:
+            raise ValueError("the board is on")
+        self.start()
+
+    def close(self):
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+
+    # -- the physical board (virtual board only) --------------------------------------------
+    def _need_phys(self):
+        if self.phys is None:
+            raise ValueError("hands on the board need the virtual board")
+
+    def sense(self, ms=None):
+        """Send the readings of the board as it lies now, held for ``ms``. With noise,
+        one fresh reading per scan period."""
+        self._need_phys()
+        ms = self.hold_ms if ms is None else ms
+        if self.phys.noise and not self.phys.loose:
+            left = ms
+            while left > 0:
+                self.send({"cmd": "sense", "raw": self.phys.read(), "ms": 20})
+                left -= 20
+        else:
+            self.send({"cmd": "sense", "raw": self.phys.read(), "ms": max(0, int(ms))})
+
+    def setup(self, pos=None):
+        """Put the checkers in the start position of the current game."""
+        self._need_phys()
+        pos = pos or self.start_pos
+        if self.variant is None or pos is None:
+            raise ValueError("no game to set up")
+        zt = [[zone_of(self.variant, c, k) for k in range(26)] for c in (WHITE, BLACK)]
+        self.phys.set_position(self.variant, pos, zt)
+        self.hand = []
+        self.sense()
+
+    def top_colour(self, z):
+        st = self.phys.stacks[z]
+        best = None
+        for s in range(len(st)):
+            if st[s] and (best is None or len(st[s]) >= len(st[best])):
+                best = s
+        return None if best is None else st[best][-1]
+
+    def lift(self, z, colour=None):
+        self._need_phys()
+        if colour is None:
+            colour = self.top_colour(z)
+            if colour is None:
+                raise ValueError("no checker on %s" % zone_label(z))
+        if not self.phys.count(z, colour):
+            raise ValueError("no %s checker on %s" % (("white", "black")[colour],
+                                                        zone_label(z)))
+        self.phys.take(z, colour)
+        self.hand.append((colour, z))
+        self.sense()
+
+    def place(self, z, top=False):
+        self._need_phys()
+        if not self.hand:
+            raise ValueError("nothing in the hand to place")
+        colour, _ = self.hand.pop()
+        self.phys.put(z, colour, "top" if top else "row")
+        self.sense()
+
+    def slide(self, zf, zt):
+        """Lift from zf, slide the checker over the board to zt (the sensors see it
+        pass, one scan per position), put it down."""
+        self._need_phys()
+        colour = self.top_colour(zf)
+        if colour is None:
+            raise ValueError("no checker on %s" % zone_label(zf))
+        self.phys.take(zf, colour)
+        x0, y0 = self.phys.zone_xy(zf, 0)
+        x1, y1 = self.phys.zone_xy(zt, 0)
+        n = 10
+        pol = 1 if colour == WHITE else -1
+        for i in range(1, n):
+            f = i / n
+            self.phys.loose["slide"] = (x0 + f * (x1 - x0), y0 + f * (y1 - y0), 0, pol)
+            self.send({"cmd": "sense", "raw": self.phys.read(), "ms": 20})
+        self.phys.loose.pop("slide", None)
+        self.phys.put(zt, colour)
+        self.sense()
+
+    def set_noise(self, level):
+        self._need_phys()
+        if level in NOISE:
+            self.phys.noise = NOISE[level]
+            return
+        try:
+            v = float(level)
+        except ValueError:
+            raise ValueError("noise is none, low, realistic, high or counts") from None
+        if not 0 <= v <= 200:
+            raise ValueError("noise must be 0..200 counts")
+        self.phys.noise = v
+
+    def board_state(self):
+        """Checkers per zone and slot (bottom first), 'w'/'b', for the page."""
+        if self.phys is None:
+            return None
+        out = {}
+        for z in range(1, NZONES):
+            out[str(z)] = ["".join("wb"[c] for c in st) for st in self.phys.stacks[z]]
+        return out

@@ -1,0 +1,54 @@
+"""The virtual board for host tools (runs under unix MicroPython, not CPython).
+
+    micropython vlaunch.py FIRMWARE_DIR DATA_DIR PINMAP.json
+
+Exactly ``firmware/main.py``'s virtual board, plus one host-only line that never
+reaches the firmware's protocol: ``{"cmd": "_dice", "dice": [w, b, ...]}`` loads the
+board's electronic dice with the next values (a script's ``opening W B`` and
+``dice A B``). The bytes go into the firmware's own ``Dice`` buffer (byte v-1 is die
+v), so the firmware rolls them through its normal code path.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+from nardy.app import App  # noqa: E402
+from nardy.hal_virtual import Board  # noqa: E402
+
+
+class HostBoard(Board):
+    app = None
+
+    async def read_line(self):
+        while True:
+            ln = await Board.read_line(self)
+            if ln is None or not ln.startswith(b'{"cmd": "_dice"'):
+                return ln
+            try:
+                vals = json.loads(ln)["dice"]
+                for v in vals:
+                    if not isinstance(v, int) or v < 1 or v > 6:
+                        raise ValueError("dice are 1..6")
+                d = self.app.game.dice_src
+                d._buf = bytes([v - 1 for v in vals])
+                d._i = 0
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                self.out({"ev": "error", "error": "_dice: %s" % e})
+
+
+def main():
+    data = sys.argv[2]
+    try:  # noqa: SIM105 - MicroPython has no contextlib
+        os.mkdir(data)
+    except OSError:
+        pass
+    b = HostBoard(sys.argv[3], data)
+    app = App(b, data)
+    b.app = app
+    app.run()
+
+
+main()

@@ -1,0 +1,266 @@
+"""Tracker on ideal observations: steps, targets, warnings, sync, ambiguity."""
+
+from fakeobs import show, zone_of
+
+from nardy.longnardy import LongNardy
+from nardy.rules import BLACK, WHITE, Position
+from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy.shortnardy import ShortNardy
+from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, LIFTED, SYNC, VERDICT, Tracker
+
+
+def setup(v, pos, dice, slots=5):
+    lay = Layout(slots)
+    t = Tracker(v, lay)
+    t.start_turn(pos, dice, show(v, lay, pos))
+    return lay, t
+
+
+def kinds(t):
+    return [e[0] for e in t.events]
+
+
+def position(white, black, turn=WHITE):
+    """Position from {path point: count} per side."""
+    p = Position(turn=turn)
+    for c, side in ((WHITE, white), (BLACK, black)):
+        for k, n in side.items():
+            p.board[26 * c + k] = n
+    return p
+
+
+def test_lift_offers_the_engines_targets():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    assert t.state == IDLE
+    t.update(show(v, lay, pos, lift=[(WHITE, 24)]))
+    assert t.state == LIFTED and t.lifted == [24]
+    want = sorted(v.physical(WHITE, k) for k in v.targets(pos, (6, 5), (), 1))
+    assert sorted(t.targets) == want and want
+    assert ("lift", (24,), tuple(t.targets)) in t.events
+
+
+def test_targets_include_off_when_bearing_off():
+    v = ShortNardy()
+    pos = position({19: 3, 20: 3, 21: 3, 22: 2, 23: 2, 24: 2}, {1: 15})
+    lay, t = setup(v, pos, (6, 5))
+    # from the 6-point a 6 bears off; from the ace-point nothing may (C6: a checker
+    # stands further back)
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 19))]))
+    assert ZONE_OFF_W in t.targets
+    t.update(show(v, lay, pos))
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 24))]))
+    assert t.state == LIFTED and t.targets == []
+
+
+def test_steps_commit_and_the_turn_ends_by_itself():
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))       # the head is a full stack: only the target shows
+    assert t.played == ((1, 7),) and t.state == IDLE
+    p2 = v.apply_step(p1, (7, 12))
+    t.update(show(v, lay, p2))
+    assert t.played == ((1, 7), (7, 12))
+    t.tick(None, 100)
+    assert t.state == IDLE            # not still long enough
+    t.tick(None, 5000)
+    assert t.state == DONE
+    assert t.result["position"].board == p2.board and not t.result["accepted"]
+    assert t.result["position"].turn == BLACK
+    assert kinds(t).count("step") == 2 and "turn" in kinds(t)
+
+
+def test_one_checker_plays_both_dice_in_one_move():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    final = v.apply_step(v.apply_step(pos, (1, 7)), (7, 12))
+    t.update(show(v, lay, final))     # fast hands: lifted and placed between scans
+    assert len(t.played) == 2 and t.position.board == final.board
+    assert t.end_turn(show(v, lay, final)) and t.state == DONE
+
+
+def test_hit_to_the_bar_and_entering_again():
+    v = ShortNardy()
+    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
+    lay, t = setup(v, pos, (3, 1))
+    t.update(show(v, lay, pos, lift=[(WHITE, 24)]))
+    assert t.state == LIFTED and 21 in t.targets
+    t.update(show(v, lay, pos, lift=[(WHITE, 24), (BLACK, 21)]))
+    assert t.state == LIFTED and sorted(t.lifted) == [21, 24]
+    hit = v.apply_step(pos, (1, 4))
+    assert hit.board[26] == 1          # the blot went to the bar
+    t.update(show(v, lay, hit, lift=[(BLACK, ZONE_BAR)]))
+    assert t.played == ((1, 4),) and t.state == LIFTED
+    t.update(show(v, lay, hit))
+    assert t.state == IDLE
+    final = v.apply_step(hit, (4, 5))
+    t.update(show(v, lay, final))
+    assert t.end_turn(show(v, lay, final))
+    nxt = t.result["position"]
+    # black enters from the bar
+    t.start_turn(nxt, (2, 5), show(v, lay, nxt))
+    t.update(show(v, lay, nxt, lift=[(BLACK, ZONE_BAR)]))
+    assert t.state == LIFTED and v.physical(BLACK, 2) in t.targets
+    entered = v.apply_step(nxt, (0, 2))
+    t.update(show(v, lay, entered))
+    assert t.played == ((0, 2),)
+
+
+def test_taking_a_checker_back_undoes_the_step():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    assert t.played == ((1, 7),)
+    t.update(show(v, lay, p1, lift=[(WHITE, v.physical(WHITE, 7))]))
+    assert t.state == LIFTED
+    t.update(show(v, lay, pos))
+    assert t.played == () and t.state == IDLE
+    assert ("undo", (1, 7)) in t.events
+
+
+def _illegal(v, pos, dice, step, rule, played=()):
+    lay, t = setup(v, pos, dice)
+    cur = pos
+    for s in played:
+        cur = v.apply_step(cur, s)
+        t.update(show(v, lay, cur))
+    bad = v.apply_step(cur, step)
+    t.update(show(v, lay, bad))
+    assert t.state == ILLEGAL, t.state_name()
+    assert t.warning[0] == rule, t.warning
+    assert ("warn", t.warning[0], t.warning[1], t.warning[2]) in t.events
+    # taken back: the warning goes away
+    t.update(show(v, lay, cur))
+    src = zone_of(v, cur.turn, step[0])
+    if cur.board[26 * cur.turn + step[0]] > lay.cap[src]:
+        # back onto the full head: that looks like holding it; the button decides
+        assert t.state == ILLEGAL and t.lifted
+        assert not t.end_turn(show(v, lay, cur))
+        assert t.played == tuple(played) and t.state == VERDICT
+    else:
+        assert t.state == IDLE and t.warning is None and "clear" in kinds(t)
+
+
+def test_warns_at_once_closed_point():
+    v = LongNardy()
+    black_k = v.path_point(BLACK, v.physical(WHITE, 7))
+    pos = position({1: 15}, {1: 14, black_k: 1})
+    _illegal(v, pos, (6, 5), (1, 7), "L2")
+
+
+def test_warns_at_once_head_rule():
+    v = LongNardy()
+    _illegal(v, v.start_position(), (6, 5), (1, 6), "L3", played=[(1, 7)])
+
+
+def test_warns_at_once_bar_first():
+    v = ShortNardy()
+    pos = position({0: 1, 12: 3, 13: 11}, {23: 15})
+    _illegal(v, pos, (6, 5), (12, 17), "S3")
+
+
+def test_warns_at_once_bearing_off_early():
+    v = ShortNardy()
+    pos = position({12: 1, 19: 4, 20: 4, 21: 3, 22: 3}, {1: 15})
+    _illegal(v, pos, (6, 5), (20, 25), "C6")
+
+
+def test_short_turn_gets_a_verdict_and_may_be_accepted():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    assert not t.end_turn(show(v, lay, p1))
+    assert t.state == VERDICT and t.warning[0] == "C5"
+    assert t.accept()
+    assert t.state == DONE and t.result["accepted"] and t.result["rule"] == "C5"
+    assert t.result["position"].board == p1.board
+
+
+def test_verdict_then_the_rest_is_played():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    t.end_turn(show(v, lay, p1))
+    assert t.state == VERDICT
+    p2 = v.apply_step(p1, (7, 12))
+    t.update(show(v, lay, p2))
+    assert t.state == IDLE and t.warning is None
+    assert t.end_turn(show(v, lay, p2)) and not t.result["accepted"]
+
+
+def test_out_of_sync_lists_differences_and_resumes():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    # a white checker from P6 lands in black's tray: nothing legal or illegal explains it
+    bad = show(v, lay, pos, lift=[(WHITE, 6)], add=[(WHITE, ZONE_OFF_B)])
+    t.update(bad)
+    assert t.state == SYNC
+    assert (ZONE_OFF_B, WHITE, 0, 1) in t.diffs
+    first = t.diff()
+    assert t.next_diff() != first or len(t.diffs) == 1
+    assert not t.end_turn(bad)
+    t.update(show(v, lay, pos))
+    assert t.state == IDLE and "resync" in kinds(t)
+
+
+def test_knocked_stack_is_out_of_sync_until_put_back():
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (3, 2))
+    # three black checkers fall from black's head onto white's side of the board
+    t.update(show(v, lay, pos, add=[(BLACK, 20), (BLACK, 21), (BLACK, 22)]))
+    assert t.state == SYNC and len(t.diffs) == 3
+    t.update(show(v, lay, pos))
+    assert t.state == IDLE
+
+
+def test_ambiguous_sources_ask_for_confirmation():
+    v = LongNardy()
+    lay = Layout(1)      # one sensor per point: two checkers fill a point's view
+    pos = position({1: 12, 2: 3}, {1: 15})
+    t = Tracker(v, lay)
+    t.start_turn(pos, (2, 1), show(v, lay, pos))
+    a = v.apply_step(pos, (1, 3))
+    b = v.apply_step(pos, (2, 3))
+    t.update(show(v, lay, a))
+    assert len(t.hyps) == 2
+    assert t.end_turn(show(v, lay, a)) is False
+    assert t.state == CONFIRM and len(t.candidates) == 2
+    keys = sorted(c[1].key() for c in t.candidates)
+    assert keys == sorted([a.key(), b.key()])
+
+
+def test_accepting_an_out_of_sync_board_takes_the_observed_position():
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    # two white checkers moved at once (a checker from P8 to P3 and one from P6 to P4)
+    moved = pos.copy()
+    w = moved.board
+    w[17] -= 1
+    w[22] += 1
+    w[19] -= 1
+    w[21] += 1
+    t.update(show(v, lay, moved))
+    assert t.state == SYNC
+    assert t.accept(show(v, lay, moved))
+    assert t.state == DONE and t.result["accepted"] and t.result["observed"]
+    assert t.result["position"].board == moved.board
+
+
+def test_warns_at_once_six_block():
+    v = LongNardy()
+    pos = position({1: 10, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}, {1: 15})
+    assert v.step_error(pos, (6, 1), (), (1, 7))[0] == "L5"
+    _illegal(v, pos, (6, 1), (1, 7), "L5")

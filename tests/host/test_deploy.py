@@ -1,0 +1,113 @@
+"""``nardy deploy`` end to end against a unix-MicroPython "device" on a pty: mpremote
+copies the compiled firmware, installs ssd1306 from a local mip index (offline: a
+fake driver written here), writes the pin map and calibration; then mpremote itself
+checks that the files landed and that the firmware imports on the device."""
+
+import hashlib
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+from vboard import micropython
+
+from nardy_host import cli, deploy
+
+FAKE_SSD1306 = b"""# a stand-in for micropython-lib's ssd1306 (tests only)
+class SSD1306_I2C:
+    fake = True
+"""
+
+
+def _local_index(path):
+    h = hashlib.sha256(FAKE_SSD1306).hexdigest()[:8]
+    (path / "file" / h[:2]).mkdir(parents=True)
+    (path / "file" / h[:2] / h).write_bytes(FAKE_SSD1306)
+    pkg = path / "package" / "py" / "ssd1306"
+    pkg.mkdir(parents=True)
+    (pkg / "latest.json").write_text(json.dumps(
+        {"hashes": [["ssd1306.py", h]], "deps": [], "version": "0.1"}))
+    return path
+
+
+@pytest.fixture
+def device(tmp_path):
+    """unix MicroPython's REPL on a pty; yields the port path."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([micropython(), "-X", "heapsize=2048wK", "-i"], stdin=master,
+                         stdout=master, stderr=master, cwd=str(tmp_path))
+    port = os.ttyname(slave)
+    os.close(master)
+    try:
+        yield port
+    finally:
+        p.kill()
+        p.wait()
+        os.close(slave)
+
+
+def _mp(port, *args):
+    r = subprocess.run(deploy._mpremote() + ["connect", port, "resume", *args],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_deploy_to_pty_device(tmp_path, device):
+    root = tmp_path / "dev"
+    root.mkdir()
+    cal = tmp_path / "calib.json"
+    cal.write_text(json.dumps({"v": 1, "n": 128, "hysteresis": 12, "channels": {},
+                               "dead": [5]}))
+    # x64: rules.py has @micropython.native code, which only imports on the device's
+    # own architecture (the default xtensawin is checked in test_stage_xtensawin)
+    assert cli.main(["deploy", "--port", device, "--root", str(root), "--resume",
+                     "--arch", "x64", "--mip-index", str(_local_index(tmp_path / "idx")),
+                     "--calibration", str(cal), "--no-reset", "--quiet"]) == 0
+    listing = _mp(device, "fs", "ls", ":" + str(root / "nardy"))
+    assert "rules.mpy" in listing and "app.mpy" in listing
+    assert "main.py" in _mp(device, "fs", "ls", ":" + str(root))
+    assert json.loads(_mp(device, "fs", "cat", ":" + str(root / "data" / "calib.json"))) \
+        == json.loads(cal.read_text())
+    check = ("import sys\nsys.path.insert(0, %r)\nsys.path.insert(0, %r)\n"
+             "import ssd1306, nardy.app, nardy.hal_esp32, nardy.pinmap, nardy.rules\n"
+             "print(nardy.rules.__file__, ssd1306.SSD1306_I2C.fake)\n"
+             "pm = nardy.pinmap.load(%r)\nprint(pm.name, pm.layout.n)\n"
+             "compile(open(%r).read(), 'main.py', 'exec')\nprint('main ok')\n"
+             % (str(root / "lib"), str(root), str(root / "pinmap.json"),
+                str(root / "main.py")))
+    out = _mp(device, "exec", check)
+    assert "rules.mpy True" in out, out
+    assert "esp32s3 128" in out and "main ok" in out
+    # the same files on the host: nothing else, nothing missing
+    assert sorted(os.listdir(root / "nardy")) == sorted(
+        n[:-3] + ".mpy" for n in os.listdir(os.path.join(deploy.firmware_dir(), "nardy"))
+        if n.endswith(".py"))
+
+
+def test_stage_xtensawin_and_source(tmp_path):
+    files = deploy.stage(str(tmp_path / "a"), "esp32")
+    assert ("nardy/rules.mpy", "nardy/rules.mpy") in files
+    data = (tmp_path / "a" / "nardy" / "rules.mpy").read_bytes()
+    assert data[0:1] == b"M" and (data[2] >> 2) == 10   # MP_NATIVE_ARCH_XTENSAWIN
+    pm = json.loads((tmp_path / "a" / "pinmap.json").read_text())
+    assert pm["name"] == "esp32"
+    files = deploy.stage(str(tmp_path / "b"), "esp32s3", source=True)
+    assert ("nardy/rules.py", "nardy/rules.py") in files
+
+
+def test_errors(tmp_path, capsys):
+    assert cli.main(["deploy", "--port", str(tmp_path / "nope")]) == 2
+    assert "no such port" in capsys.readouterr().err
+    bad = tmp_path / "cal.json"
+    bad.write_text("[1]")
+    with pytest.raises(cli.UserError, match="not a calibration"):
+        deploy.stage(str(tmp_path / "s"), "esp32s3", source=True, calibration=str(bad))
+
+
+def test_help():
+    r = subprocess.run([sys.executable, "-m", "nardy_host.cli", "deploy", "--help"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and "mpremote" in r.stdout

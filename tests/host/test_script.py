@@ -1,0 +1,87 @@
+"""``nardy script``: the example scripts pass, a failing expect and a malformed line
+give their exit status and line number, the OLED font matches MicroPython's."""
+
+import glob
+import json
+import os
+import subprocess
+
+import pytest
+from vboard import ROOT, micropython
+
+from nardy_host import cli, oledtext
+
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.nardy")))
+
+
+def _run(capsys, path, *extra):
+    rc = cli.main(["script", *extra, str(path)])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_there_are_examples():
+    assert len(EXAMPLES) >= 2
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
+def test_example_scripts_pass(capsys, path):
+    rc, out, err = _run(capsys, path)
+    assert rc == 0, err
+    evs = [json.loads(ln) for ln in out.splitlines()]
+    kinds = {e["ev"] for e in evs}
+    assert {"hello", "game", "roll", "step", "turn", "warn", "leds", "oled"} <= kinds
+    assert sum(1 for e in evs if e["ev"] == "hello") == 2          # booted twice
+    assert not [e for e in evs if e["ev"] == "error"]
+    assert not [e for e in evs if e["ev"] in ("pong", "dump")]     # internal replies
+
+
+def test_failing_expect_exits_1_with_line(tmp_path, capsys):
+    p = tmp_path / "bad.nardy"
+    p.write_text("new long\n# a comment\nopening 5 3\npress ok\nexpect roll rolls=3/5\n")
+    rc, out, err = _run(capsys, p, "--no-display")
+    assert rc == 1
+    assert "bad.nardy:5: expect failed" in err
+    assert '"rolls": [[5, 3]]' in out
+
+
+def test_negative_expect_and_oled(tmp_path, capsys):
+    p = tmp_path / "neg.nardy"
+    p.write_text("new short\nexpect no warn\nexpect oled contains OK: one die\n"
+                 "expect oled contains Opening roll\n")
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 0, err
+    p.write_text("new short\nexpect oled lacks Opening roll\n")
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 1 and ":2: expect failed" in err and "Opening roll" in err
+
+
+@pytest.mark.parametrize("line", ["jump P3", "lift P25x", "dice 7 1", "opening 3 3",
+                                  "press start", "new medium", "expect leds P3=purple",
+                                  "place P3", "wait soon", "send {nope"])
+def test_malformed_lines_exit_2(tmp_path, capsys, line):
+    p = tmp_path / "m.nardy"
+    p.write_text("new long\n\n%s\n" % line)
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 2, err
+    assert "m.nardy:3:" in err
+
+
+def test_kill_twice_is_an_error(tmp_path, capsys):
+    p = tmp_path / "k.nardy"
+    p.write_text("kill\nkill\n")
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 2 and "k.nardy:2:" in err
+
+
+def test_font_is_micropythons(tmp_path):
+    src = tmp_path / "font.py"
+    src.write_text(
+        "import framebuf\n"
+        "for c in range(32, 127):\n"
+        "    b = bytearray(8)\n"
+        "    framebuf.FrameBuffer(b, 8, 8, framebuf.MONO_VLSB).text(chr(c), 0, 0, 1)\n"
+        "    print(bytes(b).hex())\n")
+    out = subprocess.run([micropython(), str(src)], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == oledtext.FONT_HEX.split()
