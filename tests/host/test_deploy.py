@@ -9,6 +9,7 @@ import os
 import pty
 import subprocess
 import sys
+import tty
 
 import pytest
 from vboard import micropython
@@ -36,6 +37,9 @@ def _local_index(path):
 def device(tmp_path):
     """unix MicroPython's REPL on a pty; yields the port path."""
     master, slave = pty.openpty()
+    # raw at once: a cooked pty echoes the device's own output ("OK") back into its
+    # input until the host opens the port, which garbles the first commands
+    tty.setraw(slave)
     p = subprocess.Popen([micropython(), "-X", "heapsize=2048wK", "-i"], stdin=master,
                          stdout=master, stderr=master, cwd=str(tmp_path))
     port = os.ttyname(slave)

@@ -46,8 +46,10 @@ def _config(tmp_path, include):
 
 def _run(tmp_path, include):
     env = dict(os.environ, PYRIGHT_PYTHON_GLOBAL_NODE="1")
+    # --pythonpath: resolve imports in this venv (where the stubs are), whatever
+    # python is first on PATH (CI runs .venv/bin/python without activating the venv)
     r = subprocess.run([_pyright(), "-p", _config(tmp_path, include), "--outputjson",
-                        *include],
+                        "--pythonpath", sys.executable, *include],
                        capture_output=True, text=True, env=env, timeout=600, cwd=FW)
     try:
         out = json.loads(r.stdout)
