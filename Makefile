@@ -27,9 +27,12 @@ $(STAMP): pyproject.toml requirements/test.txt
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# Firmware tests under the real unix MicroPython port with an ESP32-sized heap.
+# Firmware tests under the real unix MicroPython port with an ESP32-sized heap, one
+# process per module as on a board that runs one app (pytest does the same).
 test-firmware-mp: $(STAMP)
-	$(BIN)/micropython -X heapsize=$(MPHEAP) tests/mprun.py
+	@set -e; for f in tests/firmware/test_*.py; do \
+	    m=$$(basename $$f .py); echo "== $$m"; \
+	    $(BIN)/micropython -X heapsize=$(MPHEAP) tests/mprun.py $$m; done
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest
