@@ -138,6 +138,16 @@ def illegal_steps(v, pos, dice):
 
 
 class Game:
+    def _confirm_played(self, trk, truth):
+        """The board cannot tell which result was played: the mover says (the
+        candidate equal to what the emulated hands did)."""
+        self.stats.confirmations += 1
+        for i, (_, p) in enumerate(trk.candidates):
+            if p.board == truth.board:
+                trk.confirm(i)
+                return
+        trk.confirm(0)
+
     def __init__(self, variant, seed, noise, illegal, knock, slots, stats, log=None,
                  verbose=False, max_turns=400, faults=0):
         self.v = variant
@@ -178,13 +188,7 @@ class Game:
             if trk.state == DONE:
                 break
             if trk.state == CONFIRM:
-                self.stats.confirmations += 1
-                for i, (_, p) in enumerate(trk.candidates):
-                    if p.board == truth.board:
-                        trk.confirm(i)
-                        break
-                else:
-                    trk.confirm(0)
+                self._confirm_played(trk, truth)
                 continue
             if trk.state == VERDICT:
                 break
@@ -292,14 +296,7 @@ class Game:
             if trk.state in (VERDICT, DONE):
                 break
             if trk.state == CONFIRM:
-                # the board cannot tell: the mover says what was played
-                self.stats.confirmations += 1
-                for i, (_, p) in enumerate(trk.candidates):
-                    if p.board == truth.board:
-                        trk.confirm(i)
-                        break
-                else:
-                    trk.confirm(0)
+                self._confirm_played(trk, truth)
                 continue
             rig.wait(250)
             trk.end_turn(rig.sens)

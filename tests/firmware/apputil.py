@@ -2,6 +2,8 @@
 
 import os
 
+from fwutil import Rand  # noqa: F401  (re-exported for the app tests)
+
 from nardy.game import zone_of
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, OPEN_B, OPEN_W
@@ -72,19 +74,3 @@ def rmtree(path):
         pass
 
 
-class Rand:
-    """A deterministic os.urandom stand-in (the same bytes on both runtimes)."""
-
-    def __init__(self, seed):
-        self.x = seed & 0xFFFFFFFF or 1
-
-    def __call__(self, n):
-        out = bytearray(n)
-        x = self.x
-        for i in range(n):
-            x ^= (x << 13) & 0xFFFFFFFF
-            x ^= x >> 17
-            x ^= (x << 5) & 0xFFFFFFFF
-            out[i] = x & 0xFF
-        self.x = x
-        return bytes(out)

@@ -53,4 +53,22 @@ def side_of(pos, color=None):
     return tuple(pos.side(c))
 
 
-__all__ = ["build", "play", "results", "final", "mine_after", "side_of", "WHITE", "BLACK"]
+class Rand:
+    """A deterministic os.urandom stand-in (the same bytes on both runtimes)."""
+
+    def __init__(self, seed):
+        self.x = seed & 0xFFFFFFFF or 1
+
+    def __call__(self, n):
+        out = bytearray(n)
+        x = self.x
+        for i in range(n):
+            x ^= (x << 13) & 0xFFFFFFFF
+            x ^= x >> 17
+            x ^= (x << 5) & 0xFFFFFFFF
+            out[i] = x & 0xFF
+        self.x = x
+        return bytes(out)
+
+
+__all__ = ["Rand", "build", "play", "results", "final", "mine_after", "side_of", "WHITE", "BLACK"]

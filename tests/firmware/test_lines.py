@@ -1,25 +1,9 @@
 """USB input on the board: lines assembled from bytes that arrive in random chunks
 (nardy.lines, used by nardy.hal_esp32)."""
 
+from fwutil import Rand
+
 from nardy.lines import TOO_LONG, LineReader
-
-
-class Rand:
-    """Deterministic random bytes (xorshift; the same on both runtimes)."""
-
-    def __init__(self, seed):
-        self.x = seed
-
-    def __call__(self, n):
-        out = bytearray(n)
-        x = self.x
-        for i in range(n):
-            x ^= (x << 13) & 0xFFFFFFFF
-            x ^= x >> 17
-            x ^= (x << 5) & 0xFFFFFFFF
-            out[i] = x & 0xFF
-        self.x = x
-        return bytes(out)
 
 
 class ChunkStream:
