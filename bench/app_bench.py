@@ -22,28 +22,37 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 FACTOR = 150
 HEAP = os.environ.get("NARDY_MP_HEAP", "112wK")
 ADC_MS = 128 * 0.035
+RUNS = 3
 
 
 def main():
     from soak import compile_firmware, micropython
     tmp = tempfile.mkdtemp(prefix="nardy-appbench-")
     try:
-        lib = os.path.dirname(compile_firmware(os.path.join(tmp, "fw")))
+        lib = os.path.dirname(compile_firmware(os.path.join(tmp, "fw"))[0])
         pinmap = os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")
-        data = os.path.join(tmp, "data")
-        os.mkdir(data)
-        cmd = [micropython(), "-X", "heapsize=" + HEAP,
-               os.path.join(ROOT, "bench", "app_bench_mp.py"), lib, pinmap, data]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        runs = []
+        for k in range(RUNS):
+            data = os.path.join(tmp, "data%d" % k)
+            os.mkdir(data)
+            cmd = [micropython(), "-X", "heapsize=" + HEAP,
+                   os.path.join(ROOT, "bench", "app_bench_mp.py"), lib, pinmap, data]
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+            if r.returncode:
+                sys.exit("app benchmark failed:\n" + r.stdout + r.stderr)
+            runs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if r.returncode:
-        sys.exit("app benchmark failed:\n" + r.stdout + r.stderr)
-    d = json.loads(r.stdout.strip().splitlines()[-1])
+    # Best of RUNS fresh processes for every time (a shared machine only ever adds
+    # time); the rest from the run with the fastest steady cycle.
+    d = dict(min(runs, key=lambda x: x["cycle_us"]))
+    for key in d:
+        if key.endswith("_us"):
+            d[key] = min(x[key] for x in runs)
     shown = ["micropython" if c == cmd[0] else c for c in cmd]
     shown = [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in shown]
-    print("## Firmware app on the virtual board (%d channels), x%d ESP32 projection"
-          % (d["channels"], FACTOR))
+    print("## Firmware app on the virtual board (%d channels), x%d ESP32 projection, "
+          "best of %d runs" % (d["channels"], FACTOR, RUNS))
     print("$ .venv/bin/python bench/app_bench.py   (runs: %s)" % " ".join(
         shown[:4] + ["MPYDIR", shown[5], "DATADIR"]))
 
@@ -65,10 +74,13 @@ def main():
     row("cycle, worst of 500, no GC inside", d["cycle_max_nogc_us"], 25.0, ADC_MS,
         "  (incl. +%.1f ms ADC)" % ADC_MS)
     row("one gc.collect() (heap after boot)", d["gc_us"], None)
-    print("steady-state cycle allocates %.0f bytes. The worst of the first 500 is one "
-          "cycle\n(about 1.8 s of stillness into the turn) in which the tracker's auto-end "
-          "check\nasks the rules for the turn's next steps for the first time"
-          % d["cycle_alloc_bytes"])
+    print("steady-state cycle allocates %.0f bytes (with 0 the collector never runs in a "
+          "still turn);\nthe worst of 500 was cycle #%d; the \"no GC inside\" row times the "
+          "cycles with a\ncollection before each. Single worst cycles on a shared machine "
+          "include the OS's\nscheduling: repeat the run before reading much into them."
+          % (d["cycle_alloc_bytes"], d["cycle_max_i"]))
+    row("cycle after the roll (targets asked ahead)", d["warmup_max_us"], 25.0, ADC_MS,
+        "  (worst of %d scans)" % d["warmup_scans"])
     row("UI pass (LED frame, unchanged OLED)", d["ui_us"], None)
     for k in ("lift_cold", "lift_warm"):
         row("lift -> lit targets (%s)" % k.split("_")[1], d[k + "_us"], 60.0, ADC_MS,

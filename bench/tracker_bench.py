@@ -41,6 +41,7 @@ def main():
         ("lift -> targets, first lift of a turn", d["lift_cold_us"], 50.0),
         ("lift -> targets, again", d["lift_warm_us"], 50.0),
         ("placement -> step committed", d["place_us"], None),
+        ("end-turn press, 15 on the head, nothing seen moved", d["press_head_us"], None),
     )
     ok = True
     for name, us, budget in rows:
@@ -52,7 +53,9 @@ def main():
             mark = "  (budget %g ms: %s)" % (budget, "ok" if good else "OVER")
         print("%-50s %8.1f us unix  -> %7.2f ms ESP32 (x%d)%s" % (name, us, proj, FACTOR, mark))
     print("steady-state allocation over 2000 cycles: %d bytes" % d["steady_alloc_bytes"])
-    print("(the debounce adds its stable time, 100 ms by default, before a lift is seen)")
+    print("(the debounce adds its stable time, 100 ms by default, before a lift is seen;"
+          "\n the press row is the worst over doubles and 6-5, 2-1: dice %s)"
+          % (d["press_head_dice"],))
     return 0 if ok else 1
 
 

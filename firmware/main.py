@@ -1,11 +1,28 @@
 """Boot entry: the board app on the ESP32, or the virtual board on unix MicroPython.
 
 Virtual board:  micropython -X heapsize=112wK firmware/main.py DIR [pinmap.json]
+With code in "flash" (a ROMFS image, see nardy_host.romfs):
+    python -m nardy_host.romfs run IMAGE -X heapsize=56wK main.py DIR [pinmap.json]
 """
 
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
+
+
+def _mount_rom():
+    """The virtual board's stand-in for the board's ROMFS partition: an image mapped
+    outside the heap by the host (NARDY_ROMFS=address:length), mounted at /rom and
+    searched first, so its .mpy files run in place instead of being loaded into RAM.
+    (A board with ROMFS mounts /rom by itself.)"""
+    import os
+    r = os.getenv("NARDY_ROMFS")
+    if r:
+        import uctypes
+        import vfs
+        a, n = r.split(":")
+        vfs.mount(vfs.VfsRom(uctypes.bytearray_at(int(a), int(n))), "/rom")
+        sys.path.insert(0, "/rom")
 
 
 def _virtual(argv):
@@ -34,6 +51,7 @@ def _esp32():
 
 
 if sys.platform == "linux":
+    _mount_rom()
     _virtual(sys.argv)
 else:
     _esp32()

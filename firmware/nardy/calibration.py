@@ -30,28 +30,23 @@ from array import array
 
 LEVELS = ("baseline", "white1", "white2", "black1", "black2")
 
-# Fallback when magnet.py is unavailable (it is the single source for the model; these
-# are only here so that a damaged install still boots and shows an out-of-sync board).
-_FALLBACK = {"baseline": 2180, "white1": 3368, "white2": 3620, "black1": 990,
-             "black2": 740, "hysteresis": 12}
+# magnet.default_calibration(None, slots), worked out once: levels in LEVELS order,
+# then the hysteresis. The magnetic model stays the single source (a test checks this
+# table against it, under CPython and MicroPython); evaluating it at boot would cost
+# the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
+_MODEL_1 = (2180, 3362, 3644, 994, 716, 29)   # one sensor per point
+_MODEL_N = (2180, 3368, 3620, 990, 740, 12)   # two to six
 
 
 def model_defaults(slots=5):
-    """Default levels from the magnetic model, or the fallback if it cannot load."""
-    try:
-        from nardy import magnet
-    except ImportError:
-        return dict(_FALLBACK)
-    try:
-        d = magnet.default_calibration(None, slots)
-    except TypeError:
-        d = magnet.default_calibration()
-    out = dict(_FALLBACK)
-    for k in LEVELS:
-        if k in d:
-            out[k] = int(d[k])
-    if "hysteresis" in d:
-        out["hysteresis"] = int(d["hysteresis"])
+    """Default levels of the magnetic model for a build with ``slots`` per point.
+
+    >>> model_defaults(5)["white1"], model_defaults(1)["hysteresis"]
+    (3368, 29)
+    """
+    row = _MODEL_1 if slots == 1 else _MODEL_N
+    out = dict(zip(LEVELS, row[:5]))
+    out["hysteresis"] = row[5]
     return out
 
 
@@ -127,12 +122,7 @@ def from_dict(d, n=None, slots=5):
     """Build a Calibration from a parsed file; missing parts fall back to defaults."""
     n = n if n is not None else int(d.get("n", 0))
     given = d.get("default", {})
-    if all(k in given for k in LEVELS):
-        # a calibrated board: no need to load and evaluate the magnetic model at
-        # boot (it costs heap and most of the boot time on the ESP32)
-        default = dict(_FALLBACK)
-    else:
-        default = model_defaults(slots)
+    default = model_defaults(slots)
     for k in LEVELS:
         if k in given:
             default[k] = int(given[k])

@@ -110,6 +110,7 @@ class Game:
         self.entry = None
         self.cand_i = 0
         self.tracked = False     # the tracker has seen an observation this turn
+        self.obs = None          # the last whole observation (the Sensing object)
         self.match_no = 0
         self.game_no = 0
         self.revision = 0        # bumps on every change the UI should redraw
@@ -318,13 +319,20 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
-        self.tracker.start_turn(self.pos, dice)
-        self.tracked = False
+        # The board as last seen starts the turn: the tracker then knows what the
+        # first lift took away (and takes its fast path) instead of meeting the
+        # whole board as news.
+        obs = self.obs
+        self.tracker.start_turn(self.pos, dice, obs)
+        self.tracked = obs is not None
+        if obs is not None:
+            self._drain(obs)
         self._changed()
 
     # -- the turn -----------------------------------------------------------------------------
     def observe(self, obs):
         """A new whole observation (``Sensing.ready``)."""
+        self.obs = obs
         if self.phase == MOVE:
             self.tracker.update(obs)
             self.tracked = True
@@ -339,7 +347,10 @@ class Game:
     def tick(self, obs, still_ms):
         if self.phase == MOVE and obs is not None and self.tracked:
             self.tracker.tick(obs, still_ms)
-            self._drain(obs)
+            if self.tracker.events:
+                # only then: calling _drain (a big frame, which MicroPython puts on
+                # the heap) would allocate on every scan
+                self._drain(obs)
 
     def _drain(self, obs):
         t = self.tracker
@@ -435,6 +446,8 @@ class Game:
     # -- buttons ---------------------------------------------------------------------------------
     def press(self, name, kind, obs=None):
         """A button event; returns True if it did something."""
+        if obs is not None:
+            self.obs = obs
         ph = self.phase
         long = kind == "long"
         if name == "back" and long:

@@ -10,20 +10,37 @@ busy machine.
 
 import json
 import os
-import select
 import sys
 from array import array
 
 import framebuf
 
+from nardy.lines import TOO_LONG
 from nardy.pinmap import load
+from nardy.protocol import MAX_LINE, parse_sense
 
 _HEX = "0123456789abcdef"
+# The line buffer: a sense line (128 readings) fits in it; a longer line, up to
+# protocol.MAX_LINE, is gathered apart (rare: the host's commands are short).
+_LINE_BUF = 1024
 
 
 def hexlify(b):
     import binascii
     return binascii.hexlify(b).decode()
+
+
+def write_hex_event(head, buf):
+    """``head`` (a JSON object's text up to an opening quote) + ``buf`` in hex + the
+    closing quote and brace, as one line on stdout. Written 64 bytes at a time: the
+    OLED frame as one string would need 2 KB (then 2 KB more for the JSON line) in
+    one piece, which a 56 KB heap cannot always find."""
+    import binascii
+    out = sys.stdout.buffer
+    out.write(head)
+    for i in range(0, len(buf), 64):
+        out.write(binascii.hexlify(buf[i:i + 64]))
+    out.write(b'"}\n')
 
 
 class Display(framebuf.FrameBuffer):
@@ -34,17 +51,25 @@ class Display(framebuf.FrameBuffer):
         self.width = width
         self.height = height
         self.buffer = bytearray(width * height // 8)
-        self._last = bytearray(len(self.buffer))
+        self._crc = -1        # of the frame last shown (a copy would be 1 KB of heap)
         self.board = board
         super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
 
     def show(self):
-        if self.buffer == self._last:
+        import binascii
+        crc = binascii.crc32(self.buffer)
+        if crc == self._crc:
             return
-        self._last[:] = self.buffer
-        if self.board.send_oled:
-            self.board.out({"ev": "oled", "w": self.width, "h": self.height,
-                            "fb": hexlify(self.buffer)})
+        self._crc = crc
+        b = self.board
+        if not b.send_oled:
+            return
+        if b.out is Board._print:
+            write_hex_event(b'{"ev": "oled", "w": %d, "h": %d, "fb": "' % (
+                self.width, self.height), self.buffer)
+        else:
+            b.out({"ev": "oled", "w": self.width, "h": self.height,
+                   "fb": hexlify(self.buffer)})
 
 
 class Board:
@@ -57,6 +82,7 @@ class Board:
         self.flash_bytes = flash_bytes      # a quota to test a full flash; -1: none
         self.raw = array("H", [0] * self.pinmap.layout.n)
         self.have = False
+        self._fresh = None        # the buffer that already holds self.raw
         self.budget = 0
         self.clock = 0
         self.events = []
@@ -65,10 +91,11 @@ class Board:
         self._leds = None
         self.display = Display(self)
         self.out = out or self._print
-        self._poll = select.poll()
-        self._poll.register(sys.stdin, select.POLLIN)
         self.eof = False
         self._reader = None
+        self._ibuf = bytearray(0)  # the line buffer, made by the first read_line
+        self._one = bytearray(1)
+        self._scratch = array("H", self.raw)
 
     @staticmethod
     def _print(obj):
@@ -88,6 +115,7 @@ class Board:
                 raise ValueError("readings must be integers 0..4095")
         for i in range(len(values)):
             self.raw[i] = values[i]
+        self._fresh = None       # the next scan copies them
         self.have = True
         self.budget += ms
 
@@ -106,19 +134,31 @@ class Board:
         self.clock += self.period_ms
         if not self.have:
             return False
-        buf[:] = self.raw
+        if self._fresh is not buf:
+            # new readings (or another buffer): copy once; a steady scan copies
+            # nothing (a slice assignment allocates a slice object every time)
+            buf[:] = self.raw
+            self._fresh = buf
         return True
 
     def poll_buttons(self, now):
         ev = self.events
+        if not ev:
+            return ()
         self.events = []
         return ev
 
     def show_leds(self, frame):
         if self._leds == frame:
             return
-        self._leds = bytes(frame)
-        if self.send_leds:
+        if self._leds is None or len(self._leds) != len(frame):
+            self._leds = bytearray(len(frame))
+        self._leds[:] = frame
+        if not self.send_leds:
+            return
+        if self.out is Board._print:
+            write_hex_event(b'{"ev": "leds", "rgb": "', frame)
+        else:
             self.out({"ev": "leds", "rgb": hexlify(frame)})
 
     def show_display(self):
@@ -145,34 +185,60 @@ class Board:
     def urandom(self, n):
         return os.urandom(n)
 
-    def readline(self):
-        """A whole line (bytes) from stdin if one is waiting, else None; at the end
-        of input ``eof`` is set. The host writes whole lines, so readline() after
-        poll() does not wait."""
-        if self.eof or not self._poll.poll(0):
-            return None
-        ln = sys.stdin.buffer.readline()
-        if not ln:
-            self.eof = True
-            return None
-        return ln
-
     async def read_line(self):
-        """The next line from stdin, or None at the end of input. Waits on the
-        file descriptor in the asyncio loop (no polling interval: a scripted host
-        gets its replies as fast as the firmware makes them)."""
+        """The next line from stdin (bytes), ``lines.TOO_LONG`` after an over-long
+        one, or None at the end of input. Waits for the line's first byte in the
+        asyncio loop (no polling interval: a scripted host gets its replies as fast
+        as the firmware makes them); the rest is already there, as the host writes
+        whole lines.
+
+        The bytes go one at a time into one preallocated buffer (a stream's
+        ``readinto`` would wait to fill all of it), and a well-formed ``sense``
+        line, this board's stand-in for the ADC, is applied right there without a
+        copy (then ``b""`` is returned, which the app skips): at 50 lines a second
+        a fresh 800-byte line each time would fragment a 56 KB heap."""
         import asyncio
         if self._reader is None:
             self._reader = asyncio.StreamReader(sys.stdin.buffer)
+            self._ibuf = bytearray(_LINE_BUF)
+        src = sys.stdin.buffer
+        one = self._one
+        buf = self._ibuf
+        size = len(buf)
         while not self.eof:
             try:
-                ln = await self._reader.readline()
+                got = await self._reader.readinto(one)
             except OSError:
                 # a pty with nobody on the other side (the cable is out): wait
                 await asyncio.sleep_ms(50)
                 continue
-            if not ln:
-                self.eof = True
-                return None
-            return ln
+            n = 0
+            big = None       # a line longer than the buffer (never a sense line)
+            while True:
+                if not got:
+                    self.eof = True
+                    break
+                c = one[0]
+                if c == 10:
+                    break
+                if n < size:
+                    buf[n] = c
+                    n += 1
+                elif big is None:
+                    big = bytearray(buf)
+                    big.append(c)
+                elif len(big) <= MAX_LINE:
+                    big.append(c)
+                got = src.readinto(one)
+            if big is not None:
+                return TOO_LONG if len(big) > MAX_LINE else bytes(big)
+            if n or not self.eof:
+                return self._line(0, n)
         return None
+
+    def _line(self, a, b):
+        ms = parse_sense(self._ibuf, a, b, self._scratch)
+        if ms is not None:
+            self.sense(self._scratch, ms)
+            return b""
+        return bytes(memoryview(self._ibuf)[a:b])

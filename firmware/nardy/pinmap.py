@@ -41,7 +41,8 @@ class PinMap:
     def __init__(self, d):
         if not isinstance(d, dict):
             raise ValueError("pin map must be a JSON object")
-        self.raw = d
+        # Nothing keeps ``d``: the parsed JSON (128 channel labels) is about 11 KB of
+        # heap the board needs for the game.
         self.name = d.get("name", "?")
         self.slots = int(d.get("slots_per_point", 5))
         mux = d.get("mux") or {}
@@ -68,7 +69,6 @@ class PinMap:
         self.led_pin = led.get("pin")
         chain = led.get("chain") or []
         self.led_count = int(led.get("count", len(chain)))
-        self.led_chain = chain
         self.led_max = int(d.get("led_max_brightness", 255))
         if not 0 <= self.led_max <= 255:
             raise ValueError("pin map: led_max_brightness must be 0..255")

@@ -159,40 +159,12 @@ class Sensing:
         self._lo[ch] = _HI_INF
         self._hi[ch] = _LO_INF
 
-    def _stuck_pass(self, raw, now):
-        lim = self.stuck_scans
-        last = self._last
-        same = self._same
-        for i in range(self.n):
-            r = raw[i]
-            if r == last[i]:
-                s = same[i]
-                if s < lim:
-                    s += 1
-                    same[i] = s
-                    if s == lim:
-                        # Frozen: blind the slot until the reading moves again.
-                        if self._pend[i] == self._stab[i]:
-                            self.pending += 1
-                        elif self._stab[i] == C_UNKNOWN:
-                            self.pending -= 1
-                        self._pend[i] = C_UNKNOWN
-                        self._since[i] = now
-                        self._lo[i] = r
-                        self._hi[i] = r
-                        self.moved = now
-            else:
-                last[i] = r
-                if same[i] >= lim:
-                    self._lo[i] = _HI_INF
-                    self._hi[i] = _LO_INF
-                same[i] = 0
-
     def scan(self, raw, now):
         """Process one full scan; returns how many zones changed (0 when still)."""
         now &= _TICKS_MASK
-        if self.stuck_scans:
-            self._stuck_pass(raw, now)
+        lim = self.stuck_scans
+        last = self._last
+        same = self._same
         t = self._t
         h = self._h
         lo = self._lo
@@ -206,6 +178,33 @@ class Sensing:
         changed = 0
         for i in range(self.n):
             r = raw[i]
+            # Stuck-channel watch, in the same pass (one loop over 128 channels costs
+            # the ESP32 about as much as the classification itself).
+            if lim:
+                if r == last[i]:
+                    s = same[i]
+                    if s < lim:
+                        s += 1
+                        same[i] = s
+                        if s == lim:
+                            # Frozen: blind the slot until the reading moves again
+                            # (lo = hi = r keeps the band check below from firing).
+                            if pend[i] == stab[i]:
+                                self.pending += 1
+                            elif stab[i] == C_UNKNOWN:
+                                self.pending -= 1
+                            pend[i] = C_UNKNOWN
+                            since[i] = now
+                            lo[i] = r
+                            hi[i] = r
+                            self.moved = now
+                else:
+                    last[i] = r
+                    if same[i]:
+                        if same[i] >= lim:
+                            lo[i] = _HI_INF
+                            hi[i] = _LO_INF
+                        same[i] = 0
             if r < lo[i] or r > hi[i]:
                 k = 4 * i
                 if self._dead[i] or r <= _RAIL_LO or r >= _RAIL_HI:

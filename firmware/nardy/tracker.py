@@ -15,26 +15,31 @@ explains it. Output is plain data for the UI, the journal and the protocol:
   ("resync",), ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted,
   rule).
 
-How an observation is explained. A hypothesis is a partial turn (steps played from
-the start position). A candidate position fits the observation when no zone shows
-more checkers than it holds, and the checkers missing from view (in the hand) are
-at most ``max_hand``; every checker that vanished in the latest change must be among
-them (what was just lifted is in the hand, not hidden on a full stack). Candidates,
-best first: fewer checkers in the hand; sources that were seen lifted (order of
-events); the current partial turn, then taking steps back (undo), then new steps
-(searched with the engine's ``next_steps``, only from zones where checkers went
-missing). No legal candidate: in short nardy, a blot already put on the bar before
-the hitting checker moved is a hit being prepared; else one checker of the mover moved
-somewhere else is an illegal step, warned at once (the engine says which rule);
-otherwise the board is out of sync until it matches again. Several best candidates
-with different positions are all kept (hypotheses) and narrowed by what follows; if
-the turn ends with more than one, the UI asks (CONFIRM, ``confirm(i)``).
+How an observation is explained. A hypothesis is a partial turn (steps played from the
+start position). A candidate position fits the observation when no zone shows more
+checkers than it holds, and the checkers missing from view (in the hand) are at most
+``max_hand``; every checker that vanished in the latest change must be among them
+(what was just lifted is in the hand, not hidden on a full stack). Candidates, best
+first: fewer checkers in the hand; sources that were seen lifted (order of events);
+the current partial turn, then taking steps back (undo), then new steps (searched with
+the engine's ``next_steps``, only from zones where checkers went missing), then steps
+taken back and new ones played in one go (searched only when every candidate so far
+keeps more in the hand than what was just lifted; an illegal step is always taken back
+there: it may have been put back out of view). No legal candidate: in short nardy, a
+blot already put on the bar before the hitting checker moved is a hit being prepared;
+else one checker of the mover moved somewhere else is an illegal step, warned at once
+(the engine says which rule); otherwise the board is out of sync until it matches
+again. Several best candidates with different positions are all kept (hypotheses) and
+narrowed by what follows; if the turn ends with more than one, the UI asks (CONFIRM,
+``confirm(i)``).
 
 Steps nobody can see (between full stacks, into a full tray, onto a blind slot) are
 looked for when the mover ends the turn: a checker still "in the hand" may have gone
 there, and a turn that looks short may have been completed there; a choice between
-such explanations is asked, never guessed. The turn ends by itself only when the
-engine says no step is left and the board has been still for ``auto_end_ms``.
+such explanations is asked, never guessed. A legal step out of view is preferred to an
+illegal one, unless the turn is illegal either way: then the mover is asked. The turn
+ends by itself only when the engine says no step is left and the board has been still
+for ``auto_end_ms``.
 
 Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
@@ -82,6 +87,7 @@ class Tracker:
         self.auto_end_ms = auto_end_ms
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
+        self._fix_per_step = 2 if variant.HITS else 1
         # zone of (colour, own path point) and back
         self._zt = (bytearray(26), bytearray(26))
         self._pp = (bytearray(NZONES), bytearray(NZONES))
@@ -128,6 +134,8 @@ class Tracker:
         self.hyps = [((), [self.pos0], ())]
         self._next_cache = {}
         self._targ_cache = {}
+        self._warm_k = 0          # next path point _warm looks at
+        self._warm_played = ()    # the partial turn it warms
         self._seen = set()       # zones the mover was seen lifting from since a commit
         self.state = IDLE
         self.lifted = []
@@ -284,12 +292,15 @@ class Tracker:
         return r
 
     def _targets(self, played, src):
+        """The path points the checker on ``src`` may go to, as bytes: the engine's
+        ``{to: steps}`` would keep every step tuple alive in the cache, and a 56 KB
+        heap has no room for that many small objects."""
         key = (played, src)
         r = self._targ_cache.get(key)
         if r is None:
             if len(self._targ_cache) > 48:
                 self._targ_cache = {}
-            r = self.v.targets(self.pos0, self.dice, played, src)
+            r = bytes(self.v.targets(self.pos0, self.dice, played, src))
             self._targ_cache[key] = r
         return r
 
@@ -353,6 +364,10 @@ class Tracker:
             if fit[0] == 0 and fit[1] == 0 and not hidden:
                 continue      # all explained; more steps would have to be invisible
             left = self._nsteps - len(pl2)
+            if hidden and fit[1] > left * self._fix_per_step:
+                # a hidden search keeps only candidates with nothing in the hand; one
+                # step brings at most one checker back into view (two with a hit)
+                continue
             nsrcs = srcs if t == 25 else srcs + [t]
             if left <= 0 or not self._reachable(nsrcs, left):
                 continue
@@ -381,13 +396,18 @@ class Tracker:
                     out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
                 self._search(hyp, obs, out, hidden)
-        if deep and not out:
-            # take steps back and play on in one go (fast hands)
+        if deep and (not out or min(c[0] for c in out) > self._fresh_n):
+            # No candidate, or each keeps more in the hand than what was just lifted:
+            # take steps back and play on in one go (fast hands; an illegal step put
+            # back onto a full stack, out of view, then the turn played on; a step
+            # taken for a hit before the hitting checker moved, then another checker
+            # hits). An illegal step is always taken back, with the steps after it.
             for hyp in self.hyps:
                 played, chain, flags = hyp
-                for i in range(len(chain) - 2, max(-1, len(chain) - 4), -1):
-                    if any(flags[:i]):
-                        continue
+                top = len(chain) - 2
+                if any(flags):
+                    top = min(top, flags.index(1))
+                for i in range(top, max(-1, top - 2), -1):
                     before = len(out)
                     self._search((played[:i], chain[:i + 1], flags[:i]), obs, out)
                     for j in range(before, len(out)):
@@ -439,7 +459,7 @@ class Tracker:
                 best = self._relocations(hyp, obs, hidden, back, best)
         return best
 
-    def _relocations(self, hyp, obs, hidden, back, best):
+    def _relocations(self, hyp, obs, hidden, back, best, skip=None):
         c = self.mover
         pos = hyp[1][-1]
         self._expect(pos)
@@ -463,6 +483,8 @@ class Tracker:
                 if f == t:
                     continue
                 p2 = self.v.apply_step(pos, (f, t))
+                if skip is not None and p2.key() == skip:
+                    continue      # the same position as an explanation already taken
                 fit = self._fit(p2, obs)
                 if self._ok(fit) and (best is None or (fit[1], back) < best[4]):
                     best = (fit[1], hyp, (f, t), p2, (fit[1], back))
@@ -651,6 +673,8 @@ class Tracker:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][0])):
                 self.end_turn(obs)
+            else:
+                self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
               and self._fresh_n == 0):
             # Still "in the hand" for long: the checker may be on a full stack or a
@@ -658,6 +682,30 @@ class Tracker:
             # observation: the search is not for every cycle).
             self._hidden_tried = True
             self._hidden(obs, auto=True)
+
+    def _warm(self):
+        """While nothing happens, ask the engine ahead for the targets of one more
+        checker the mover may lift next (one per scan: a few ms on the ESP32, inside
+        the cycle budget). A lift then finds its targets cached, and the LEDs light
+        within the lift's own scan."""
+        if len(self.hyps) != 1 or len(self._targ_cache) >= 24:
+            return
+        played, chain, flags = self.hyps[0]
+        if any(flags):
+            return
+        if self._warm_played is not played:
+            self._warm_played = played      # a new partial turn: start over for it
+            self._warm_k = 0
+        b = chain[-1].board
+        me = 26 * self.mover
+        k = self._warm_k
+        while k < 25:
+            if b[me + k] and (played, k) not in self._targ_cache:
+                self._targets(played, k)
+                self._warm_k = k + 1
+                return
+            k += 1
+        self._warm_k = 25
 
     def _hidden(self, obs, auto):
         self._clear_fresh()
@@ -686,16 +734,20 @@ class Tracker:
             return True
         if st == SYNC:
             return False
+        pre = self.hyps[0]
+        hid = False       # a checker "in the hand" was put where it cannot be seen
         if st == ILLEGAL and self.lifted and obs is not None:
             # in the hand, or back on a stack that cannot show it (taken back)?
-            self._hidden(obs, auto=False)
+            hid = self._hidden(obs, auto=False)
             st = self.state
-        if st == LIFTED and obs is not None and not self._hidden(obs, auto=False):
-            # no legal step explains where the checker went: an illegal one may
-            bad = self._illegal(obs, hidden=True)
-            if bad is None or bad[0]:
-                return False
-            self._take_illegal(bad, obs)
+        if st == LIFTED and obs is not None:
+            hid = self._hidden(obs, auto=False)
+            if not hid:
+                # no legal step explains where the checker went: an illegal one may
+                bad = self._illegal(obs, hidden=True)
+                if bad is None or bad[0]:
+                    return False
+                self._take_illegal(bad, obs)
         if self.state == LIFTED:
             return False
         if (obs is not None and len(self.hyps) == 1 and not self._confirmed
@@ -727,6 +779,17 @@ class Tracker:
         if verdict is None:
             self._finish(None)
             return True
+        if hid:
+            # A legal step out of view was taken for the checker that went out of view,
+            # but the turn breaks a rule anyway: a step the rules forbid that also ends
+            # out of view (onto a full stack) is no less likely. Ask which.
+            alt = self._relocations(pre, obs, True, 0, None, final.key())
+            if alt is not None and alt[0] == 0:
+                self.hyps.append((pre[0] + (alt[2],), pre[1] + [alt[3]], pre[2] + (1,)))
+                self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+                self.state = CONFIRM
+                self.events.append(("confirm", len(self.hyps)))
+                return False
         self.warning = (verdict[0], verdict[1], ())
         self.state = VERDICT
         self.events.append(("verdict", verdict[0], verdict[1]))

@@ -17,6 +17,13 @@ Ctrl-C as usual, so the board needs no special mode):
    calibration it has (or the model's defaults);
 5. reset the board (``--no-reset`` to leave it at the REPL).
 
+With ``--romfs`` the compiled ``nardy/`` goes into the board's ROMFS partition
+instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with ROMFS), as
+the first step, so a board without one is left untouched. Code in ROMFS runs from
+flash: the heap, which the imported bytecode would otherwise fill by half on a board
+without PSRAM, is left to the game. Any ``ROOT/nardy`` on the filesystem is removed
+(it would shadow ``/rom``).
+
 ``--root`` (default ``/``) and ``--resume`` (no soft reset when mpremote connects)
 exist for the test device: unix MicroPython on a pty, whose root is the host's.
 """
@@ -41,6 +48,9 @@ def register(sub):
     p.add_argument("--port", required=True, metavar="PORT", help="the board's serial port")
     p.add_argument("--board", choices=sorted(ARCH), default="esp32s3",
                    help="pin map and CPU (default esp32s3)")
+    p.add_argument("--romfs", action="store_true",
+                   help="put the compiled code in the board's ROMFS partition (runs from "
+                        "flash; needs MicroPython built with ROMFS)")
     p.add_argument("--source", action="store_true",
                    help="copy the .py sources instead of compiling them")
     p.add_argument("--arch", default=None,
@@ -71,12 +81,17 @@ def _join(root, *parts):
     return "/".join([root.rstrip("/")] + list(parts)) if root != "/" else "/" + "/".join(parts)
 
 
-def stage(out, board, source=False, arch="xtensawin", calibration=None):
-    """Build the file tree to copy into ``out``; returns [(local, remote-relative)]."""
+def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=False):
+    """Build the file tree to copy into ``out``; returns [(local, remote-relative)].
+    With ``romfs`` the compiled package goes to ``out/rom/nardy`` (the ROMFS image's
+    tree) and is not in the list."""
     from nardy_host.cli import UserError
+    if romfs and source:
+        raise UserError("--romfs takes compiled code (.mpy), not --source")
     fw = firmware_dir()
     files = []
-    os.makedirs(os.path.join(out, "nardy"), exist_ok=True)
+    pkg = os.path.join(out, "rom", "nardy") if romfs else os.path.join(out, "nardy")
+    os.makedirs(pkg, exist_ok=True)
     shutil.copy(os.path.join(fw, "main.py"), os.path.join(out, "main.py"))
     files.append(("main.py", "main.py"))
     cross = None if source else _mpy_cross()
@@ -89,11 +104,12 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None):
             files.append(("nardy/" + name, "nardy/" + name))
             continue
         mpy = name[:-3] + ".mpy"
-        r = subprocess.run([cross, "-march=" + arch, "-o", os.path.join(out, "nardy", mpy),
+        r = subprocess.run([cross, "-march=" + arch, "-o", os.path.join(pkg, mpy),
                             "-s", "nardy/" + name, src], capture_output=True, text=True)
         if r.returncode:
             raise UserError("mpy-cross failed on %s: %s" % (name, r.stderr.strip()))
-        files.append(("nardy/" + mpy, "nardy/" + mpy))
+        if not romfs:
+            files.append(("nardy/" + mpy, "nardy/" + mpy))
     pm = os.path.join(fw, "pinmap", board + ".json")
     shutil.copy(pm, os.path.join(out, "pinmap.json"))
     files.append(("pinmap.json", "pinmap.json"))
@@ -129,8 +145,15 @@ def run(args):
     conn = _mpremote() + ["connect", args.port] + (["resume"] if args.resume else [])
     root = args.root
     with tempfile.TemporaryDirectory(prefix="nardy-deploy-") as tmp:
-        files = stage(tmp, args.board, args.source, arch, args.calibration)
-        dirs = [_join(root, "nardy"), _join(root, "lib")]
+        files = stage(tmp, args.board, args.source, arch, args.calibration, args.romfs)
+        if args.romfs:
+            _run(conn + ["romfs", "--no-mpy", "deploy", os.path.join(tmp, "rom")],
+                 "romfs deploy (does this MicroPython have a ROMFS partition?)")
+            old = _join(root, "nardy")
+            _run(conn + ["exec", "import os\ntry:\n for n in os.listdir(%r):\n"
+                         "  os.remove(%r + '/' + n)\n os.rmdir(%r)\nexcept OSError:\n pass\n"
+                         % (old, old, old)], "removing the old nardy/ from the filesystem")
+        dirs = [_join(root, "lib")] + ([] if args.romfs else [_join(root, "nardy")])
         if args.calibration:
             dirs.append(_join(root, "data"))
         mk = ("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n"

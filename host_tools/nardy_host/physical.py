@@ -15,6 +15,7 @@ Host-side (CPython): it uses ``random`` and floats freely.
 
 import math
 import random
+from operator import add as _add
 
 from nardy.calibration import Calibration, model_defaults
 from nardy.magnet import MagnetModel
@@ -66,6 +67,8 @@ class PhysBoard:
         # Gaussian ADC noise drawn once; each scan reads it from a random offset
         # (drawing 128 fresh samples per scan made self-play five times slower).
         self._noise = [self.rng.gauss(0.0, 1.0) for _ in range(1 << 14)]
+        self._inoise = None
+        self._inoise_sd = None
 
     # -- magnet contributions ------------------------------------------------------------
     def _contrib(self, x, y, level, pol):
@@ -191,24 +194,24 @@ class PhysBoard:
             for mag in self.loose.values():
                 for ch, b in self._contrib(*mag):
                     field[ch] += b
-            clean = self._readings(field)
+            clean = [int(c + 0.5) for c in self._readings(field)]
         else:
             if self._clean is None:
-                self._clean = self._readings(self.field)
+                self._clean = [int(c + 0.5) for c in self._readings(self.field)]
             clean = self._clean
         sd = self.noise
         if sd:
-            k = self.rng.randrange(len(self._noise) - len(clean))
-            nz = self._noise[k:k + len(clean)]
-            raw = [int(c + sd * e + 0.5) for c, e in zip(clean, nz)]
+            # Noise in whole counts, scaled once per level (self-play spends most of
+            # its time here: a scan every 20 ms of emulated time).
+            if self._inoise_sd != sd:
+                self._inoise = [int(round(sd * e)) for e in self._noise]
+                self._inoise_sd = sd
+            k = self.rng.randrange(len(self._inoise) - len(clean))
+            raw = list(map(_add, clean, self._inoise[k:k + len(clean)]))
+            if min(raw) < 0 or max(raw) > 4095:
+                raw = [0 if r < 0 else 4095 if r > 4095 else r for r in raw]
         else:
-            raw = [int(c + 0.5) for c in clean]
-        for ch in range(len(raw)):
-            r = raw[ch]
-            if r < 0:
-                raw[ch] = 0
-            elif r > 4095:
-                raw[ch] = 4095
+            raw = list(clean)
         for ch, v in self.faults.items():
             raw[ch] = v
         self.raw = raw
@@ -425,6 +428,25 @@ class Hands:
                 self.rig.board.put(self.zone(1 - c, hit), 1 - c)
             self.pause()
 
+    def _knock_spot(self, z):
+        """Where a checker knocked off zone z comes to rest (x, y), or None if there is
+        no room. It rolls off sideways onto the edge of the neighbouring point and lies
+        flat there, leaning against the stack it fell from at most: two checkers lying
+        on the board cannot overlap, so it stays a checker's width from every checker of
+        another zone. (Landing on one of them would stack it there, the same reading as
+        a checker put on top: a move, not a knock.)"""
+        b = self.rig.board
+        x, y = b.zone_xy(z, 0)
+        d2 = b.model.checker_diameter_mm ** 2
+        others = [b.zone_xy(zz, s) for zz in range(1, NZONES) if zz != z
+                  for s in range(len(b.stacks[zz])) if b.stacks[zz][s]]
+        for _ in range(8):
+            kx = x + self.rng.choice((-1, 1)) * self.rng.uniform(14.0, 30.0)
+            ky = y + self.rng.uniform(0.0, 60.0) * (1 if z <= 12 else -1)
+            if all((kx - ox) ** 2 + (ky - oy) ** 2 >= d2 for ox, oy in others):
+                return kx, ky
+        return None
+
     def maybe_knock(self, pos):
         """Now and then a hand knocks a checker off a stack; it is put back after a
         while (the tracker may show out of sync meanwhile)."""
@@ -436,13 +458,12 @@ class Hands:
         if not zones:
             return
         z = self.rng.choice(zones)
+        spot = self._knock_spot(z)
+        if spot is None:
+            return
         col = WHITE if b.count(z, WHITE) else BLACK
         b.take(z, col)
-        x, y = b.zone_xy(z, 0)
-        # it rolls off sideways onto the edge of the neighbouring point
-        dx = self.rng.choice((-1, 1)) * self.rng.uniform(14.0, 30.0)
-        dy = self.rng.uniform(0.0, 60.0) * (1 if z <= 12 else -1)
-        b.loose["knock"] = (x + dx, y + dy, 0, 1 if col == WHITE else -1)
+        b.loose["knock"] = (spot[0], spot[1], 0, 1 if col == WHITE else -1)
         self.knocking = True
         rig.quiet = True
         self.knocks += 1

@@ -51,6 +51,9 @@ def register(subparsers):
     p.add_argument("--games", type=int, default=10, help="how many games (default 10)")
     p.add_argument("--seed", type=int, default=1,
                    help="random seed; game g uses seed*100003+g (default 1)")
+    p.add_argument("--first", type=int, default=0, metavar="G",
+                   help="start at game G (replay one game a long run reported: its "
+                        "seed is seed*100003+G)")
     p.add_argument("--noise", default="realistic",
                    help="ADC noise: none, low, realistic, high, or a sigma in counts "
                         "(default realistic = 8)")
@@ -127,7 +130,7 @@ def illegal_steps(v, pos, dice):
                 cands.add(f - d)     # backwards
         cands.add(min(25, f + 1 + (max(dice) % 6)))   # a distance no die shows
         legal = v.targets(pos, dice, (), f)
-        for t in cands:
+        for t in sorted(cands):
             if t == f or t == 0 or t in legal:
                 continue
             if t < 25 and pos.board[26 * (1 - pos.turn) + v.opp_point(t)] >= 5:
@@ -392,7 +395,7 @@ def run(args):
     t0 = time.time()
     if args.log:
         os.makedirs(args.log, exist_ok=True)
-    for g in range(args.games):
+    for g in range(args.first, args.first + args.games):
         seed = args.seed * 100003 + g
         log = [] if args.log else None
         game = Game(variant, seed, noise, args.illegal, args.knock, args.slots, stats, log,

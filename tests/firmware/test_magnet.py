@@ -179,3 +179,14 @@ def test_module_only_needs_math():
     names = [n for n in dir(magnet) if not n.startswith("_")]
     for n in ("MagnetModel", "default_calibration", "classify", "table"):
         assert n in names
+
+
+def test_calibration_defaults_table_matches_the_model():
+    # nardy.calibration keeps the model's defaults as a table so that boot neither
+    # imports this module nor evaluates it; the table must stay what the model says.
+    from nardy.calibration import LEVELS, model_defaults
+    for slots in range(1, 7):
+        want = default_calibration(None, slots)
+        got = model_defaults(slots)
+        for k in LEVELS + ("hysteresis",):
+            assert got[k] == int(want[k]), (slots, k, got[k], want[k])

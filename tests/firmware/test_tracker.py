@@ -264,3 +264,98 @@ def test_warns_at_once_six_block():
     pos = position({1: 10, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}, {1: 15})
     assert v.step_error(pos, (6, 1), (), (1, 7))[0] == "L5"
     _illegal(v, pos, (6, 1), (1, 7), "L5")
+
+
+def test_illegal_step_taken_back_onto_a_full_stack_then_a_legal_turn():
+    # Self-play (short, game seed 1101233, turn 57): black steps backwards from a
+    # stack of 11 (it shows 10: the lift is unseen), is warned, and puts the checker
+    # back on that stack (unseen again: it looks like still in the hand). Then a legal
+    # turn brings another checker to the very point the illegal step went to, so the
+    # illegal partial turn still fits with a checker "in the hand"; the legal
+    # explanation (nothing in the hand) must win, with no verdict at the end.
+    v = ShortNardy()
+    pos = position({1: 4, 2: 4, 13: 1, 18: 2, 24: 4}, {18: 1, 21: 3, 22: 11}, turn=BLACK)
+    dice = (1, 1)
+    lay, t = setup(v, pos, dice)
+    assert lay.cap[zone_of(v, BLACK, 22)] < 11
+    bad = v.apply_step(pos, (22, 20))
+    t.update(show(v, lay, bad))
+    assert t.state == ILLEGAL and t.warning[0] == "C3"
+    assert not t.end_turn(show(v, lay, bad))
+    assert t.state == VERDICT
+    # taken back onto the full stack: the board shows the start position again
+    t.update(show(v, lay, pos))
+    assert t.state == ILLEGAL and t.lifted == [zone_of(v, BLACK, 20)]
+    # 18 -> 19 -> 20 in one go
+    p2 = v.apply_step(v.apply_step(pos, (18, 19)), (19, 20))
+    t.update(show(v, lay, p2))
+    assert t.played == ((18, 19), (19, 20)), t.played
+    assert t.state == IDLE and t.warning is None and "clear" in kinds(t)
+    # 21 -> 22 twice, onto the full stack: seen lifted, never seen arriving
+    z21 = zone_of(v, BLACK, 21)
+    p3 = v.apply_step(p2, (21, 22))
+    t.update(show(v, lay, p3))
+    assert t.state == LIFTED and t.lifted == [z21]
+    p4 = v.apply_step(p3, (21, 22))
+    t.update(show(v, lay, p4))
+    t.events = []
+    assert t.end_turn(show(v, lay, p4)), (t.state_name(), t.warning)
+    assert "verdict" not in kinds(t)
+    assert t.result["position"].board == p4.board
+    assert t.result["rule"] is None and len(t.result["steps"]) == 4
+
+
+def test_a_hit_blot_on_the_bar_first_then_the_hitter_from_a_visible_point():
+    # Self-play (short, game seed 1103348, turn 108): black hits white's blot on P24
+    # by putting the blot on the bar before moving the hitter. The partial turn that
+    # explains that best is a step from black's full stack (a lift nobody sees), with
+    # its checker "in the hand". Then the hitter arrives from P21: that candidate still
+    # fits, with P21's checker "in the hand"; taking its step back and playing from
+    # P21 explains the board with nothing in the hand and must win.
+    v = ShortNardy()
+    pos = position({1: 1, 2: 4, 6: 1, 7: 1, 22: 1, 23: 6, 24: 1},
+                   {20: 1, 21: 1, 22: 11, 25: 2}, turn=BLACK)
+    dice = (3, 2)
+    lay, t = setup(v, pos, dice)
+    blot = zone_of(v, WHITE, 1)
+    assert blot == zone_of(v, BLACK, 24)
+    t.update(show(v, lay, pos, lift=[(WHITE, blot)]))
+    assert t.state == LIFTED
+    t.update(show(v, lay, pos, lift=[(WHITE, blot)], add=[(WHITE, ZONE_BAR)]))
+    assert t.state == LIFTED and not t.warning
+    p1 = v.apply_step(pos, (21, 24))
+    t.update(show(v, lay, p1))
+    assert t.played == ((21, 24),) and t.state == IDLE, (t.played, t.state_name())
+    # the other checker onto the full stack: seen lifted, never seen arriving
+    p2 = v.apply_step(p1, (20, 22))
+    t.update(show(v, lay, p2))
+    assert t.state == LIFTED
+    assert t.end_turn(show(v, lay, p2)), t.state_name()
+    assert t.result["position"].board == p2.board and t.result["rule"] is None
+
+
+def test_a_checker_gone_out_of_view_when_either_step_breaks_the_rules_is_asked():
+    # Self-play (long, game seed 1103368, turn 90): white moves its last checker from
+    # P23 to P24 (no die shows 1) onto a stack of 10, with a full tray (4 shown). It
+    # vanishes from view: borne off into the tray (a legal step, but then the 5 is not
+    # played: C5) or onto the stack (illegal) look the same. Both make an illegal turn,
+    # so there is no reason to prefer the legal step: the mover says which.
+    v = LongNardy()
+    pos = position({23: 1, 24: 10, 25: 4},
+                   {8: 1, 14: 1, 18: 1, 19: 1, 22: 2, 23: 3, 24: 7})
+    dice = (6, 5)
+    lay, t = setup(v, pos, dice)
+    assert lay.cap[ZONE_OFF_W] == 4
+    bad = v.apply_step(pos, (23, 24))
+    off = v.apply_step(pos, (23, 25))
+    assert v.check_turn(pos, dice, off) is not None
+    t.update(show(v, lay, bad))
+    assert t.state == LIFTED
+    assert not t.end_turn(show(v, lay, bad))
+    assert t.state == CONFIRM, (t.state_name(), t.warning)
+    keys = [c[1].key() for c in t.candidates]
+    assert sorted(keys) == sorted([bad.key(), off.key()])
+    assert not t.confirm(keys.index(bad.key()))
+    assert t.state == VERDICT
+    assert t.accept()
+    assert t.result["position"].board == bad.board and t.result["accepted"]

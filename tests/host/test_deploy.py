@@ -115,3 +115,42 @@ def test_help():
     r = subprocess.run([sys.executable, "-m", "nardy_host.cli", "deploy", "--help"],
                        capture_output=True, text=True)
     assert r.returncode == 0 and "mpremote" in r.stdout
+
+
+def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
+    from nardy_host import romfs
+    files = deploy.stage(str(tmp_path / "r"), "esp32s3", arch="x64", romfs=True)
+    assert not [f for f in files if f[1].startswith("nardy/")]
+    assert ("main.py", "main.py") in files and ("pinmap.json", "pinmap.json") in files
+    names = sorted(os.listdir(tmp_path / "r" / "rom" / "nardy"))
+    assert names == sorted(n[:-3] + ".mpy" for n in os.listdir(
+        os.path.join(deploy.firmware_dir(), "nardy")) if n.endswith(".py"))
+    # the tree is a valid ROMFS image, which the unix port mounts and imports from
+    img = tmp_path / "fw.romfs"
+    assert romfs.build(str(tmp_path / "r" / "rom"), str(img)) > 10000
+    r = subprocess.run([sys.executable, "-m", "nardy_host.romfs", "run", str(img),
+                        "-X", "heapsize=56wK", "-c",
+                        "import os, sys, uctypes, vfs\n"
+                        "a, n = os.getenv('NARDY_ROMFS').split(':')\n"
+                        "vfs.mount(vfs.VfsRom(uctypes.bytearray_at(int(a), int(n))), '/rom')\n"
+                        "sys.path.insert(0, '/rom')\n"
+                        "import nardy.app, nardy.rules\nprint(nardy.rules.__file__)\n"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "/rom/nardy/rules.mpy", r.stderr
+    with pytest.raises(cli.UserError, match="--romfs"):
+        deploy.stage(str(tmp_path / "s"), "esp32s3", source=True, romfs=True)
+
+
+def test_deploy_romfs_to_a_port_without_romfs_changes_nothing(tmp_path, device):
+    # unix MicroPython has no ROMFS partition: a clear error, and the step that would
+    # copy or delete files never ran
+    root = tmp_path / "dev"
+    (root / "nardy").mkdir(parents=True)
+    (root / "nardy" / "keep.mpy").write_bytes(b"M")
+    with pytest.raises(cli.UserError, match="romfs deploy"):
+        deploy.run(deploy.argparse.Namespace(
+            port=device, board="esp32s3", arch="x64", source=False, romfs=True,
+            calibration=None, root=str(root), resume=True, no_mip=True, mip_index=None,
+            no_reset=True, quiet=True))
+    assert (root / "nardy" / "keep.mpy").exists()
+    assert not (root / "main.py").exists()

@@ -69,3 +69,38 @@ def test_bearing_off_lands_in_the_tray():
     for _ in range(6):
         b.put(ZONE_OFF_W, WHITE)
     assert [len(s) for s in b.stacks[ZONE_OFF_W]] == [3, 3]
+
+
+def test_a_knocked_checker_lands_beside_the_points_never_on_a_checker():
+    # Self-play (long, game seeds 1101748, 1101982, 1106855): a checker knocked off a
+    # stack was put 9..11 mm from a checker lying on the neighbouring point, two discs
+    # overlapping on the board. The slot read "two or more", just like a checker put on
+    # top there: a legal step that completed the turn, ended by itself after a second.
+    v = LongNardy()
+    rig = Rig(v, seed=5)
+    b = rig.board
+    for _ in range(3):
+        b.put(15, WHITE)
+    for _ in range(2):
+        b.put(16, BLACK)
+    d = b.model.checker_diameter_mm
+    blocked = [b.zone_xy(16, s) for s in range(2)]
+    spots = []
+    hands = Hands(rig, random.Random(2), knock=1.0)
+
+    def pause(lo=80, hi=500):
+        k = b.loose.get("knock")
+        if k is not None:
+            spots.append((k[0], k[1]))
+
+    hands.pause = pause
+    for _ in range(40):
+        hands.maybe_knock(None)
+    assert len(spots) >= 20
+    for x, y in spots:
+        for ox, oy in blocked:
+            assert (x - ox) ** 2 + (y - oy) ** 2 >= d * d, ((x, y), (ox, oy))
+    # all on the free side (towards P14), and each one put back
+    x15 = b.zone_xy(15, 0)[0]
+    assert all(x < x15 for x, _ in spots)
+    assert b.count(15, WHITE) == 3 and not b.loose

@@ -240,3 +240,19 @@ def test_power_cut_100_games(tmp_path):
         b2.close()
         ok += 1
     assert ok == 100
+
+
+def test_lines_longer_than_the_line_buffer(tmp_path):
+    # A sense line fits the board's 1 KB line buffer; a longer command is still read
+    # whole up to the protocol's 4096 bytes; beyond that: "line too long", then on.
+    b = VBoard(str(tmp_path / "vb"))
+    b.send({"cmd": "ping", "id": 7, "pad": "x" * 2000})
+    assert b.wait("pong")["id"] == 7
+    b.send({"cmd": "ping", "id": 8, "pad": "x" * 5000})
+    assert b.wait("error")["error"] == "line too long"
+    b.send({"cmd": "sense", "raw": [2180] * 127 + [4095], "ms": 40})
+    b.send({"cmd": "sense", "raw": [2180] * 127, "ms": 40})       # one short: JSON path
+    assert "128" in b.wait("error")["error"]
+    b.send({"cmd": "ping", "id": 9})
+    assert b.wait("pong")["id"] == 9
+    b.close()
