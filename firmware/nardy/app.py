@@ -12,6 +12,7 @@ the scan keeps running.
 import asyncio
 import gc
 import json
+import sys
 from array import array
 
 from nardy import __version__, protocol
@@ -292,7 +293,10 @@ class App:
         try:
             with open(self.dir + "/errors.log", "a") as f:
                 f.write(text + "\n")
-        except OSError:
+                pe = getattr(sys, "print_exception", None)   # MicroPython: where
+                if pe is not None:
+                    pe(exc, f)
+        except (OSError, MemoryError):
             pass
         self.note = ("ERR " + text)[:16]
         self.emit({"ev": "error", "error": "crash: " + text})

@@ -285,7 +285,9 @@ class Tracker:
     def _next(self, played):
         r = self._next_cache.get(played)
         if r is None:
-            if len(self._next_cache) > 64:
+            if len(self._next_cache) > 24:
+                # each entry is a list of step tuples: 64 of them were up to ~40 KB,
+                # more than a 56 KB heap can hold beside a deep search
                 self._next_cache = {}
             r = self.v.next_steps(self.pos0, self.dice, played)
             self._next_cache[played] = r

@@ -40,8 +40,9 @@ def play_turn(b, rng, illegal=False):
             for dist in range(1, 7):
                 t = f + dist
                 if (dist in dice or t > 24 or not pos.count(pos.turn, f)
-                        or pos.count(1 - pos.turn, v.opp_point(t))):
-                    continue
+                        or pos.count(1 - pos.turn, v.opp_point(t))
+                        or t in v.targets(pos, dice, (), f)):
+                    continue      # (one checker over both dice is legal: 1+2 with 2-1)
                 if v.HITS and pos.count(pos.turn, 0):
                     continue
                 bad = v.apply_step(pos, (f, t))
