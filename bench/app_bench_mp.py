@@ -16,39 +16,10 @@ t_start = time.ticks_us()
 sys.path.insert(0, sys.argv[1])
 
 from nardy.app import App  # noqa: E402
-from nardy.game import MOVE, zone_of  # noqa: E402
+from nardy.game import MOVE  # noqa: E402
 from nardy.hal_virtual import Board  # noqa: E402
-from nardy.rules import BLACK, WHITE  # noqa: E402
 
 t_imported = time.ticks_us()
-
-LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}   # as tests/host/vboard.py
-
-
-def readings(layout, variant, pos, hand=None):
-    counts = {}
-    for c in (WHITE, BLACK):
-        for k in range(26):
-            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
-            if n > 0:
-                z = zone_of(variant, c, k)
-                counts[(z, c)] = counts.get((z, c), 0) + n
-    raw = [LEVEL[0]] * layout.n
-    for (z, c), n in counts.items():
-        size = layout.size(z)
-        if z == 25:
-            half = size // 2
-            slots = list(range(half)) if c == WHITE else list(range(half, size))
-        else:
-            slots = list(range(size))
-        lv = [0] * len(slots)
-        for i in range(n):
-            lv[i % len(slots)] += 1 if i < 2 * len(slots) else 0
-        sign = 1 if c == WHITE else -1
-        for i in range(len(slots)):
-            if lv[i]:
-                raw[layout.start[z] + slots[i]] = LEVEL[sign * min(lv[i], 2)]
-    return raw
 
 
 def sink(obj):
@@ -65,6 +36,9 @@ def main(pinmap, data):
     app = App(b, data)
     app.boot()
     boot = time.ticks_diff(time.ticks_us(), t_start)
+    # the tests' sensor readings of a position (imported after the boot is timed)
+    sys.path.insert(1, __file__.rsplit("/", 2)[0] + "/tests/firmware")
+    from apputil import readings
     # short nardy: its start has no stack too high for the slots to show a lift
     app.handle(b'{"cmd": "new", "variant": "short", "match": 1}')
     g = app.game

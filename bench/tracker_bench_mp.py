@@ -54,13 +54,9 @@ def readings(v, lay, cal, pos, raw):
                         raw[first + s] = k1 if h[s] == 1 else k2
 
 
-def main():
-    v = ShortNardy()
-    lay = Layout(5)
-    cal = Calibration(lay.n, model_defaults(5))
+def settled(v, lay, cal, pos):
+    """Sensing that has seen ``pos`` for 20 scans: (sensing, raw buffer, time)."""
     sens = Sensing(lay, cal, stable_ms=100)
-    trk = Tracker(v, lay)
-    pos = v.start_position()
     raw = array("H", [0] * lay.n)
     readings(v, lay, cal, pos, raw)
     now = 0
@@ -68,6 +64,16 @@ def main():
         now += PERIOD
         sens.scan(raw, now)
     sens.ready(now)
+    return sens, raw, now
+
+
+def main():
+    v = ShortNardy()
+    lay = Layout(5)
+    cal = Calibration(lay.n, model_defaults(5))
+    trk = Tracker(v, lay)
+    pos = v.start_position()
+    sens, raw, now = settled(v, lay, cal, pos)
     dice = (6, 5)
     trk.start_turn(pos, dice, sens)
 
@@ -151,15 +157,8 @@ def press_on_a_full_head():
     cal = Calibration(lay.n, model_defaults(5))
     worst = (0, None)
     for dice in ((6, 6), (5, 5), (4, 4), (3, 3), (2, 2), (1, 1), (6, 5), (2, 1)):
-        sens = Sensing(lay, cal, stable_ms=100)
         pos = v.start_position()
-        raw = array("H", [0] * lay.n)
-        readings(v, lay, cal, pos, raw)
-        now = 0
-        for _ in range(20):
-            now += PERIOD
-            sens.scan(raw, now)
-        sens.ready(now)
+        sens = settled(v, lay, cal, pos)[0]
         trk = Tracker(v, lay)
         trk.start_turn(pos, dice, sens)
         gc.collect()

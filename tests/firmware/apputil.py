@@ -8,6 +8,39 @@ from nardy.game import zone_of
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, OPEN_B, OPEN_W
 
+# Nominal counts of a slot: empty, one and two white, one and two black (the magnetic
+# model's levels, hardware/README.md).
+LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}
+
+
+def readings(layout, variant, pos, hand=None):
+    """Raw readings of a board showing ``pos`` (``hand``: (colour, path point) of a
+    checker lifted off it): rows from the edge, two high at most, so points beyond
+    ten checkers show ten. Shared by the virtual-board tests and the app bench."""
+    counts = {}
+    for c in (WHITE, BLACK):
+        for k in range(26):
+            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
+            if n > 0:
+                z = zone_of(variant, c, k)
+                counts[(z, c)] = counts.get((z, c), 0) + n
+    raw = [LEVEL[0]] * layout.n
+    for (z, c), n in counts.items():
+        size = layout.size(z)
+        if z == 25:   # the bar: white on the bottom half, black on the top half
+            half = size // 2
+            slots = list(range(half)) if c == WHITE else list(range(half, size))
+        else:
+            slots = list(range(size))
+        lv = [0] * len(slots)
+        for i in range(n):
+            lv[i % len(slots)] += 1 if i < 2 * len(slots) else 0
+        sign = 1 if c == WHITE else -1
+        for i in range(len(slots)):
+            if lv[i]:
+                raw[layout.start[z] + slots[i]] = LEVEL[sign * min(lv[i], 2)]
+    return raw
+
 
 class Obs:
     """What ``Sensing`` would show for a position: counts per zone, capped at what

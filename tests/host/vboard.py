@@ -6,16 +6,17 @@ import shutil
 import subprocess
 import sys
 
-from nardy.game import zone_of
 from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id
-from nardy.rules import BLACK, WHITE
 from nardy.sensing import Layout
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "firmware", "main.py")
-LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}   # nominal counts (hardware/README)
 LAYOUT = Layout(5)
+sys.path.insert(0, os.path.join(ROOT, "tests", "firmware"))   # also when run by bench/
+
+from apputil import LEVEL  # noqa: E402,F401  (re-exported)
+from apputil import readings as _readings  # noqa: E402
 
 
 def micropython():
@@ -23,31 +24,8 @@ def micropython():
 
 
 def readings(variant, pos, hand=None):
-    """Raw readings of a board showing ``pos`` (``hand``: (colour, path point) of a
-    checker lifted off it): rows from the edge, stacks beyond five."""
-    counts = {}
-    for c in (WHITE, BLACK):
-        for k in range(26):
-            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
-            if n > 0:
-                z = zone_of(variant, c, k)
-                counts[(z, c)] = counts.get((z, c), 0) + n
-    raw = [LEVEL[0]] * LAYOUT.n
-    for (z, c), n in counts.items():
-        size = LAYOUT.size(z)
-        if z == 25:   # the bar: white on the bottom half, black on the top half
-            half = size // 2
-            slots = list(range(half)) if c == WHITE else list(range(half, size))
-        else:
-            slots = list(range(size))
-        lv = [0] * len(slots)
-        for i in range(n):
-            lv[i % len(slots)] += 1 if i < 2 * len(slots) else 0
-        sign = 1 if c == WHITE else -1
-        for i, s in enumerate(slots):
-            if lv[i]:
-                raw[LAYOUT.start[z] + s] = LEVEL[sign * min(lv[i], 2)]
-    return raw
+    """Raw readings of a board showing ``pos`` (see apputil.readings)."""
+    return _readings(LAYOUT, variant, pos, hand)
 
 
 class VBoard:
