@@ -1,7 +1,9 @@
 """Run every tests/firmware module again inside the real unix MicroPython port,
 with the heap capped like an ESP32's."""
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +25,46 @@ def micropython():
     return exe
 
 
+def defined_tests(path):
+    """The test functions a module defines at its top level, also those defined under a
+    module-level ``if``/``try`` (a runtime check that MicroPython might skip)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.name.startswith("test_"):
+                names.add(node.name)
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                todo.extend(getattr(node, field, ()))
+        elif isinstance(node, ast.ExceptHandler):
+            todo.extend(node.body)
+    return names
+
+
+def ran_counts(out):
+    """(passed, failed) from the runner's closing line, "N passed, N failed"."""
+    m = re.search(r"^(\d+) passed, (\d+) failed$", out.strip().splitlines()[-1])
+    assert m, out
+    return int(m.group(1)), int(m.group(2))
+
+
+def test_defined_tests_sees_tests_behind_runtime_checks(tmp_path):
+    src = tmp_path / "test_m.py"
+    src.write_text("import sys\n"
+                   "def test_a():\n    pass\n"
+                   "if sys.implementation.name == 'cpython':\n"
+                   "    def test_b():\n        pass\n"
+                   "try:\n    import x\nexcept ImportError:\n"
+                   "    def test_c():\n        pass\n"
+                   "def helper():\n    def test_inner():\n        pass\n")
+    assert defined_tests(src) == {"test_a", "test_b", "test_c"}
+    assert ran_counts("x\n3 passed, 0 failed\n") == (3, 0)
+
+
 @pytest.mark.parametrize("module", FW_TESTS)
 def test_firmware_module_under_micropython(module):
     r = subprocess.run(
@@ -32,5 +74,10 @@ def test_firmware_module_under_micropython(module):
     )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
-    last = out.strip().splitlines()[-1]
-    assert last.endswith(" 0 failed") and not last.startswith("0 passed"), out
+    passed, failed = ran_counts(out)
+    defined = defined_tests(os.path.join(ROOT, "tests", "firmware", module + ".py"))
+    assert failed == 0, out
+    # every test the module defines must have run: one hidden behind a runtime check
+    # (or missing from MicroPython's dir()) would otherwise vanish unnoticed
+    assert passed == len(defined), "ran %d of %d tests defined in %s:\n%s" % (
+        passed, len(defined), module, out)
