@@ -21,6 +21,12 @@ import soak  # noqa: E402
 # sources compiled at import take part of it. After boot at least this much must
 # be free for a game (a turn's search, JSON lines, the OLED frame):
 FREE_AFTER_BOOT_112 = 60000
+# The most a game may keep in use (sampled after gc.collect) while leaving room for
+# the largest single allocation a turn makes (a full enumeration: ~37 KB at worst on
+# this 64-bit port) and the USB line buffer. Measured: 149 KB at 112wK, 98 KB at
+# 56wK with code in ROMFS (2026-11).
+PEAK_112 = 229376 - 48 * 1024
+PEAK_56_ROMFS = 114688 - 8 * 1024
 
 
 def test_app_runs_at_112wK_and_reports_free_heap(tmp_path):
@@ -72,7 +78,7 @@ def test_soak_few_games_at_112wK():
     st = _soak("112wK", 4)
     assert st["games"] == 4
     assert st["turns"] > 40
-    assert 0 < st["peak"] < 229376
+    assert 0 < st["peak"] <= PEAK_112, st
 
 
 def test_soak_few_games_at_56wK_with_code_in_romfs():
@@ -80,14 +86,7 @@ def test_soak_few_games_at_56wK_with_code_in_romfs():
     # ROMFS code): the heap holds only the game.
     st = _soak("56wK", 2, romfs=True)
     assert st["games"] == 2
-    assert 0 < st["peak"] < 114688
-
-
-def test_code_loaded_into_the_heap_does_not_fit_56wK():
-    # The reason for the ROMFS: .mpy files imported from a filesystem are copied
-    # into the heap. If this ever boots, the firmware got small enough to drop it.
-    with pytest.raises(soak.Failure, match="MemoryError"):
-        _soak("56wK", 1)
+    assert 0 < st["peak"] <= PEAK_56_ROMFS, st
 
 
 def test_soak_script_fails_on_a_board_error(monkeypatch):
