@@ -88,7 +88,7 @@ def test_deploy_to_pty_device(tmp_path, device):
     # the same files on the host: nothing else, nothing missing
     assert sorted(os.listdir(root / "nardy")) == sorted(
         n[:-3] + ".mpy" for n in os.listdir(os.path.join(deploy.firmware_dir(), "nardy"))
-        if n.endswith(".py"))
+        if n.endswith(".py") and n not in deploy.HOST_ONLY)
 
 
 def test_stage_xtensawin_and_source(tmp_path):
@@ -100,6 +100,32 @@ def test_stage_xtensawin_and_source(tmp_path):
     assert pm["name"] == "esp32"
     files = deploy.stage(str(tmp_path / "b"), "esp32s3", source=True)
     assert ("nardy/rules.py", "nardy/rules.py") in files
+
+
+def _imports(path):
+    import ast
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(node.module + "." + a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+    return names
+
+
+def test_host_only_modules_stay_off_the_board(tmp_path):
+    files = deploy.stage(str(tmp_path / "out"), "esp32s3", source=True)
+    deployed = {r for _, r in files}
+    for name in deploy.HOST_ONLY:
+        assert "nardy/" + name not in deployed
+        mod = "nardy." + name[:-3]
+        for _, remote in files:
+            if remote.endswith(".py"):
+                used = _imports(str(tmp_path / "out" / remote))
+                assert mod not in used, "%s imports host-only %s" % (remote, mod)
 
 
 def test_errors(tmp_path, capsys):
@@ -124,7 +150,8 @@ def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
     assert ("main.py", "main.py") in files and ("pinmap.json", "pinmap.json") in files
     names = sorted(os.listdir(tmp_path / "r" / "rom" / "nardy"))
     assert names == sorted(n[:-3] + ".mpy" for n in os.listdir(
-        os.path.join(deploy.firmware_dir(), "nardy")) if n.endswith(".py"))
+        os.path.join(deploy.firmware_dir(), "nardy"))
+        if n.endswith(".py") and n not in deploy.HOST_ONLY)
     # the tree is a valid ROMFS image, which the unix port mounts and imports from
     img = tmp_path / "fw.romfs"
     assert romfs.build(str(tmp_path / "r" / "rom"), str(img)) > 10000
