@@ -20,7 +20,8 @@ resulting position, reached by two step orders (1/7/12 and 1/6/12);
 ``legal_turns`` keeps one step sequence per distinct result.
 
 Speed and memory matter because this runs on an ESP32: the search works in place on
-two small bytearrays (make/unmake), deduplicates transpositions by a bytes key, and
+two small bytearrays (make/unmake), deduplicates transpositions in a hash table of
+packed step sequences (a hit is confirmed by replaying the steps, no key is built), and
 the tracker-facing queries (:meth:`Variant.next_steps`, :meth:`Variant.check_turn`)
 stop as soon as they have their answer instead of enumerating every turn.
 """
@@ -437,7 +438,7 @@ class Variant:
             self._grow(table)
 
     def _grow(self, table):
-        # Twice the chunks. Chunks of 1 KB keep working in a fragmented heap where
+        # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
         # one large block could not be found.
         old = table[0]
         new = [array("I", bytes(4 * _CHUNK)) for _ in range(2 * len(old))]
