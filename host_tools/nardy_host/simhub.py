@@ -15,6 +15,7 @@ import threading
 import time
 
 from nardy.notation import _label as point_label
+from nardy.notation import format_turn, parse_position_id
 from nardy.rules import BLACK, WHITE
 from nardy_host.session import EventLog, LinkError, parse_zone, zone_label
 
@@ -58,6 +59,19 @@ class Describer:
     def __init__(self):
         self.variant = None        # the game's variant object (for move notation)
         self.mover = None
+        self.pos = None            # the position before the turn being played
+
+    def _turn(self, steps):
+        """The turn as ``nardy moves`` writes it (hits marked), from the position
+        before it; step by step when that position is unknown or the turn was an
+        accepted illegal one the notation cannot replay."""
+        steps = [tuple(x) for x in steps]
+        if self.pos is not None:
+            try:
+                return "" if not steps else format_turn(self.variant, self.pos, steps)
+            except (ValueError, IndexError, KeyError, TypeError):
+                pass
+        return _moves(self.variant, steps)
 
     def __call__(self, ev):
         k = ev.get("ev")
@@ -66,10 +80,12 @@ class Describer:
             return None
         if k == "game":
             from nardy.movesvc import variant_for
+            self.variant = self.pos = None
             try:
                 self.variant = variant_for(r["variant"], r.get("options") or {})
+                self.pos = parse_position_id(r["start"])[1]
             except (KeyError, ValueError, TypeError):
-                self.variant = None
+                pass
             m = (r.get("meta") or {}).get("match")
             length = m.get("length") if isinstance(m, dict) else m
             return "game %s: %s nardy%s" % (ev.get("game"), r.get("variant"),
@@ -87,8 +103,12 @@ class Describer:
                 return "%s takes back %s" % (self.mover or "", move)
             return "%s %s" % (self.mover or "", move)
         if k == "turn" and self.variant is not None:
-            text = "%s played %s" % (r.get("side"), _moves(self.variant, r.get("steps") or [])
+            text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [])
                                      or "nothing (no legal move)")
+            try:
+                self.pos = parse_position_id(r["pos"])[1]
+            except (KeyError, ValueError, TypeError):
+                self.pos = None
             if r.get("accepted"):
                 text += " - an illegal turn (%s) accepted as played" % r.get("rule")
             return text
