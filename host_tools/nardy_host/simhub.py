@@ -99,9 +99,10 @@ class Describer:
             return "%s rolls %s" % (r.get("side"), "-".join(str(d) for d in r.get("dice", ())))
         if k == "step" and self.variant is not None:
             move = _moves(self.variant, [(r.get("from"), r.get("to"))])
+            who = self.mover or "step"           # a resumed game: no roll seen yet
             if r.get("r") == "undo":
-                return "%s takes back %s" % (self.mover or "", move)
-            return "%s %s" % (self.mover or "", move)
+                return "%s takes back %s" % (who, move)
+            return "%s %s" % (who, move)
         if k == "turn" and self.variant is not None:
             text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [])
                                      or "nothing (no legal move)")

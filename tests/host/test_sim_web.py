@@ -11,6 +11,7 @@ import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import urllib.error
@@ -225,6 +226,21 @@ def raw(srv, data, source=None):
             out += b
 
 
+def stream_for(srv, headers, seconds=1.5):
+    """What an event stream sends within ``seconds`` (it never ends by itself)."""
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=seconds) as c:
+        c.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers + b"\r\n")
+        out = b""
+        try:
+            while True:
+                b = c.recv(65536)
+                if not b:
+                    return out
+                out += b
+        except TimeoutError:
+            return out
+
+
 def status(resp):
     return int(resp.split(b" ", 2)[1])
 
@@ -273,6 +289,12 @@ def test_history_is_bounded_and_a_reload_is_a_snapshot(sim, browser):
     assert len(st["log"]) == 200 and st["log"][-1]["text"] == "line 29999"
     resp = raw(sim, b"GET /api/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert b'data: {"ev": "reset"}' in resp
+    # a client that reconnects with the last line it saw gets only what followed
+    last = st["feed"] - 1
+    resp = stream_for(sim, b"Last-Event-ID: %d\r\n" % (last - 2))
+    assert status(resp) == 200 and b"text/event-stream" in resp
+    ids = [int(x) for x in re.findall(rb"^id: (\d+)", resp, re.M)]
+    assert ids == [last - 1, last], ids
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     page.goto(sim.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
@@ -414,7 +436,10 @@ def test_layout_fits_the_screen(browser, sim, tmp_path, size):
     page.select_option("#variant", "short")
     page.click("#new")
     page.wait_for_selector('#checkers g[data-zone="13"][data-count="5"]', timeout=WAIT)
-    page.screenshot(path=str(tmp_path / ("sim-%dx%d.png" % size)))
+    shot = page.screenshot(path=str(tmp_path / ("sim-%dx%d.png" % size)))
+    # the screenshot is the whole screen and nothing more (no page wider or taller)
+    assert shot[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", shot[16:24]) == (w, h)
     b = boxes(page, ["header", "#board", "#oled", "#buttons", "#new", "#download"])
     for sel, box in b.items():
         assert box["x"] >= 0 and box["y"] >= 0, (sel, box)
@@ -562,5 +587,14 @@ def test_drag_follows_the_pointer_and_a_hit_from_the_bar(browser, sim):
     board = json.loads(call(sim, "/api/state")[1])["board"]
     assert "".join(board["25"]) == "b" and "".join(board["23"]) == "w", board
     assert not [t for t in log_texts(page) if t.startswith("warning")]
+
+    # a long press on the page is the board's long press: hold BACK resigns (S6)
+    roll(page, sim, [3, 1])
+    wait_log(page, "black rolls 3-1")
+    page.hover('button[data-button="back"]')
+    page.mouse.down()
+    page.wait_for_selector('button[data-button="back"].long', timeout=WAIT)
+    page.mouse.up()
+    wait_log(page, "game over: white wins")
     assert not errors, errors
     page.close()

@@ -222,7 +222,9 @@ async function refresh(full) {
   document.getElementById("hand").textContent =
     "Hand: " + (s.hand.length ? s.hand.map(h => (h[0] === "w" ? "white" : "black") +
       " from " + h.slice(2)).join(", ") : "empty");
-  document.getElementById("download").href = "/api/log" + (s.game ? "?game=" + s.game : "");
+  const dl = document.getElementById("download");
+  dl.href = "/api/log" + (s.game ? "?game=" + s.game : "");
+  dl.hidden = !s.game;                     // nothing to download before the first game
   // the variant box shows the game being played (unless the player is choosing)
   const vsel = document.getElementById("variant"), msel = document.getElementById("match");
   if (s.variant && document.activeElement !== vsel) vsel.value = s.variant;
