@@ -180,6 +180,11 @@ def test_play_in_the_browser(browser, sim):
     page.wait_for_function("n => Number(document.body.dataset.ledFrames || 0) >= n + 2",
                            arg=n0, timeout=WAIT)
 
+    # the README's picture, taken while the warning's red LEDs are lit
+    page.mouse.move(1, 760)
+    page.wait_for_function(
+        "() => { const e = document.querySelector('#leds circle[data-zone=\"5\"]');"
+        " return e && Number(e.dataset.rgb.split(',')[0]) > 0; }", timeout=WAIT)
     page.screenshot(path=os.path.join(ROOT, "docs", "sim.png"))
 
     # the game log downloads as the board's journal

@@ -294,7 +294,7 @@ function ghost(colour, pt) {
 board.addEventListener("pointerdown", ev => {
   if (ev.button > 0) return;
   const z = zoneAt(ev.clientX, ev.clientY);
-  if (z === null || !state.s) return;
+  if (z === null || !state.s || !state.s.virtual) return;   // a real board's hands are real
   ev.preventDefault();
   board.setPointerCapture(ev.pointerId);
   const pt = svgPoint(ev);
