@@ -97,6 +97,8 @@ class QuietMicrodot(Microdot):
 
 
 def make_app(hub):
+    # microdot's limits are class-wide: a body over MAX_BODY gets 413 unread
+    Request.max_content_length = Request.max_body_length = MAX_BODY
     app = QuietMicrodot()
 
     @app.before_request
