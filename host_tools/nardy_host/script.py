@@ -151,8 +151,8 @@ class Runner:
     def flush(self):
         s = self.s
         with s.cond:
-            evs = s.events[self.printed:]
-            start = self.printed
+            start = max(self.printed, s.events.first)
+            evs = s.events[start:]
             self.printed = len(s.events)
         if self.quiet:
             return
@@ -306,7 +306,8 @@ class Runner:
 
     def window_events(self):
         with self.s.cond:
-            return [(i, e) for i, e in enumerate(self.s.events[self.window:], self.window)
+            start = max(self.window, self.s.events.first)
+            return [(i, e) for i, e in enumerate(self.s.events[start:], start)
                     if i not in self.s.hidden]
 
     def expect(self, args, n):

@@ -8,10 +8,11 @@ Links:
   ``start()`` boots it again on the same flash directory.
 - ``SerialLink``: a board on a serial port (pyserial), a real one or a pty.
 
-``Session`` keeps every event (numbered), answers ``sync()`` (ping/pong: all
-earlier input processed) and, for the virtual board, owns the physical board
-(``physical.PhysBoard``: checkers with magnets over the hall sensors, the same model
-as self-play) so that hands' actions become the raw ``sense`` readings.
+``Session`` keeps the latest events (numbered from the start, the oldest dropped
+past ``EventLog.keep``: a day-long session must not grow without bound), answers
+``sync()`` (ping/pong: all earlier input processed) and, for the virtual board,
+owns the physical board (``physical.PhysBoard``: checkers with magnets over the
+hall sensors, the same model as self-play) so that hands' actions become the raw ``sense`` readings.
 """
 
 import contextlib
@@ -75,6 +76,43 @@ def parse_zone(text):
     if not 1 <= z < NZONES:
         raise ValueError("not a zone: %r" % text)
     return z
+
+
+class EventLog:
+    """Events numbered from 0 as they arrive, only the newest ``keep`` retained.
+
+    Indexing and slicing take absolute numbers, as a list of every event would; a
+    slice that starts before the oldest retained event starts at ``first``, and
+    ``len()`` is the number of events ever appended. Trimming happens in batches
+    (a quarter of ``keep``), so an append costs O(1) amortized."""
+
+    def __init__(self, keep=5000):
+        self.keep = keep
+        self.first = 0            # the number of the oldest event retained
+        self._evs = []
+
+    def __len__(self):
+        return self.first + len(self._evs)
+
+    def append(self, ev):
+        self._evs.append(ev)
+        if len(self._evs) > self.keep + self.keep // 4:
+            drop = len(self._evs) - self.keep
+            del self._evs[:drop]
+            self.first += drop
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            start = max(start, self.first)
+            stop = max(stop, start)
+            return self._evs[start - self.first:stop - self.first:step]
+        if i < 0:
+            i += len(self)
+        if not self.first <= i < len(self):
+            raise IndexError("event %d is not retained (%d..%d are)" % (
+                i, self.first, len(self) - 1))
+        return self._evs[i - self.first]
 
 
 class _Link:
@@ -263,11 +301,11 @@ class Session:
     """Events in, commands and (virtual board) hands' actions out."""
 
     def __init__(self, link_factory, virtual=True, noise=0.0, seed=0, hold_ms=300,
-                 pinmap=PINMAP):
+                 pinmap=PINMAP, keep_events=5000):
         self.cond = threading.Condition()
-        self.events = []            # every event, in order
+        self.events = EventLog(keep_events)   # the newest events, numbered in order
         self.alive = False
-        self.hidden = set()         # indexes of internal replies (pong, dumps we asked)
+        self.hidden = set()         # numbers of internal replies (pong, dumps we asked)
         self._factory = link_factory
         self.link = None
         self.virtual = virtual
@@ -304,7 +342,10 @@ class Session:
                         self.variant is None or self.variant.name != ev["variant"]):
                     from nardy.movesvc import variant_for
                     self.variant = variant_for(ev["variant"], {})
+                first = self.events.first
                 self.events.append(ev)
+                if self.events.first != first and self.hidden:
+                    self.hidden = {i for i in self.hidden if i >= self.events.first}
             # listeners (quick ones) see the event before anyone waiting on it wakes
             for fn in list(self.listeners):
                 fn(ev)
@@ -334,6 +375,7 @@ class Session:
         with self.cond:
             i = since
             while True:
+                i = max(i, self.events.first)
                 while i < len(self.events):
                     ev = self.events[i]
                     if (ev.get("ev") == kind or (isinstance(kind, tuple) and ev.get("ev")
@@ -388,7 +430,7 @@ class Session:
         with self.cond:
             lines = [e["line"] for e in self.events[n0:i]
                      if e.get("ev") == "log" and e.get("game") == gid]
-            self.hidden.update(j for j in range(n0, i + 1)
+            self.hidden.update(j for j in range(max(n0, self.events.first), i + 1)
                                if self.events[j].get("ev") in ("log", "log_end"))
         return lines
 

@@ -6,7 +6,7 @@ to lift, click to place), press the buttons, watch the LEDs and the OLED
 (``nardy_host.simweb``).
 
 ``--text``: a text-mode board in the terminal: the engine rolls, you type each turn in
-the board's notation, and an illegal turn is refused with the RULES.md id and reason
+the board's notation, and an illegal turn is refused with the rule id (docs/RULES.md) and reason
 (or accepted as played, seed 001 §3.4, when you type ``accept``).
 """
 
@@ -41,7 +41,7 @@ def register(sub):
     p.add_argument("--seed", type=int, default=None,
                    help="--text: dice seed (reproducible games)")
     p.add_argument("--option", action="append", default=[], metavar="NAME",
-                   help="--text: a RULES.md option")
+                   help="--text: a rules option (docs/RULES.md)")
     p.set_defaults(func=dispatch)
 
 

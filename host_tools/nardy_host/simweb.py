@@ -1,42 +1,56 @@
 """The simulator's web page and server, for the virtual board (``nardy sim``) and for
 a real board on USB serial (``nardy live``).
 
-The server is ``http.server`` bound to 127.0.0.1 only; requests from anywhere else,
-or with a Host header that is not this machine's loopback name, get 403. The page
-(``web/``: HTML, JS, CSS) gets the board's protocol events as Server-Sent Events and
-sends the player's actions as JSON.
+The server is microdot (the same framework runs on MicroPython, so a board could
+one day serve this page itself) on asyncio in a background thread, bound to
+127.0.0.1: requests from any other address, or with a Host header that is not this
+machine's loopback name, get 403. Each request is answered and its connection
+closed (HTTP/1.0), so a body can never be read as a second request. The page
+(``web/``: HTML, JS, CSS) gets its updates as Server-Sent Events and sends the
+player's actions as JSON; the session behind it is ``simhub.Hub``.
 
 Endpoints:
 - ``GET /`` the page; ``GET /app.js``, ``/style.css`` its files.
-- ``GET /api/state``: mode, checkers per zone (the physical board, or for a real
-  board its reported position), what the hand holds, LED zones, last LED frame and
-  OLED framebuffer, number of events.
-- ``GET /api/events?since=N``: ``text/event-stream``, one protocol event per message
-  (``id`` = its number; internal replies such as ``pong`` left out).
-- ``POST /api/action`` with a JSON object (``Content-Type: application/json``):
-  ``{"action": "lift", "zone": 24}``, ``{"action": "place", "zone": 19}``,
-  ``{"action": "move", "from": 24, "to": 19}`` (a drag), ``{"action": "press",
-  "button": "ok", "kind": "short"|"long"}``, ``{"action": "new", "variant": "long",
-  "match": 1}``, ``{"action": "setup"}``, ``{"action": "dice", "dice": [6, 5]}``
-  (load the virtual board's next roll). Replies ``{"ok": true, "events": N}`` once
-  the board processed it; 400 for a malformed action, 409 for one the board cannot
-  do now (nothing on that point, hands on a real board).
-- ``GET /api/log?game=N``: that game's journal (JSON lines) as a download; without
-  ``game``, the current game.
+- ``GET /api/state``: a snapshot: mode, checkers per zone (the physical board, or
+  for a real board its reported position), what the hand holds, LED zones, the last
+  LED frame and OLED framebuffer, the game, variant and match, whether a game is in
+  progress, the newest log lines and ``feed`` (the next line's number).
+- ``GET /api/events?since=N`` (or the ``Last-Event-ID`` header, which wins):
+  ``text/event-stream`` of log lines (``id`` = the line's number) and frames
+  (``{"ev": "leds"|"oled", ...}``, the newest only); ``{"ev": "reset"}`` when lines
+  the client asked for are no longer kept (it then reloads the snapshot).
+- ``POST /api/action`` with a JSON object (``Content-Type: application/json``,
+  ``Content-Length``): ``{"action": "lift", "zone": 24, "colour": "black"}``
+  (``colour`` optional: which checker of a point or the bar holding both),
+  ``{"action": "place", "zone": 19}``, ``{"action": "move", "from": 24, "to": 19}``
+  (a drag), ``{"action": "press", "button": "ok", "kind": "short"|"long"}``,
+  ``{"action": "new", "variant": "long", "match": 1}``, ``{"action": "setup"}``,
+  ``{"action": "dice", "dice": [6, 5]}`` (load the virtual board's next roll).
+  Replies ``{"ok": true, "feed": N}`` once the board processed it; 400 for a
+  malformed action (also one nested deeper than 8), 409 for one the board cannot
+  do now (nothing on that point, hands on a real board), 411 without a length (a
+  chunked body), 413 for a body over 16 KB, 415 for another content type.
+- ``GET /api/log?game=N``: that game's journal (JSON lines) as a download named by
+  variant, game and date; without ``game``, the current game.
 """
 
+import asyncio
+import contextlib
+import datetime
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 import threading
 import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
-from nardy.rules import BLACK, WHITE
-from nardy_host.session import LinkError, SerialLink, Session, VirtualLink, parse_zone, zone_label
+from microdot import Microdot, Request, Response
+from microdot.sse import sse_response
+
+from nardy_host.session import LinkError, SerialLink, Session, VirtualLink
+from nardy_host.simhub import ActionError, Hub
 
 WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
@@ -44,359 +58,260 @@ STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 HOST = "127.0.0.1"
+HOSTNAMES = ("127.0.0.1", "localhost")
 MAX_BODY = 16 * 1024
-QUIET = ("pong", "log", "log_end")
+POLL_S = 0.05          # an event stream looks for new lines this often
+KEEPALIVE_S = 15.0     # ... and sends a comment after this long without one
+EVENT_ID = re.compile(r"^[0-9]{1,15}$")
 
 
-class HttpError(Exception):
-    def __init__(self, code, text):
-        super().__init__(text)
-        self.code = code
+def _error(code, text):
+    return Response({"error": text, "status": code}, code)
 
 
-class Hub:
-    """The session behind the page: one action at a time."""
+class QuietMicrodot(Microdot):
+    """Microdot whose unparsable requests get a plain 400 instead of a traceback on
+    the terminal (a bad request line or header is the client's error, not ours)."""
 
-    def __init__(self, session, mode):
-        self.s = session
-        self.mode = mode              # "sim" or "live"
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.position = None          # live: the board's reported position
-        self.gid = None
-        self._want_dump = threading.Event()
-        session.listeners.append(self._on_event)
-        if mode == "live":
-            threading.Thread(target=self._live_loop, daemon=True).start()
-
-    def _on_event(self, ev):
-        if ev is None:
-            return
-        k = ev.get("ev")
-        if k in ("hello", "game") and ev.get("game") is not None:
-            self.gid = ev["game"]
-        if k == "dump" and "position" in ev:
-            self.position = (ev.get("variant"), ev.get("options") or {}, ev["position"])
-        if self.mode == "live" and k in ("hello", "game", "roll", "step", "turn", "warn",
-                                         "sync", "lift", "game_end", "confirm"):
-            self._want_dump.set()
-
-    def _live_loop(self):
-        """A real board sends no frames by itself: after each change ask for its
-        position and screen."""
-        while not self.stopping:
-            if not self._want_dump.wait(0.5):
-                continue
-            self._want_dump.clear()
+    async def handle_request(self, reader, writer):
+        try:
+            req = await Request.create(self, reader, writer,
+                                       writer.get_extra_info("peername"))
+        except (ValueError, IndexError, UnicodeError, OSError):
+            req = None
+        if req is None:
             try:
-                with self.lock:
-                    self.s.dump()
-                    self.s.refresh()
-            except (LinkError, OSError):
+                await _error(400, "bad request").write(writer)
+                await writer.aclose()
+            except OSError:
                 pass
-
-    # -- state ------------------------------------------------------------------------------
-    def board(self):
-        if self.s.phys is not None:
-            return self.s.board_state()
-        if self.position is None:
-            return {}
-        from nardy.game import zone_of
-        from nardy.movesvc import variant_for
-        from nardy.posjson import from_json
-        name, opts, pj = self.position
+            return
+        # the request is read: let microdot answer it (it reads nothing more)
+        res = await self.dispatch_request(req)
         try:
-            v = variant_for(name, opts)
-            pos = from_json(v, pj)
-        except (KeyError, ValueError, TypeError):
-            return {}
-        out = {}
-        for c in (WHITE, BLACK):
-            for k in range(26):
-                n = pos.count(c, k)
-                if n:
-                    z = str(zone_of(v, c, k))
-                    out.setdefault(z, [""])
-                    out[z][0] += "wb"[c] * n
-        return out
-
-    def state(self):
-        s = self.s
-        with s.cond:
-            return {"mode": self.mode, "virtual": s.phys is not None,
-                    "on": s.link is not None, "board": self.board(),
-                    "hand": ["wb"[c] + ":" + zone_label(z) for c, z in s.hand],
-                    "led_zones": list(s.pm.led_zones), "leds": s.leds,
-                    "oled": s.oled.get("fb") if s.oled else None,
-                    "events": len(s.events), "game": self.gid}
-
-    # -- actions ----------------------------------------------------------------------------
-    def action(self, a):
-        if not isinstance(a, dict):
-            raise HttpError(400, "the body must be a JSON object")
-        kind = a.get("action")
-        handlers = {"lift": self._lift, "place": self._place, "move": self._move,
-                    "press": self._press, "new": self._new, "setup": self._setup,
-                    "dice": self._dice}
-        if kind not in handlers:
-            raise HttpError(400, "unknown action %r (one of: %s)" % (
-                kind, ", ".join(sorted(handlers))))
-        with self.lock:
-            try:
-                handlers[kind](a)
-                self.s.sync()
-                self.s.refresh()
-                if self.mode == "live":
-                    self.s.dump()
-            except ValueError as e:
-                raise HttpError(409, str(e)) from None
-            except LinkError as e:
-                raise HttpError(503, str(e)) from None
-        return {"ok": True, "events": len(self.s.events)}
-
-    def _hands(self):
-        if self.s.phys is None:
-            raise HttpError(409, "hands on the board need the virtual board (nardy sim)")
-
-    @staticmethod
-    def _zone(a, key):
-        v = a.get(key)
-        if isinstance(v, bool) or not isinstance(v, (int, str)):
-            raise HttpError(400, "%r must be a zone (1..27 or P1..P24, bar, off-white, "
-                                 "off-black)" % key)
-        try:
-            return parse_zone(str(v))
-        except ValueError as e:
-            raise HttpError(400, str(e)) from None
-
-    def _lift(self, a):
-        self._hands()
-        self.s.lift(self._zone(a, "zone"))
-
-    def _place(self, a):
-        self._hands()
-        self.s.place(self._zone(a, "zone"), top=bool(a.get("top")))
-
-    def _move(self, a):
-        self._hands()
-        zf, zt = self._zone(a, "from"), self._zone(a, "to")
-        self.s.lift(zf)
-        self.s.sync()
-        self.s.place(zt)
-
-    def _press(self, a):
-        if self.s.phys is None:
-            raise HttpError(409, "a real board's buttons are on the board")
-        name, kind = a.get("button"), a.get("kind", "short")
-        if name not in ("ok", "back", "menu") or kind not in ("short", "long"):
-            raise HttpError(400, "button must be ok, back or menu; kind short or long")
-        self.s.send({"cmd": "button", "name": name, "press": kind})
-
-    def _new(self, a):
-        v, m = a.get("variant", "long"), a.get("match", 1)
-        if v not in ("long", "short") or isinstance(m, bool) or not isinstance(m, int) \
-                or not 1 <= m <= 99:
-            raise HttpError(400, "variant must be long or short, match 1..99")
-        self.s.send({"cmd": "new", "variant": v, "match": m})
-        if self.s.phys is not None:
-            self.s.sync()
-            self.s.setup()
-
-    def _setup(self, a):
-        self._hands()
-        self.s.setup()
-
-    def _dice(self, a):
-        self._hands()
-        d = a.get("dice")
-        if not isinstance(d, list) or not 1 <= len(d) <= 8 or any(
-                isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 6 for x in d):
-            raise HttpError(400, "dice must be a list of integers 1..6")
-        self.s.send({"cmd": "_dice", "dice": d})
-
-    def game_log(self, gid):
-        with self.lock:
-            try:
-                lines = self.s.game_log(gid)
-            except LinkError as e:
-                raise HttpError(503, str(e)) from None
-        return lines
-
-
-class Handler(BaseHTTPRequestHandler):
-    server_version = "nardy-sim"
-    protocol_version = "HTTP/1.1"
-    hub = None            # set on the subclass made per server
-
-    def log_message(self, fmt, *args):  # quiet: the page shows what matters
-        pass
-
-    # -- helpers ---------------------------------------------------------------------------
-    def _send(self, code, body, ctype="application/json", extra=()):
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-        elif isinstance(body, str):
-            body = body.encode()
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        for k, v in extra:
-            self.send_header(k, v)
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _error(self, code, text):
-        self._send(code, {"error": text, "status": code})
-
-    def _check_origin(self):
-        if self.client_address[0] != HOST:
-            raise HttpError(403, "only 127.0.0.1 is served")
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
-        if host not in (HOST, "localhost"):
-            raise HttpError(403, "Host must be 127.0.0.1 or localhost")
-
-    def _route(self, method):
-        try:
-            self._check_origin()
-            url = urlsplit(self.path)
-            if url.path in STATIC or url.path.startswith("/api/"):
-                fn = getattr(self, "_%s_%s" % (method, url.path.strip("/").replace(
-                    "api/", "api_").replace(".", "_") or "root"), None)
-                if url.path in STATIC and method in ("GET", "HEAD"):
-                    return self._static(url.path)
-                if fn is None:
-                    known = {"/api/state", "/api/events", "/api/action", "/api/log"}
-                    if url.path in known or url.path in STATIC:
-                        raise HttpError(405, "%s is not allowed on %s" % (method, url.path))
-                    raise HttpError(404, "no such endpoint: %s" % url.path)
-                return fn(parse_qs(url.query, keep_blank_values=True))
-            raise HttpError(404, "not found: %s" % url.path)
-        except HttpError as e:
-            self._error(e.code, str(e))
-        except (BrokenPipeError, ConnectionResetError):
+            if res != Response.already_handled:
+                await res.write(writer)
+            await writer.aclose()
+        except OSError:
             pass
 
-    def do_GET(self):
-        self._route("GET")
 
-    def do_HEAD(self):
-        self._route("HEAD")
+def make_app(hub):
+    # microdot's limits are class-wide: a body over MAX_BODY gets 413 unread
+    Request.max_content_length = Request.max_body_length = MAX_BODY
+    app = QuietMicrodot()
 
-    def do_POST(self):
-        self._route("POST")
+    @app.before_request
+    def only_loopback(req):
+        peer = req.client_addr[0] if req.client_addr else None
+        if peer != HOST:
+            return _error(403, "only 127.0.0.1 is served")
+        host = (req.headers.get("Host") or "").rsplit(":", 1)[0]
+        if host not in HOSTNAMES:
+            return _error(403, "Host must be 127.0.0.1 or localhost")
+        if "Transfer-Encoding" in req.headers:
+            return _error(411, "send a Content-Length, not a chunked body")
+        return None
 
-    def do_PUT(self):
-        self._route("PUT")
+    @app.after_request
+    def no_cache(req, res):
+        res.headers["Cache-Control"] = "no-store"
+        res.headers["X-Content-Type-Options"] = "nosniff"
+        return res
 
-    def do_DELETE(self):
-        self._route("DELETE")
+    for code, text in ((404, "not found"), (405, "method not allowed"),
+                       (413, "body too large (at most %d bytes)" % MAX_BODY),
+                       (400, "bad request")):
+        app.errorhandler(code)(lambda req, code=code, text=text: _error(code, text))
 
-    def _static(self, path):
+    def static(path):
         name, ctype = STATIC[path]
         with open(os.path.join(WEB, name), "rb") as f:
-            self._send(200, f.read(), ctype)
+            return Response(f.read(), 200, {"Content-Type": ctype,
+                                            "Cache-Control": "no-store",
+                                            "X-Content-Type-Options": "nosniff"})
 
-    # -- API -----------------------------------------------------------------------------------
-    def _GET_api_state(self, q):
-        self._send(200, self.hub.state())
+    for path in STATIC:
+        app.route(path, methods=["GET"])(lambda req, path=path: static(path))
 
-    def _GET_api_log(self, q):
-        g = q.get("game", [None])[-1]
-        if g is None:
-            gid = self.hub.gid
-            if gid is None:
-                raise HttpError(404, "no game yet")
-        else:
-            try:
-                gid = int(g)
-            except ValueError:
-                raise HttpError(400, "game must be a number") from None
-        lines = self.hub.game_log(gid)
-        if not lines:
-            raise HttpError(404, "the board has no game %d" % gid)
-        self._send(200, "".join(ln + "\n" for ln in lines), "application/x-ndjson",
-                   [("Content-Disposition", 'attachment; filename="game%d.jsonl"' % gid)])
+    @app.get("/api/state")
+    def state(req):
+        return hub.state()
 
-    def _POST_api_action(self, q):
-        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+    @app.post("/api/action")
+    def action(req):
+        ctype = (req.headers.get("Content-Type") or "").split(";")[0].strip()
         if ctype != "application/json":
-            raise HttpError(415, "send the action as application/json")
+            return _error(415, "send the action as application/json")
+        if "Content-Length" not in req.headers:
+            return _error(411, "Content-Length required")
         try:
-            n = int(self.headers.get("Content-Length") or "")
-        except ValueError:
-            raise HttpError(411, "Content-Length required") from None
-        if n < 0 or n > MAX_BODY:
-            raise HttpError(413, "body too large (at most %d bytes)" % MAX_BODY)
-        raw = self.rfile.read(n)
-        try:
-            a = json.loads(raw.decode("utf-8"))
+            a = json.loads(req.body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            raise HttpError(400, "the body is not JSON") from None
-        self._send(200, self.hub.action(a))
+            return _error(400, "the body is not JSON")
+        except RecursionError:
+            return _error(400, "the body is nested too deeply")
+        try:
+            return hub.action(a)
+        except ActionError as e:
+            return _error(e.code, str(e))
 
-    def _GET_api_events(self, q):
+    @app.get("/api/log")
+    def game_log(req):
+        g = req.args.get("game")
+        if g is None:
+            gid = hub.gid
+            if gid is None:
+                return _error(404, "no game yet")
+        elif not g.isascii() or not g.isdigit() or len(g) > 9:
+            return _error(400, "game must be a number")
+        else:
+            gid = int(g)
         try:
-            i = int(q.get("since", ["0"])[-1])
-        except ValueError:
-            raise HttpError(400, "since must be a number") from None
-        if i < 0:
-            raise HttpError(400, "since must be >= 0")
-        last = self.headers.get("Last-Event-ID")
-        if last and last.isdigit():
+            lines = hub.game_log(gid)
+        except ActionError as e:
+            return _error(e.code, str(e))
+        if not lines:
+            return _error(404, "the board has no game %d" % gid)
+        return Response("".join(ln + "\n" for ln in lines), 200, {
+            "Content-Type": "application/x-ndjson",
+            "Content-Disposition": 'attachment; filename="%s"' % download_name(lines, gid)})
+
+    @app.get("/api/events")
+    async def events(req):
+        since = req.args.get("since", "0")
+        last = req.headers.get("Last-Event-ID")
+        if last is not None:
+            if not EVENT_ID.match(last):
+                return _error(400, "Last-Event-ID must be a line number")
             i = int(last) + 1
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        s = self.hub.s
-        try:
-            while not self.hub.stopping:
-                with s.cond:
-                    if i >= len(s.events):
-                        s.cond.wait(1.0)
-                    evs = s.events[i:]
-                if not evs:
-                    self.wfile.write(b": idle\n\n")
-                    self.wfile.flush()
-                    continue
-                chunks = []
-                for j, ev in enumerate(evs, i):
-                    if ev.get("ev") in QUIET:
-                        continue
-                    chunks.append("id: %d\ndata: %s\n\n" % (j, json.dumps(ev)))
-                i += len(evs)
-                if chunks:
-                    self.wfile.write("".join(chunks).encode())
-                    self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, OSError):
-            pass
+        elif not EVENT_ID.match(since):
+            return _error(400, "since must be a number >= 0")
+        else:
+            i = int(since)
+        return sse_response(req, stream, hub, i)
+
+    return app
+
+
+async def stream(req, sse, hub, i):
+    """New log lines from number ``i``, and the newest LED and OLED frame whenever
+    one changed, until the server stops or the page goes away."""
+    frame_no = -1
+    quiet = 0.0
+    while not hub.stopping:
+        items = hub.since(i)
+        if items is None:
+            await sse.send({"ev": "reset"})
+            return
+        for it in items:
+            await sse.send(it, event_id=str(it["id"]))
+        i += len(items)
+        if frame_no != hub.frame_no:
+            frame_no = hub.frame_no
+            for k in ("leds", "oled"):
+                f = hub.frames[k]
+                if f is not None:
+                    await sse.send(f)
+        elif not items:
+            quiet += POLL_S
+            if quiet >= KEEPALIVE_S:
+                quiet = 0.0
+                await sse.send("idle", comment=True)
+        await asyncio.sleep(POLL_S)
+
+
+def download_name(lines, gid):
+    """nardy-short-game3-2026-11-22.jsonl: the variant from the journal's game record,
+    the date of the download."""
+    variant = "game"
+    try:
+        first = json.loads(lines[0])
+        if first.get("variant") in ("long", "short"):
+            variant = first["variant"]
+    except (ValueError, AttributeError, IndexError):
+        pass
+    return "nardy-%s-game%d-%s.jsonl" % (variant, gid, datetime.date.today().isoformat())
+
+
+class _Writer:
+    """asyncio's StreamWriter with the ``awrite``/``aclose`` that microdot expects
+    (MicroPython's streams have them)."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def get_extra_info(self, name):
+        return self.w.get_extra_info(name)
+
+    async def awrite(self, data):
+        self.w.write(data)
+        await self.w.drain()
+
+    async def aclose(self):
+        self.w.close()
+        with contextlib.suppress(OSError):
+            await self.w.wait_closed()
 
 
 class Server:
-    """The web server on 127.0.0.1 for one hub, in a background thread."""
+    """The web server on ``host`` (127.0.0.1) for one hub, on asyncio in a background
+    thread."""
 
-    def __init__(self, hub, port=0):
-        handler = type("BoundHandler", (Handler,), {"hub": hub})
+    def __init__(self, hub, port=0, host=HOST):
+        import socket
         self.hub = hub
-        self.httpd = ThreadingHTTPServer((HOST, port), handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.url = "http://%s:%d/" % (HOST, self.port)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.app = make_app(hub)
+        # bind here, so that a busy port is an error now and port 0 gets a free one
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self.sock.bind((host, port))
+        except OSError:
+            self.sock.close()
+            raise
+        self.sock.listen(16)
+        self.address = self.sock.getsockname()
+        self.port = self.address[1]
+        self.url = "http://%s:%d/" % (host, self.port)
+        self.loop = None
+        self._ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
+
+        async def main():
+            async def serve(reader, writer):
+                await self.app.handle_request(reader, _Writer(writer))
+            self.server = await asyncio.start_server(serve, sock=self.sock)
+            self._ready.set()
+            async with self.server:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.server.serve_forever()
+
+        try:
+            self.loop.run_until_complete(main())
+            # event streams end by themselves once the hub stops; wait for them
+            rest = [t for t in asyncio.all_tasks(self.loop) if not t.done()]
+            if rest:
+                self.loop.run_until_complete(asyncio.wait(rest, timeout=2))
+            for t in rest:
+                t.cancel()
+        finally:
+            self.loop.close()
 
     def start(self):
         self.thread.start()
+        self._ready.wait(30)
         return self
 
     def stop(self):
         self.hub.stopping = True
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        if self.loop is not None and self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.server.close)
+        self.thread.join(10)
 
 
 def serve(hub, port, open_browser):

@@ -7,6 +7,8 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vboard import ROOT, micropython
 
 from nardy_host import cli, oledtext
@@ -85,3 +87,28 @@ def test_font_is_micropythons(tmp_path):
     out = subprocess.run([micropython(), str(src)], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == oledtext.FONT_HEX.split()
+
+
+@settings(max_examples=200, deadline=None)
+@given(keep=st.integers(1, 20), n=st.integers(0, 120), a=st.integers(-130, 130),
+       b=st.integers(-130, 130))
+def test_event_log_is_a_bounded_window_on_a_numbered_list(keep, n, a, b):
+    """EventLog answers like the list of every event for the numbers it retains,
+    never holds more than keep + keep // 4, and says so for a number it dropped."""
+    from nardy_host.session import EventLog
+    log, every = EventLog(keep), []
+    for i in range(n):
+        log.append(i)
+        every.append(i)
+        assert len(log._evs) <= keep + keep // 4
+    assert len(log) == n and log.first + len(log._evs) == n
+    assert n - log.first >= min(n, keep)                # at least keep retained
+    assert log[a:b] == [x for x in every[a:b] if x >= log.first]
+    assert log[a:] == [x for x in every[a:] if x >= log.first]
+    if -n <= a < n:
+        j = a % n
+        if j >= log.first:
+            assert log[a] == every[a]
+        else:
+            with pytest.raises(IndexError):
+                log[a]

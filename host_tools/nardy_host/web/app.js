@@ -6,7 +6,8 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const W = 1000, H = 620, EDGE = 20, PW = 60, BAR_X = 380, BAR_W = 60, TRAY_X = 830;
 const R = 25;
 const ZONE_BAR = 25, ZONE_OFF_W = 26, ZONE_OFF_B = 27;
-const state = { s: null, events: 0, display: 0, dragFrom: null, busy: false };
+const state = { s: null, lines: 0, display: 0, drag: null, queue: Promise.resolve(),
+                pending: 0, es: null, held: 0 };
 const board = document.getElementById("board");
 
 function el(name, attrs, parent) {
@@ -64,14 +65,14 @@ function drawStatic() {
     const lbl = el("text", { x: g.x, y: g.top ? tip + 16 : tip - 8, class: "label" }, board);
     lbl.textContent = "P" + p;
   }
-  const tl = el("text", { x: TRAY_X + 75, y: H - 14, class: "label" }, board);
-  tl.textContent = "white off";
-  tl.setAttribute("fill", "#e2c28f");
-  const tb = el("text", { x: TRAY_X + 75, y: EDGE + 128, class: "label" }, board);
+  const tb = el("text", { x: TRAY_X + 75, y: H / 2 - 30, class: "tray-label" }, board);
   tb.textContent = "black off";
+  const tl = el("text", { x: TRAY_X + 75, y: H / 2 + 40, class: "tray-label" }, board);
+  tl.textContent = "white off";
   board.appendChild(el("g", { id: "checkers" }));
   board.appendChild(el("g", { id: "leds" }));
   const zones = el("g", { id: "zones" }, board);
+  board.appendChild(el("g", { id: "drag" }));
   for (let p = 1; p <= 24; p++) {
     const g = pointGeom(p);
     el("rect", { x: g.x - PW / 2, y: g.top ? EDGE : H / 2, width: PW,
@@ -85,13 +86,16 @@ function drawStatic() {
                class: "zone", "data-zone": ZONE_OFF_B }, zones);
 }
 
-function drawChecker(g, x, y, colour, n) {
-  const white = colour === "w";
+// a stack: the checker under the top one shows at an offset (its own colour when a
+// point holds both), the top one carries the count
+function drawChecker(g, x, y, colour, n, under) {
   if (n > 1) {
-    el("circle", { cx: x + 3, cy: y + 3, r: R - 1, class: "checker",
-                   fill: white ? "#cfc6b4" : "#111", stroke: "#333" }, g);
+    const w = (under || colour) === "w";
+    el("circle", { cx: x + 4, cy: y + 4, r: R - 1, class: "checker",
+                   fill: w ? "#cfc6b4" : "#111", stroke: "#333" }, g);
   }
-  el("circle", { cx: x, cy: y, r: R - 1, class: "checker",
+  const white = colour === "w";
+  el("circle", { cx: x, cy: y, r: R - 1, class: "checker top", "data-colour": colour,
                  fill: white ? "#fbf7ee" : "#2a2a2a", stroke: white ? "#8a7f6a" : "#000",
                  "stroke-width": 2 }, g);
   if (n > 1) {
@@ -114,7 +118,7 @@ function drawCheckers(s) {
       const row = slots[0] || "";
       for (let i = 0; i < Math.min(row.length, 5); i++) {
         const [x, y] = checkerXY(z, i);
-        drawChecker(grp, x, y, row[i], i === 4 && row.length > 5 ? row.length - 4 : 1);
+        drawChecker(grp, x, y, row[i], i === 4 && row.length > 5 ? row.length - 4 : 1, row[i]);
       }
       total = row.length;
     } else {
@@ -123,7 +127,8 @@ function drawCheckers(s) {
         total += stack.length;
         let [x, y] = checkerXY(z, i);
         if (z === ZONE_BAR) y = H - EDGE - R - 12 - i * ((H - 2 * EDGE - 2 * R) / 3.2);
-        drawChecker(grp, x, y, stack[stack.length - 1], stack.length);
+        drawChecker(grp, x, y, stack[stack.length - 1], stack.length,
+                    stack[stack.length - 2]);
       });
     }
     grp.setAttribute("data-count", total);
@@ -182,33 +187,18 @@ function drawOled(fbHex) {
   document.body.dataset.oledFrames = state.display;
 }
 
-function describe(ev) {
-  const r = ev.rec || {};
-  switch (ev.ev) {
-    case "roll": return r.r === "open" ? `opening roll ${JSON.stringify(r.rolls)}`
-      : `${r.side} rolls ${r.dice}`;
-    case "step": return `${r.r} ${r.from}/${r.to}`;
-    case "turn": return `${r.side} played ${(r.steps || []).map(s => s.join("/")).join(" ")}` +
-      (r.accepted ? ` (accepted, ${r.rule})` : "");
-    case "warn": return ev.clear ? "warning cleared" : `WARNING ${r.rule}: ${r.text}`;
-    case "lift": return `lifted from ${ev.zones.map(zoneName)}; targets ${ev.targets.map(zoneName)}`;
-    case "sync": return ev.diffs.length ? `board differs: ${JSON.stringify(ev.diffs)}` : "in sync";
-    case "game": return `game ${ev.game} (${r.variant})`;
-    case "game_end": return `game over: ${r.winner} ${r.kind} +${r.points}`;
-    case "hello": return `hello: firmware ${ev.fw}, ${ev.variant}, ${ev.phase}`;
-    default: return JSON.stringify(ev);
-  }
-}
-
-function logEvent(ev) {
+function logLine(it) {
   const log = document.getElementById("log");
   const li = document.createElement("li");
-  li.className = ev.ev;
-  li.textContent = describe(ev);
-  li.dataset.json = JSON.stringify(ev);
+  li.className = it.warn ? "warn" : it.ev;
+  li.value = it.id + 1;
+  li.textContent = it.text;
+  li.dataset.ev = it.ev;
   log.appendChild(li);
-  while (log.children.length > 500) log.removeChild(log.firstChild);
+  while (log.children.length > 300) log.removeChild(log.firstChild);
   log.scrollTop = log.scrollHeight;
+  state.lines++;
+  document.body.dataset.lines = state.lines;
 }
 
 let refreshTimer = null;
@@ -217,11 +207,13 @@ function scheduleRefresh() {
   refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 30);
 }
 
-async function refresh() {
+// the snapshot: board, hand, frames, game; with ``full`` the log too (a (re)load)
+async function refresh(full) {
   const r = await fetch("/api/state");
   if (!r.ok) return;
   const s = await r.json();
   state.s = s;
+  if (!state.pending) state.held = s.hand.length;   // what the page thinks it holds
   document.getElementById("mode").textContent =
     s.mode === "live" ? "(live: a board on USB)" : "(simulator: the real firmware)";
   drawCheckers(s);
@@ -230,91 +222,182 @@ async function refresh() {
   document.getElementById("hand").textContent =
     "Hand: " + (s.hand.length ? s.hand.map(h => (h[0] === "w" ? "white" : "black") +
       " from " + h.slice(2)).join(", ") : "empty");
-  document.getElementById("download").href = "/api/log" + (s.game ? "?game=" + s.game : "");
-  document.body.dataset.ready = "1";
-}
-
-async function act(obj) {
-  const st = document.getElementById("status");
-  state.busy = true;
-  document.body.dataset.busy = "1";
-  try {
-    const r = await fetch("/api/action", { method: "POST",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify(obj) });
-    const j = await r.json();
-    st.textContent = r.ok ? "" : j.error;
-  } catch (e) {
-    st.textContent = String(e);
+  const dl = document.getElementById("download");
+  dl.href = "/api/log" + (s.game ? "?game=" + s.game : "");
+  dl.hidden = !s.game;                     // nothing to download before the first game
+  // the variant box shows the game being played (unless the player is choosing)
+  const vsel = document.getElementById("variant"), msel = document.getElementById("match");
+  if (s.variant && document.activeElement !== vsel) vsel.value = s.variant;
+  if (s.match && document.activeElement !== msel) msel.value = s.match;
+  if (full) {
+    document.getElementById("log").textContent = "";
+    s.log.forEach(logLine);
   }
-  await refresh();
-  state.busy = false;
-  document.body.dataset.busy = "0";
-  document.body.dataset.actions = (Number(document.body.dataset.actions || 0) + 1);
+  document.body.dataset.ready = "1";
+  return s;
 }
 
-// -- the player's hands: drag, or click to lift and click to place ----------------------
+// actions run one after another, in the order the player made them
+function act(obj) {
+  if (obj.action === "lift") state.held++;
+  if (obj.action === "place") state.held = Math.max(0, state.held - 1);
+  state.pending++;
+  document.body.dataset.busy = "1";
+  state.queue = state.queue.then(async () => {
+    const st = document.getElementById("status");
+    try {
+      const r = await fetch("/api/action", { method: "POST",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify(obj) });
+      const j = await r.json();
+      st.textContent = r.ok ? "" : j.error;
+    } catch (e) {
+      st.textContent = String(e);
+    }
+    await refresh();
+    state.pending--;
+    document.body.dataset.actions = (Number(document.body.dataset.actions || 0) + 1);
+    if (!state.pending) document.body.dataset.busy = "0";
+  });
+  return state.queue;
+}
+
+// -- the player's hands ------------------------------------------------------------------
+// Pressing on a checker lifts it at once (the board lights its targets); it follows
+// the pointer and goes down where it is released, back where it came from when
+// released off the board. A press and release without moving keeps it in the hand:
+// the next tap puts it down. On a point or the bar holding both colours, the checker
+// nearest the pointer is the one lifted.
 function zoneAt(x, y) {
   const e = document.elementFromPoint(x, y);
   return e && e.dataset && e.dataset.zone ? Number(e.dataset.zone) : null;
 }
+function svgPoint(ev) {
+  const p = board.createSVGPoint();
+  p.x = ev.clientX; p.y = ev.clientY;
+  return p.matrixTransform(board.getScreenCTM().inverse());
+}
+function colourAt(z, pt) {
+  let best = null, bd = Infinity;
+  board.querySelectorAll(`#checkers g[data-zone="${z}"] circle.top`).forEach(c => {
+    const d = Math.hypot(c.cx.baseVal.value - pt.x, c.cy.baseVal.value - pt.y);
+    if (d < bd) { bd = d; best = c.dataset.colour; }
+  });
+  return best;
+}
+function ghost(colour, pt) {
+  const g = document.getElementById("drag");
+  g.textContent = "";
+  if (!colour) return;
+  el("circle", { cx: pt.x, cy: pt.y, r: R - 1, fill: colour === "w" ? "#fbf7ee" : "#2a2a2a",
+                 stroke: "#f6c66b", "stroke-width": 3, opacity: 0.9, id: "ghost" }, g);
+}
 board.addEventListener("pointerdown", ev => {
+  if (ev.button > 0) return;
   const z = zoneAt(ev.clientX, ev.clientY);
-  if (z === null) return;
-  state.dragFrom = z;
+  if (z === null || !state.s || !state.s.virtual) return;   // a real board's hands are real
+  ev.preventDefault();
+  board.setPointerCapture(ev.pointerId);
+  const pt = svgPoint(ev);
+  const inHand = state.held > 0;
+  let colour = null;
+  if (!inHand) {
+    colour = colourAt(z, pt);
+    if (!colour) return;                  // an empty point: nothing to lift
+    act({ action: "lift", zone: z, colour: colour === "w" ? "white" : "black" });
+  } else {
+    const h = state.s.hand[state.s.hand.length - 1];
+    colour = h ? h[0] : null;
+  }
+  state.drag = { from: z, x: ev.clientX, y: ev.clientY, moved: false, inHand: inHand,
+                 colour: colour };
   const r = board.querySelector(`.zone[data-zone="${z}"]`);
   if (r) r.classList.add("from");
+  ghost(colour, pt);
 });
-document.addEventListener("pointerup", ev => {
-  const from = state.dragFrom;
-  state.dragFrom = null;
+board.addEventListener("pointermove", ev => {
+  const d = state.drag;
+  if (!d) return;
+  if (Math.hypot(ev.clientX - d.x, ev.clientY - d.y) > 6) d.moved = true;
+  ghost(d.colour, svgPoint(ev));
+});
+function endDrag(ev, cancelled) {
+  const d = state.drag;
+  state.drag = null;
+  ghost(null);
   board.querySelectorAll(".zone.from").forEach(e => e.classList.remove("from"));
-  if (from === null) return;
-  const to = zoneAt(ev.clientX, ev.clientY);
-  if (to === null) return;
-  const hand = state.s ? state.s.hand.length : 0;
-  if (to !== from) {
-    act(hand ? { action: "place", zone: to } : { action: "move", from: from, to: to });
-  } else {
-    act(hand ? { action: "place", zone: to } : { action: "lift", zone: to });
+  if (!d) return;
+  const to = cancelled ? null : zoneAt(ev.clientX, ev.clientY);
+  if (d.inHand) {                          // the second tap: put it down there
+    if (to !== null) act({ action: "place", zone: to });
+    return;
   }
-});
+  if (!d.moved) return;                    // a tap: the checker stays in the hand
+  act({ action: "place", zone: to === null ? d.from : to });
+}
+board.addEventListener("pointerup", ev => endDrag(ev, false));
+board.addEventListener("pointercancel", ev => endDrag(ev, true));
 
+// the board's buttons: a click is a short press, held for LONG_MS or more a long one
+const LONG_MS = 700;
 document.querySelectorAll("button.hw").forEach(b => {
-  let t0 = 0;
-  b.addEventListener("pointerdown", () => { t0 = Date.now(); b.classList.add("down"); });
-  b.addEventListener("pointerup", () => {
-    b.classList.remove("down");
-    const kind = Date.now() - t0 > 700 ? "long" : "short";
-    act({ action: "press", button: b.dataset.button, kind: kind });
+  let t0 = 0, timer = null;
+  const up = (send) => {
+    if (!t0) return;
+    clearTimeout(timer);
+    b.classList.remove("down", "long");
+    const kind = Date.now() - t0 >= LONG_MS ? "long" : "short";
+    t0 = 0;
+    if (send) act({ action: "press", button: b.dataset.button, kind: kind });
+  };
+  b.addEventListener("pointerdown", ev => {
+    ev.preventDefault();
+    b.setPointerCapture(ev.pointerId);
+    t0 = Date.now();
+    b.classList.add("down");
+    timer = setTimeout(() => b.classList.add("long"), LONG_MS);
+  });
+  b.addEventListener("pointerup", () => up(true));
+  b.addEventListener("pointercancel", () => up(false));
+  b.addEventListener("contextmenu", ev => ev.preventDefault());
+  b.addEventListener("keydown", ev => {   // the keyboard: Enter / space, a short press
+    if (ev.key === "Enter" || ev.key === " ") {
+      ev.preventDefault();
+      act({ action: "press", button: b.dataset.button, kind: "short" });
+    }
   });
 });
-document.getElementById("new").addEventListener("click", () => act({
-  action: "new", variant: document.getElementById("variant").value,
-  match: Number(document.getElementById("match").value) || 1 }));
+document.getElementById("new").addEventListener("click", () => {
+  if (state.s && state.s.in_progress &&
+      !window.confirm("A game is in progress. Drop it and start a new match?")) return;
+  act({ action: "new", variant: document.getElementById("variant").value,
+        match: Number(document.getElementById("match").value) || 1 });
+});
 document.getElementById("setup").addEventListener("click", () => act({ action: "setup" }));
 
-// -- events -----------------------------------------------------------------------------------
+// -- updates: log lines and the newest LED/OLED frames ---------------------------------
 let frames = 0;
-function connect() {
-  const es = new EventSource("/api/events?since=0");
+function connect(from) {
+  if (state.es) state.es.close();
+  const es = state.es = new EventSource("/api/events?since=" + from);
   es.onmessage = m => {
     const ev = JSON.parse(m.data);
-    state.events++;
-    document.body.dataset.events = state.events;
+    if (ev.ev === "reset") {              // lines were dropped: take a fresh snapshot
+      es.close();
+      refresh(true).then(s => connect(s ? s.feed : 0));
+      return;
+    }
     if (ev.ev === "leds") {
-      if (state.s) drawLeds(state.s, ev.rgb);
-      if (state.s) state.s.leds = ev.rgb;
+      if (state.s) { state.s.leds = ev.rgb; drawLeds(state.s, ev.rgb); }
       frames++;
+      document.body.dataset.ledFrames = frames;
     } else if (ev.ev === "oled") {
       drawOled(ev.fb);
-      frames++;
     } else {
-      logEvent(ev);
+      logLine(ev);
       scheduleRefresh();
     }
-    document.getElementById("counts").textContent = `(${frames} LED/OLED frames)`;
   };
 }
 
 drawStatic();
-refresh().then(connect);
+refresh(true).then(s => connect(s ? s.feed : 0));

@@ -1,0 +1,395 @@
+"""The session behind the simulator's page (``nardy sim``, ``nardy live``): the
+player's actions, the state the page draws, and the page's event feed.
+
+The feed is what the page's log shows, one line of text per board event, kept
+bounded (``FEED_KEEP``): a reload draws the current state (board, LEDs, OLED and
+the last ``SNAPSHOT`` lines), never a replay of the session. LED and OLED frames are
+not kept at all, only the latest of each (``frames``).
+
+Positions on the board are written as P-numbers (P1..P24, bar, trays), moves in the
+game's own notation (the mover's point numbers, as ``nardy moves`` and the exports
+write them), so the two never mix in one line.
+"""
+
+import threading
+import time
+
+from nardy.notation import _label as point_label
+from nardy.notation import format_turn, parse_position_id
+from nardy.rules import BLACK, WHITE
+from nardy_host.session import EventLog, LinkError, parse_zone, zone_label
+
+FEED_KEEP = 1000       # page log lines kept on the server
+SNAPSHOT = 200         # of which a (re)loaded page gets the newest
+TICK_S = 0.1           # idle: the virtual board's clock advanced this often (real time)
+TICK_MAX_MS = 500      # ... by at most this much at once (a stalled host is not a jump)
+QUIET = ("pong", "log", "log_end", "dump", "mem", "set", "leds", "oled")
+COLOURS = {"white": WHITE, "black": BLACK, "w": WHITE, "b": BLACK}
+MAX_DEPTH = 8          # JSON nesting an action may have (actions are flat objects)
+
+
+class ActionError(Exception):
+    """A request the page may not make now: ``code`` is its HTTP status."""
+
+    def __init__(self, code, text):
+        super().__init__(text)
+        self.code = code
+
+
+def depth(obj, limit=MAX_DEPTH):
+    """Nesting depth of parsed JSON, counted only up to ``limit + 1``."""
+    if limit < 0 or not isinstance(obj, (dict, list)):
+        return 0
+    items = obj.values() if isinstance(obj, dict) else obj
+    return 1 + max((depth(x, limit - 1) for x in items), default=0)
+
+
+def _moves(variant, steps):
+    return " ".join("%s/%s" % (point_label(variant, f, True), point_label(variant, t, False))
+                    for f, t in steps)
+
+
+def _zones(zs):
+    return ", ".join(zone_label(z) for z in zs)
+
+
+class Describer:
+    """One line of text per board event, for the page's log (None: not shown)."""
+
+    def __init__(self):
+        self.variant = None        # the game's variant object (for move notation)
+        self.mover = None
+        self.pos = None            # the position before the turn being played
+
+    def _turn(self, steps):
+        """The turn as ``nardy moves`` writes it (hits marked), from the position
+        before it; step by step when that position is unknown or the turn was an
+        accepted illegal one the notation cannot replay."""
+        steps = [tuple(x) for x in steps]
+        if self.pos is not None:
+            try:
+                return "" if not steps else format_turn(self.variant, self.pos, steps)
+            except (ValueError, IndexError, KeyError, TypeError):
+                pass
+        return _moves(self.variant, steps)
+
+    def __call__(self, ev):
+        k = ev.get("ev")
+        r = ev.get("rec") or {}
+        if k in QUIET:
+            return None
+        if k == "game":
+            from nardy.movesvc import variant_for
+            self.variant = self.pos = None
+            try:
+                self.variant = variant_for(r["variant"], r.get("options") or {})
+                self.pos = parse_position_id(r["start"])[1]
+            except (KeyError, ValueError, TypeError):
+                pass
+            m = (r.get("meta") or {}).get("match")
+            length = m.get("length") if isinstance(m, dict) else m
+            return "game %s: %s nardy%s" % (ev.get("game"), r.get("variant"),
+                                            ", match to %s" % length if length else "")
+        if k == "roll":
+            if r.get("r") == "open":
+                w, b = (r.get("rolls") or [[0, 0]])[-1]
+                return "opening roll: white %s, black %s%s" % (
+                    w, b, " (equal: roll again)" if w == b else "")
+            self.mover = r.get("side")
+            return "%s rolls %s" % (r.get("side"), "-".join(str(d) for d in r.get("dice", ())))
+        if k == "step" and self.variant is not None:
+            move = _moves(self.variant, [(r.get("from"), r.get("to"))])
+            who = self.mover or "step"           # a resumed game: no roll seen yet
+            if r.get("r") == "undo":
+                return "%s takes back %s" % (who, move)
+            return "%s %s" % (who, move)
+        if k == "turn" and self.variant is not None:
+            text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [])
+                                     or "nothing (no legal move)")
+            try:
+                self.pos = parse_position_id(r["pos"])[1]
+            except (KeyError, ValueError, TypeError):
+                self.pos = None
+            if r.get("accepted"):
+                text += " - an illegal turn (%s) accepted as played" % r.get("rule")
+            return text
+        if k == "warn":
+            if ev.get("clear"):
+                return "warning cleared"
+            pts = r.get("points") or []
+            return "warning %s: %s%s" % (r.get("rule"), r.get("text"),
+                                         " (%s)" % _zones(pts) if pts else "")
+        if k == "lift":
+            t = ev.get("targets") or []
+            return "lifted from %s%s" % (_zones(ev.get("zones") or []),
+                                         ": may go to " + _zones(t) if t else "")
+        if k == "sync":
+            d = ev.get("diffs") or []
+            if not d:
+                return "the board matches the game"
+            return "the board differs: " + "; ".join(
+                "%s %s expected %d, sees %d" % (zone_label(z), ("white", "black")[c], want, got)
+                for z, c, want, got in d[:6]) + (" ..." if len(d) > 6 else "")
+        if k == "confirm" and "candidates" in ev:
+            return "%d turns fit the board: BACK shows the next, OK takes it" % ev["candidates"]
+        if k == "game_end":
+            return "game over: %s wins%s, +%s" % (
+                r.get("winner"), " (%s)" % r["kind"] if r.get("kind") else "", r.get("points"))
+        if k == "hello":
+            return "board: firmware %s, %s nardy, %s" % (ev.get("fw"), ev.get("variant"),
+                                                        ev.get("phase"))
+        if k == "error":
+            return "board error: %s" % ev.get("error")
+        if k == "text":
+            return ev.get("text")
+        return None
+
+
+class Hub:
+    """The session behind the page: one action at a time."""
+
+    def __init__(self, session, mode, tick=True):
+        self.s = session
+        self.mode = mode              # "sim" or "live"
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.position = None          # live: the board's reported position
+        self.gid = None
+        self.variant = None           # the name of the game being played
+        self.match = None             # its match length
+        self.in_progress = False      # a game with a roll in it and no end yet
+        self.describe = Describer()
+        self.feed = EventLog(FEED_KEEP)
+        self.frames = {"leds": None, "oled": None}
+        self.frame_no = 0             # counts every LED/OLED frame
+        self._want_dump = threading.Event()
+        session.listeners.append(self._on_event)
+        if mode == "live":
+            threading.Thread(target=self._live_loop, daemon=True).start()
+        elif tick and session.phys is not None:
+            threading.Thread(target=self._clock, daemon=True).start()
+
+    # -- events ------------------------------------------------------------------------------
+    def _on_event(self, ev):
+        if ev is None:
+            return
+        k = ev.get("ev")
+        r = ev.get("rec") or {}
+        if k in ("leds", "oled"):
+            self.frames[k] = ev
+            self.frame_no += 1
+            return
+        if k in ("hello", "game") and ev.get("game") is not None:
+            self.gid = ev["game"]
+        if k == "hello" and ev.get("variant"):
+            self.variant = ev["variant"]
+        if k == "game":
+            self.variant = r.get("variant", self.variant)
+            m = (r.get("meta") or {}).get("match")
+            self.match = m.get("length") if isinstance(m, dict) else m
+            self.in_progress = False
+        elif k == "roll":
+            self.in_progress = True
+        elif k == "game_end":
+            self.in_progress = False
+        if k == "dump" and "position" in ev:
+            self.position = (ev.get("variant"), ev.get("options") or {}, ev["position"])
+        if self.mode == "live" and k in ("hello", "game", "roll", "step", "turn", "warn",
+                                         "sync", "lift", "game_end", "confirm"):
+            self._want_dump.set()
+        text = self.describe(ev)
+        if text is not None:
+            self.feed.append({"id": len(self.feed), "ev": k, "text": text,
+                              "warn": k == "warn" and not ev.get("clear")})
+
+    def _clock(self):
+        """While nobody acts, the virtual board's time runs on real time: the
+        readings of the board as it lies are sent again every ``TICK_S`` with the
+        time that passed, so blinking LEDs blink and timers run."""
+        last = time.monotonic()
+        while not self.stopping:
+            time.sleep(TICK_S)
+            if not self.lock.acquire(blocking=False):
+                last = time.monotonic()       # an action is sending its own readings
+                continue
+            try:
+                now = time.monotonic()
+                ms = min(TICK_MAX_MS, int((now - last) * 1000))
+                last = now
+                if self.s.link is not None and self.s.alive:
+                    self.s.sense(ms)
+            except (LinkError, OSError, ValueError):
+                pass
+            finally:
+                self.lock.release()
+
+    def _live_loop(self):
+        """A real board sends no frames by itself: after each change ask for its
+        position and screen."""
+        while not self.stopping:
+            if not self._want_dump.wait(0.5):
+                continue
+            self._want_dump.clear()
+            try:
+                with self.lock:
+                    self.s.dump()
+                    self.s.refresh()
+            except (LinkError, OSError):
+                pass
+
+    # -- state ------------------------------------------------------------------------------
+    def board(self):
+        if self.s.phys is not None:
+            return self.s.board_state()
+        if self.position is None:
+            return {}
+        from nardy.game import zone_of
+        from nardy.movesvc import variant_for
+        from nardy.posjson import from_json
+        name, opts, pj = self.position
+        try:
+            v = variant_for(name, opts)
+            pos = from_json(v, pj)
+        except (KeyError, ValueError, TypeError):
+            return {}
+        out = {}
+        for c in (WHITE, BLACK):
+            for k in range(26):
+                n = pos.count(c, k)
+                if n:
+                    z = str(zone_of(v, c, k))
+                    out.setdefault(z, [""])
+                    out[z][0] += "wb"[c] * n
+        return out
+
+    def state(self):
+        """Everything a (re)loaded page draws: a snapshot, never the history."""
+        s = self.s
+        with s.cond:
+            leds, oled = self.frames["leds"], self.frames["oled"] or s.oled
+            return {"mode": self.mode, "virtual": s.phys is not None,
+                    "on": s.link is not None, "board": self.board(),
+                    "hand": ["wb"[c] + ":" + zone_label(z) for c, z in s.hand],
+                    "led_zones": list(s.pm.led_zones),
+                    "leds": leds.get("rgb") if leds else s.leds,
+                    "oled": oled.get("fb") if oled else None,
+                    "game": self.gid, "variant": self.variant, "match": self.match,
+                    "in_progress": self.in_progress,
+                    "log": self.feed[-SNAPSHOT:], "feed": len(self.feed)}
+
+    def since(self, i):
+        """Feed items from number ``i``; None when some of them are no longer kept
+        (the page then reloads its snapshot)."""
+        with self.s.cond:
+            if i < self.feed.first:
+                return None
+            return self.feed[i:]
+
+    # -- actions ----------------------------------------------------------------------------
+    def action(self, a):
+        if not isinstance(a, dict):
+            raise ActionError(400, "the body must be a JSON object")
+        if depth(a) > MAX_DEPTH:
+            raise ActionError(400, "the action is nested too deeply")
+        kind = a.get("action")
+        handlers = {"lift": self._lift, "place": self._place, "move": self._move,
+                    "press": self._press, "new": self._new, "setup": self._setup,
+                    "dice": self._dice}
+        if not isinstance(kind, str) or kind not in handlers:
+            raise ActionError(400, "unknown action %s (one of: %s)" % (
+                _short(kind), ", ".join(sorted(handlers))))
+        with self.lock:
+            try:
+                handlers[kind](a)
+                self.s.sync()
+                self.s.refresh()
+                if self.mode == "live":
+                    self.s.dump()
+            except ValueError as e:
+                raise ActionError(409, str(e)) from None
+            except LinkError as e:
+                raise ActionError(503, str(e)) from None
+        return {"ok": True, "feed": len(self.feed)}
+
+    def _hands(self):
+        if self.s.phys is None:
+            raise ActionError(409, "hands on the board need the virtual board (nardy sim)")
+
+    @staticmethod
+    def _zone(a, key):
+        v = a.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, str)):
+            raise ActionError(400, "%r must be a zone (1..27 or P1..P24, bar, off-white, "
+                                   "off-black)" % key)
+        try:
+            return parse_zone(str(v))
+        except ValueError as e:
+            raise ActionError(400, str(e)) from None
+
+    @staticmethod
+    def _colour(a):
+        """The colour of the checker to lift: the player's choice on a point or the bar
+        holding both colours; None lets the session take the top one."""
+        c = a.get("colour")
+        if c is None:
+            return None
+        if not isinstance(c, str) or c not in COLOURS:
+            raise ActionError(400, "colour must be white or black")
+        return COLOURS[c]
+
+    def _lift(self, a):
+        self._hands()
+        self.s.lift(self._zone(a, "zone"), self._colour(a))
+
+    def _place(self, a):
+        self._hands()
+        self.s.place(self._zone(a, "zone"), top=a.get("top") is True)
+
+    def _move(self, a):
+        self._hands()
+        zf, zt = self._zone(a, "from"), self._zone(a, "to")
+        self.s.lift(zf, self._colour(a))
+        self.s.sync()
+        self.s.place(zt)
+
+    def _press(self, a):
+        if self.s.phys is None:
+            raise ActionError(409, "a real board's buttons are on the board")
+        name, kind = a.get("button"), a.get("kind", "short")
+        if name not in ("ok", "back", "menu") or kind not in ("short", "long"):
+            raise ActionError(400, "button must be ok, back or menu; kind short or long")
+        self.s.send({"cmd": "button", "name": name, "press": kind})
+
+    def _new(self, a):
+        v, m = a.get("variant", "long"), a.get("match", 1)
+        if v not in ("long", "short") or isinstance(m, bool) or not isinstance(m, int) \
+                or not 1 <= m <= 99:
+            raise ActionError(400, "variant must be long or short, match 1..99")
+        self.s.send({"cmd": "new", "variant": v, "match": m})
+        if self.s.phys is not None:
+            self.s.sync()
+            self.s.setup()
+
+    def _setup(self, a):
+        self._hands()
+        self.s.setup()
+
+    def _dice(self, a):
+        self._hands()
+        d = a.get("dice")
+        if not isinstance(d, list) or not 1 <= len(d) <= 8 or any(
+                isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= 6 for x in d):
+            raise ActionError(400, "dice must be a list of integers 1..6")
+        self.s.send({"cmd": "_dice", "dice": d})
+
+    def game_log(self, gid):
+        with self.lock:
+            try:
+                return self.s.game_log(gid)
+            except LinkError as e:
+                raise ActionError(503, str(e)) from None
+
+
+def _short(v):
+    t = repr(v)
+    return t if len(t) <= 40 else t[:37] + "..."
