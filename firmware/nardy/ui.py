@@ -307,7 +307,8 @@ def _other_screen(fb, game, boxes):
     elif ph == OPENING:
         big_text(fb, "Opening roll", 0, 12, 1, boxes)
         out.y = 22
-        out.add("OK: roll one die each (higher die starts)")
+        out.add("OK: one die each")
+        out.add("the higher die starts")
     elif ph == ROLL:
         big_text(fb, _who(game) + " to roll", 0, 12, 1, boxes)
         out.y = 22
