@@ -369,3 +369,25 @@ def test_manual_dice_entry():
         g.press(name, "short", b.obs)
     assert g.phase == MOVE and g.dice == (6, 5)
     b.close()
+
+
+def test_out_of_sync_legal_result_ends_with_a_short_ok():
+    # a legal result the tracker could not follow step by step (forced: the board
+    # shows a legal turn's result while the tracker says SYNC): OK records it, not
+    # as an accepted illegal turn, and asks no one
+    from nardy.tracker import SYNC
+    b, g = _start("synclegal", "short", 27)
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    v = g.variant
+    steps, final = v.legal_turns(g.pos, g.dice)[0]
+    b.show(final)
+    t = g.tracker
+    t.state = SYNC
+    t.diffs = [(1, 0, 1, 0)]
+    assert not g.awaiting_accept()
+    assert g.press("ok", "short", b.obs)
+    turns = _records(b, "turn")
+    assert len(turns) == 1 and not turns[0]["accepted"] and turns[0]["rule"] is None
+    assert g.phase == ROLL
+    b.close()

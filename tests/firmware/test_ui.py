@@ -327,6 +327,13 @@ def test_illegal_step_blinks():
     assert sorted(pm.led_zones[i] for i in red) == sorted(zones)
     off = led_frame(bytearray(3 * pm.led_count), pm.led_zones, g, 0, 255, 255)
     assert not [i for i in range(pm.led_count) if off[3 * i] == 255 and not off[3 * i + 1]]
+    # the mover ends the turn: the verdict on the whole turn names no point, so the
+    # turn's own points keep blinking while the opponent decides
+    g.press("ok", "short", obs)
+    assert g.awaiting_accept() and not g.warning()[2]
+    on = led_frame(frame, pm.led_zones, g, 300, 255, 255)
+    red = [i for i in range(pm.led_count) if on[3 * i] == 255 and not on[3 * i + 1]]
+    assert sorted(pm.led_zones[i] for i in red) == sorted(g.turn_zones()) == sorted(zones)
     j.close()
     rmtree(d)
 

@@ -29,6 +29,26 @@ class Canvas:
             self.px[y][x] = c
         return None
 
+    def fill(self, c):
+        self.fill_rect(0, 0, 128, 64, c)
+
+    def hline(self, x, y, w, c):
+        self.fill_rect(x, y, w, 1, c)
+
+    def rect(self, x, y, w, h, c):
+        self.fill_rect(x, y, w, 1, c)
+        self.fill_rect(x, y + h - 1, w, 1, c)
+        self.fill_rect(x, y, 1, h, c)
+        self.fill_rect(x + w - 1, y, 1, h, c)
+
+    def line(self, x0, y0, x1, y1, c):
+        n = max(abs(x1 - x0), abs(y1 - y0))
+        for i in range(n + 1):
+            self.pixel(x0 + (x1 - x0) * i // n, y0 + (y1 - y0) * i // n, c)
+
+    def show(self):
+        pass
+
     def fill_rect(self, x, y, w, h, c):
         for yy in range(y, y + h):
             for xx in range(x, x + w):
