@@ -222,3 +222,71 @@ def lines(fb_hex, w=W, h=H):
 
 def text(fb_hex):
     return "\n".join(lines(fb_hex))
+
+
+# -- pictures of screens (docs, bug reports) -------------------------------------------
+_LIT = (150, 215, 255)       # an OLED's pale blue on black
+_DARK = (0, 0, 0)
+
+
+def png(rows, scale=4):
+    """PNG bytes of a screen given as rows of 0/1 (``pixels``), each pixel ``scale``
+    square, with a one-pixel gap so the panel's grid shows."""
+    import struct
+    import zlib
+
+    h = len(rows)
+    w = len(rows[0]) if rows else 0
+    raw = bytearray()
+    for y in range(h * scale):
+        raw.append(0)
+        r = rows[y // scale]
+        for x in range(w * scale):
+            lit = r[x // scale] and x % scale != scale - 1 and y % scale != scale - 1
+            raw.extend(_LIT if lit else _DARK)
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    head = struct.pack(">IIBBBBB", w * scale, h * scale, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) +
+            chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
+
+
+def art_rows(text):
+    """Rows of 0/1 from a golden screen's text art ('#' lit, '.' dark)."""
+    return [[1 if ch == "#" else 0 for ch in ln] for ln in text.splitlines() if ln]
+
+
+def main(argv=None):
+    """``python -m nardy_host.oledtext OUT_DIR GOLDEN.txt...``: one PNG per screen
+    (OUT_DIR/oled-NAME.png)."""
+    import os
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2:
+        sys.stderr.write("usage: python -m nardy_host.oledtext OUT_DIR GOLDEN.txt...\n")
+        return 2
+    out = args[0]
+    for path in args[1:]:
+        try:
+            with open(path) as f:
+                rows = art_rows(f.read())
+        except (OSError, UnicodeError) as e:
+            sys.stderr.write("error: %s: %s\n" % (path, e))
+            return 2
+        if len(rows) != H or any(len(r) != W for r in rows):
+            sys.stderr.write("error: %s: not a %dx%d screen\n" % (path, W, H))
+            return 2
+        name = os.path.splitext(os.path.basename(path))[0]
+        dst = os.path.join(out, "oled-%s.png" % name)
+        with open(dst, "wb") as f:
+            f.write(png(rows))
+        print(dst)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -126,3 +126,23 @@ def test_golden_screens_read_as_drawn():
     assert "All dice played\nOK: end turn" in screens["turn_done"]
     assert "Set up board" in screens["setup"]
     assert "To place: white 10," in screens["setup"]
+
+
+def test_png_of_a_golden_screen(tmp_path):
+    import struct
+    import zlib
+    src = os.path.join(HERE, "..", "firmware", "golden", "verdict.txt")
+    assert oledtext.main([str(tmp_path), src]) == 0
+    data = (tmp_path / "oled-verdict.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    w, h = struct.unpack(">II", data[16:24])
+    assert (w, h) == (512, 256)
+    n = struct.unpack(">I", data[33:37])[0]
+    raw = zlib.decompress(data[41:41 + n])
+    assert len(raw) == h * (1 + 3 * w)
+    # top-left of the warning bar is lit, the bottom-right corner dark
+    assert raw[1:4] == bytes(oledtext._LIT) and raw[-3:] == bytes(oledtext._DARK)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("#.#\n")
+    assert oledtext.main([str(tmp_path), str(bad)]) == 2
+    assert oledtext.main([str(tmp_path)]) == 2
