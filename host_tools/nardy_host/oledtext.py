@@ -173,23 +173,35 @@ def _columns(px, y, w):
     return bytes(out)
 
 
+def _ink(cells, inverse):
+    return sum(bin(255 - b if inverse else b).count("1") for b in cells)
+
+
 def _read_row(cols, w):
-    """(hits, text) of one pixel row: glyphs left to right, big ones first."""
+    """(hits, ink, text) of one pixel row: glyphs left to right, big ones first.
+    ``ink`` (pixels the glyphs explain) tells a glyph from the same glyph shifted up
+    into a window that cuts its bottom row off ("P" two rows down reads as "p")."""
     out = []
     hits = 0
+    ink = 0
     x = 0
     end = None            # where the last glyph ended
     while x < w:
         g = None
+        c = b""
         if x + 8 <= w:
             c = cols[x:x + 8]
             g = GLYPHS.get(c) or _INVERSE.get(c)
             step = 8
+        inverse = g is not None and c not in GLYPHS
         if g is None or g == " ":
             g = None
             if x + 6 <= w:
                 c = cols[x:x + 6]
-                g = SMALL.get(c) or _SMALL_INVERSE.get(c)
+                g = SMALL.get(c)
+                inverse = g is None
+                if inverse:
+                    g = _SMALL_INVERSE.get(c)
                 step = 6
         if g is None or g == " ":
             x += 1
@@ -197,21 +209,22 @@ def _read_row(cols, w):
         if end is not None and x - end >= 3:
             out.append(" ")
         out.append(g)
+        ink += _ink(c, inverse)
         if g not in "_-.,'":   # a bar, a rule or a dot also match plain shapes
             hits += 1
         x += step
         end = x
-    return hits, "".join(out)
+    return hits, ink, "".join(out)
 
 
 def lines(fb_hex, w=W, h=H):
     px = pixels(fb_hex, w, h)
     rows = []
     for y in range(h - 7):
-        hits, text = _read_row(_columns(px, y, w), w)
-        rows.append((hits, y, text))
+        hits, ink, text = _read_row(_columns(px, y, w), w)
+        rows.append((hits, ink, y, text))
     taken = []
-    for hits, y, text in sorted(rows, key=lambda r: (-r[0], r[1])):
+    for hits, _, y, text in sorted(rows, key=lambda r: (-r[0], -r[1], r[2])):
         if hits == 0:
             break
         if any(abs(y - t) < 8 for t, _ in taken):
