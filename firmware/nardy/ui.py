@@ -52,10 +52,30 @@ BIG = 8                      # framebuf's font: 8x8 cells
 # pip positions on a 3x3 grid per face (row-major cells 0..8)
 _PIPS = ((4,), (0, 8), (0, 4, 8), (0, 2, 6, 8), (0, 2, 4, 6, 8), (0, 2, 3, 5, 6, 8))
 
-# one glyph cell, allocated once: a glyph is copied in and blitted
-_GBUF = bytearray(ADVANCE)
-_GFB = framebuf.FrameBuffer(_GBUF, ADVANCE, HEIGHT, framebuf.MONO_VLSB) \
-    if framebuf is not None else None
+# One text line's glyph columns, allocated once: a line is copied in (by native
+# code on MicroPython) and blitted whole, one blit per line instead of per glyph.
+_LINE = bytearray(W)
+
+if framebuf is not None:
+    import micropython
+
+    @micropython.viper
+    def _columns(line, font, text, n: int, inv: int):
+        """Glyph columns of the ``n`` bytes of ``text`` into ``line`` (6 a glyph,
+        the last one blank), xor ``inv`` (255: dark on lit)."""
+        d = ptr8(line)    # noqa: F821 - viper's built-in pointer types
+        g = ptr8(font)    # noqa: F821
+        t = ptr8(text)    # noqa: F821
+        x = 0
+        for i in range(n):
+            c = t[i]
+            if c < 32 or c > 126:
+                c = 63        # "?"
+            o = (c - 32) * 5
+            for k in range(5):
+                d[x + k] = g[o + k] ^ inv
+            d[x + 5] = inv
+            x += 6
 
 
 def _cap(s):
@@ -82,22 +102,25 @@ def small_text(fb, s, x, y, c=1, boxes=None):
     """Draw ``s`` in the compact font; the 6x8 cells are drawn whole (background
     ``1 - c``), so inverted text needs no fill of its own."""
     _box(boxes, "text", x, y, ADVANCE * len(s), HEIGHT, s)
-    g = _GBUF
+    inv = 0 if c else 255
+    if framebuf is not None and hasattr(fb, "blit"):
+        b = s.encode()
+        n = len(b)
+        if n > COLS:
+            n = COLS
+        _columns(_LINE, GLYPHS, b, n, inv)
+        fb.blit((_LINE, ADVANCE * n, HEIGHT, framebuf.MONO_VLSB), x, y)
+        return
+    # anything else with pixel() (CPython, test recorders): the same cells
     for ch in s:
         o = ord(ch) - FIRST
         if not 0 <= o < 95:
             o = ord("?") - FIRST
         o *= 5
-        for i in range(5):
-            g[i] = GLYPHS[o + i] if c else 255 - GLYPHS[o + i]
-        g[5] = 0 if c else 255
-        if _GFB is not None and hasattr(fb, "blit"):
-            fb.blit(_GFB, x, y)
-        else:
-            for i in range(ADVANCE):
-                b = g[i]
-                for r in range(HEIGHT):
-                    fb.pixel(x + i, y + r, (b >> r) & 1)
+        for i in range(ADVANCE):
+            col = (GLYPHS[o + i] if i < 5 else 0) ^ inv
+            for r in range(HEIGHT):
+                fb.pixel(x + i, y + r, (col >> r) & 1)
         x += ADVANCE
 
 
