@@ -1,6 +1,6 @@
 """Read the text on the OLED back from its framebuffer (the virtual board's ``oled``
 events): the firmware writes with MicroPython's built-in 8x8 font (big text) and its
-own compact 5x7 font (``nardy.font``, 6x8 cells), so every text cell is an exact
+own compact 5x7 font (``nardy.oled.GLYPHS``, 6x8 cells), so every text cell is an exact
 glyph, lit on dark or (warnings) dark on lit.
 
 ``lines(fb_hex)`` gives the text lines found, top to bottom; a run of blank columns
@@ -8,7 +8,7 @@ between glyphs reads as one space. ``FONT_HEX`` is MicroPython's font as
 ``framebuf.FrameBuffer.text`` draws it (column bytes, LSB at the top);
 tests/host/test_script.py checks it against the real ``framebuf``. ``SMALL_ART`` is
 the compact font drawn as pixel art (rows top to bottom, ``#`` lit, an eighth row
-for descenders): ``nardy.font.GLYPHS`` is built from it (tests/host/test_oledtext.py
+for descenders): ``nardy.oled.GLYPHS`` is built from it (tests/host/test_oledtext.py
 checks the two agree).
 """
 

@@ -8,8 +8,8 @@ import os
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from nardy import ui
-from nardy.font import GLYPHS
+from nardy import oled
+from nardy.oled import GLYPHS
 from nardy_host import oledtext
 
 HERE = os.path.dirname(__file__)
@@ -17,7 +17,7 @@ PRINTABLE = "".join(chr(c) for c in range(33, 127))
 
 
 class Canvas:
-    """Enough of framebuf for ui.small_text / big_text, MONO_VLSB out."""
+    """Enough of framebuf for oled.small_text / big_text, MONO_VLSB out."""
 
     def __init__(self):
         self.px = [[0] * 128 for _ in range(64)]
@@ -86,12 +86,12 @@ words = st.text(alphabet=PRINTABLE, min_size=1, max_size=6)
 @settings(max_examples=150, deadline=None)
 @given(st.lists(words, min_size=1, max_size=3), st.booleans(), st.integers(0, 5))
 def test_compact_text_reads_back(ws, inverse, x):
-    s = " ".join(ws)[:ui.COLS - 1]
+    s = " ".join(ws)[:oled.COLS - 1]
     assume(any(ch.isalnum() for ch in s))   # a line of only dots and dashes is no text
     c = Canvas()
     if inverse:
         c.fill_rect(0, 20, 128, 9, 1)
-    ui.small_text(c, s, x, 20, 0 if inverse else 1)
+    oled.small_text(c, s, x, 20, 0 if inverse else 1)
     assert oledtext.lines(c.hex()) == [" ".join(s.split())]
 
 
@@ -103,8 +103,8 @@ def test_big_and_compact_lines_read_back(ws):
     small = " ".join(reversed(ws))[:21]
     assume(any(ch.isalnum() for ch in big) and any(ch.isalnum() for ch in small))
     c = Canvas()
-    ui.big_text(c, big, 0, 0)
-    ui.small_text(c, small, 0, 30)
+    oled.big_text(c, big, 0, 0)
+    oled.small_text(c, small, 0, 30)
     assert oledtext.lines(c.hex()) == [" ".join(big.split()), " ".join(small.split())]
 
 
