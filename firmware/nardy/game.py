@@ -99,7 +99,8 @@ def misplaced(diffs, cap):
         if s > n:
             extra += s - n
         elif s < shown:
-            need[c] += shown - s
+            # fewer than the slots can show: the point holds exactly what is seen
+            need[c] += n - s
     return need[0], need[1], extra
 
 

@@ -268,8 +268,8 @@ def test_empty_board_guides_the_setup():
     obs.show(g.variant, empty)
     g.observe(obs)
     t = " ".join(_golden("setup", g))
-    # each head shows what its slots can tell (ten of fifteen): that many to place
-    assert "Set up board" in t and "To place: white 10, black 10" in t, t
+    # a head shows ten at most, but an empty one surely needs all fifteen
+    assert "Set up board" in t and "To place: white 15, black 15" in t, t
     assert "roll anyway" not in t, t
     frame = bytearray(3 * pm.led_count)
     led_frame(frame, pm.led_zones, g, 0, 255, 255)

@@ -125,7 +125,7 @@ def test_golden_screens_read_as_drawn():
     assert "Opening roll" in screens["opening"] and "0-0/1" in screens["opening"]
     assert "All dice played\nOK: end turn" in screens["turn_done"]
     assert "Set up board" in screens["setup"]
-    assert "To place: white 10," in screens["setup"]
+    assert "To place: white 15," in screens["setup"]
 
 
 def test_png_of_a_golden_screen(tmp_path):
