@@ -10,10 +10,19 @@ bytearray of 3 bytes per LED in the chain order of the pin map.
 from nardy.game import MOVE, OPENING, ROLL
 from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W
 
+_screens = None
+
 
 def draw(fb, game, menu=None, note=None, boxes=None):
-    from nardy.oled import draw as draw_screen
-    draw_screen(fb, game, menu, note, boxes)
+    global _screens
+    if _screens is None:
+        # the first draw loads the screens; a collection first hands the import
+        # (a compile, when the firmware runs from source) a compact heap
+        import gc
+        gc.collect()
+        from nardy import oled
+        _screens = oled
+    _screens.draw(fb, game, menu, note, boxes)
 
 
 # -- LEDs ------------------------------------------------------------------------------
