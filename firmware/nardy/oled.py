@@ -205,7 +205,7 @@ def _header(fb, game, left, boxes):
 def draw(fb, game, menu=None, note=None, boxes=None):
     fb.fill(0)
     if menu is not None:
-        menu.draw(fb)
+        menu.draw(fb, boxes)
         return
     w = game.warning()
     if w is not None:

@@ -46,19 +46,6 @@ class Recorder:
     pixel = rect
 
 
-class MenuRecorder(Recorder):
-    """Records the 8x8 texts (the settings menu draws with framebuf's font)."""
-
-    def __init__(self):
-        Recorder.__init__(self)
-        self.texts = []
-
-    def text(self, s, x, y, c=1):
-        assert 0 <= x < 128 and 0 <= y <= 56, (s, x, y)
-        assert x + 8 * len(s) <= 128, s
-        self.texts.append(s)
-
-
 def _inside(a, b):
     return b[1] <= a[1] and a[1] + a[3] <= b[1] + b[3] and \
         b[2] <= a[2] and a[2] + a[4] <= b[2] + b[4]
@@ -121,8 +108,7 @@ def _row(fb, y):
 def _golden(name, game, menu=None):
     boxes = []
     draw(Recorder(), game, menu, boxes=boxes)
-    if menu is None:
-        check_layout(boxes)
+    check_layout(boxes)
     if framebuf is None:
         return _texts(boxes)
     fb, _ = _canvas()
@@ -138,10 +124,6 @@ def _golden(name, game, menu=None):
             assert f.readline() == _row(fb, y), "screen %s differs from %s at row %d" % (
                 name, path, y)
         assert f.readline() == ""
-    if menu is not None:
-        rec = MenuRecorder()
-        menu.draw(rec)
-        return rec.texts
     return _texts(boxes)
 
 
@@ -226,9 +208,11 @@ def test_all_dice_played_says_end_turn():
 def test_menu_screen_and_changes():
     s = defaults()
     m = Menu(s, cap=16)
-    rec = MenuRecorder()
-    m.draw(rec)
-    assert rec.texts[0] == "Settings" and rec.texts[1].startswith(">Game")
+    boxes = []
+    m.draw(Recorder(), boxes)
+    t = _texts(boxes)
+    assert t[0] == "Settings" and t[1].startswith(">Game") and t[1].endswith("long"), t
+    check_layout(boxes)
     assert m.press("ok") and s["variant"] == "short"
     m.press("back")
     m.press("ok")
@@ -239,6 +223,16 @@ def test_menu_screen_and_changes():
     assert s["brightness"] == 32 and m.items()[m.i][2] == "32*"   # above the cap: marked
     g, j, d, obs = _game("uimenu")
     _golden("menu", g, m)
+    # every item of both variants: laid out, and its whole name readable
+    for variant in ("long", "short"):
+        s["variant"] = variant
+        for k in range(len(m.items())):
+            m.i = k
+            boxes = []
+            m.draw(Recorder(), boxes)
+            check_layout(boxes)
+            shown = _joined(boxes)
+            assert m.items()[k][1].replace("_", " ") in shown, (k, shown)
     j.close()
     rmtree(d)
     assert not m.press("menu")
