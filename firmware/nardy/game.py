@@ -10,11 +10,18 @@ to move presses to roll), ENTRY (manual dice being entered), MOVE (the tracker
 follows the turn), GAME_END (result shown; press for the next game), MATCH_END.
 
 Buttons (short / long press):
-- ok: start, roll, hand over the dice (end the turn), pick the candidate shown,
-  accept an illegal turn (the opponent presses it, seed 001 §3.4); long: roll even
-  though the board differs from the position (a sensor the players distrust);
-- back: next candidate / next difference / step a die in manual entry; long:
-  the side to move resigns (S6; recorded as such);
+- ok: start, roll, hand over the dice (end the turn), pick the candidate shown;
+  long: roll even though the board differs a little from the position (a sensor the
+  players distrust; never on a board that is far from set up, ``ROLL_ANYWAY``);
+- accepting a result the rules reject is the opponent's decision (seed 001 §3.4),
+  so it takes a deliberate gesture after a prompt: the mover's OK ends the turn and
+  the screen asks "Opponent: hold OK to accept, BACK to take back"; only a long OK
+  then records the turn as accepted. A short OK never does (a mover pressing OK
+  twice has not accepted their own illegal turn). The same holds for a result the
+  tracker could not follow (out of sync) whose observed position the rules reject;
+- back: next candidate / next difference / step a die in manual entry / "take
+  back" on the accept prompt (the mover must then play a legal turn); long: the
+  side to move resigns (S6; recorded as such);
 - menu is the app's (nardy.menu).
 """
 
@@ -25,7 +32,7 @@ from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
-from nardy.tracker import CONFIRM, DONE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker, observed_position
 
 SETUP = "setup"
 OPENING = "opening"
@@ -34,6 +41,17 @@ ENTRY = "entry"
 MOVE = "move"
 GAME_END = "game_end"
 MATCH_END = "match_end"
+
+# What a turn in MOVE waits for (``Game.turn_state``), named like the phases: the UI
+# and the LEDs read these, never the tracker's numeric states.
+PLAYING = "playing"        # dice left to play
+LIFTED = "lifted"          # a checker in the hand: its targets are lit
+TURN_DONE = "turn_done"    # every die played: OK ends the turn
+WARNED = "illegal"         # a step broke a rule: take it back, or OK ends the turn
+OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
+CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
+ACCEPT = "accept"          # the result breaks a rule: the opponent decides
+TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 
 
 def zone_of(variant, colour, k):
@@ -63,6 +81,27 @@ def board_diffs(variant, pos, obs, cap):
                 out.append((z, c, n, s))
     out.sort()
     return out
+
+
+# The "hold OK: roll anyway" escape is for a sensor the players distrust: a board
+# that differs by at most this many checkers. An empty or half-set board is not a
+# sensor fault: it gets set up first (the LEDs and the OLED guide it).
+ROLL_ANYWAY = 2
+
+
+def misplaced(diffs, cap):
+    """How many checkers the differences ``board_diffs`` found are away from where
+    they belong: (white to place, black to place, extra ones seen elsewhere)."""
+    need = [0, 0]
+    extra = 0
+    for z, c, n, s in diffs:
+        shown = n if n <= cap[z] else cap[z]
+        if s > n:
+            extra += s - n
+        elif s < shown:
+            # fewer than the slots can show: the point holds exactly what is seen
+            need[c] += n - s
+    return need[0], need[1], extra
 
 
 def dice_left(dice, steps):
@@ -107,6 +146,9 @@ class Game:
         self.result = None
         self.message = None      # (rule id or None, text): shown until the next action
         self.setup = []          # differences while waiting for a roll
+        self.pending = None      # (rule, text, zones): an out-of-sync result the rules
+        #                          reject, waiting for the opponent (hold OK / BACK)
+        self.refused = False     # the opponent pressed BACK on the accept prompt
         self.entry = None
         self.cand_i = 0
         self.tracked = False     # the tracker has seen an observation this turn
@@ -341,6 +383,8 @@ class Game:
             d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
             if d != self.setup:
                 self.setup = d
+                if not d and self.message is not None and self.message[0] is None:
+                    self.message = None      # "set up the board first": done
                 self.emit({"ev": "sync", "diffs": [list(x) for x in d], "setup": True})
                 self._changed()
 
@@ -358,6 +402,8 @@ class Game:
         if not ev:
             return
         t.events = []
+        if self.message is not None and self.message[0] is None:
+            self.message = None   # a hint about a press: the board moved on
         for e in ev:
             k = e[0]
             if k == "warn":
@@ -367,8 +413,10 @@ class Game:
             elif k == "clear":
                 self.emit({"ev": "warn", "clear": True})
             elif k == "sync":
+                self.pending = None       # another board: judged again on OK
                 self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
             elif k == "resync":
+                self.pending = None
                 self.emit({"ev": "sync", "diffs": []})
             elif k == "lift":
                 self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
@@ -378,6 +426,8 @@ class Game:
                 pids = [position_id(self.variant, c[1]) for c in t.candidates]
                 self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
         self._sync_steps()
+        if not self.awaiting_accept():
+            self.refused = False
         if t.state == DONE and t.result is not None:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
@@ -401,6 +451,8 @@ class Game:
 
     def _end_turn(self, steps, after, accepted, rule):
         v = self.variant
+        self.pending = None
+        self.refused = False
         side = self.pos.turn
         self.n += 1
         rec = record.turn(v, self.n, side, self.dice, steps, after, accepted, rule)
@@ -448,6 +500,7 @@ class Game:
         """A button event; returns True if it did something."""
         if obs is not None:
             self.obs = obs
+        obs = self.obs
         ph = self.phase
         long = kind == "long"
         if name == "back" and long:
@@ -464,8 +517,8 @@ class Game:
             if ph in (SETUP, GAME_END, MATCH_END):
                 return self.new_game() if ph == GAME_END else self.new_match()
             if ph in (OPENING, ROLL):
-                if self.setup and not long:
-                    self._say(None, "set up the board (hold OK to roll)")
+                if self.setup and not (long and self.may_roll_anyway()):
+                    self._say(None, "set up the board first")
                     return False
                 if ph == OPENING:
                     self._roll_opening()
@@ -473,32 +526,116 @@ class Game:
                     self._roll()
                 return True
             if ph == MOVE:
-                t = self.tracker
-                if t.state == CONFIRM:
-                    t.confirm(self.cand_i)
-                elif t.state in (VERDICT, SYNC):
-                    t.accept(obs)
-                else:
-                    t.end_turn(obs)
-                self._drain(obs)
-                self._changed()
-                return True
+                return self._ok_move(long, obs)
             return False
         if name == "back" and ph == MOVE:
             t = self.tracker
             if t.state == CONFIRM and t.candidates:
                 self.cand_i = (self.cand_i + 1) % len(t.candidates)
+            elif self.awaiting_accept():
+                # the opponent wants a legal turn: the mover takes the move back (the
+                # tracker follows the checkers and leaves the verdict by itself)
+                self.refused = True
             elif t.state == SYNC:
                 t.next_diff()
             self._changed()
             return True
         return False
 
+    def _ok_move(self, long, obs):
+        t = self.tracker
+        if t.state == CONFIRM:
+            t.confirm(self.cand_i)
+        elif self.awaiting_accept():
+            if not long:
+                # the mover's (or anyone's) short press: never an acceptance
+                self._say(None, "opponent: hold OK to accept")
+                return False
+            t.accept(obs)
+            if t.state != DONE:
+                return False
+        elif t.state == SYNC:
+            self._judge_observed(obs)
+        else:
+            t.end_turn(obs)
+        self._drain(obs)
+        self._changed()
+        return True
+
+    def _judge_observed(self, obs):
+        """OK on a board the tracker could not follow: a legal result ends the turn
+        (the steps are unknown, the position is kept); one the rules reject waits for
+        the opponent like any illegal turn; an unreadable one waits for the board."""
+        t = self.tracker
+        pos = observed_position(t, obs) if obs is not None else None
+        if pos is None:
+            self._say(None, "fix the lit points first")
+            return
+        verdict = self.variant.check_turn(t.pos0, t.dice, pos)
+        if verdict is None:
+            t.accept(obs)
+            return
+        zones = tuple(d[0] for d in t.diffs)
+        self.pending = (verdict[0], verdict[1], zones)
+        self.refused = False
+        self._commit("warn", record.warn(self.n + 1, verdict[0], verdict[1], zones))
+
+    def may_roll_anyway(self):
+        """Hold OK rolls on a board that differs only a little (a distrusted sensor)."""
+        need_w, need_b, extra = misplaced(self.setup, self.layout.cap)
+        return need_w + need_b + extra <= ROLL_ANYWAY
+
+    def turn_state(self):
+        """What the turn in MOVE waits for (PLAYING .. TAKE_BACK), or None."""
+        if self.phase != MOVE:
+            return None
+        t = self.tracker
+        st = t.state
+        if self.awaiting_accept():
+            return TAKE_BACK if self.refused else ACCEPT
+        if st == ILLEGAL:
+            return WARNED
+        if st == SYNC:
+            return OUT_OF_SYNC
+        if st == CONFIRM:
+            return CHOOSE
+        if t.lifted:
+            return LIFTED
+        if st == IDLE and not self.left():
+            return TURN_DONE
+        return PLAYING
+
+    def turn_zones(self):
+        """The zones the turn so far moved checkers from and to (what a verdict on the
+        whole turn points at)."""
+        v = self.variant
+        side = self.pos.turn
+        out = []
+        for f, t in self.jsteps:
+            for k in (f, t):
+                z = zone_of(v, side, k)
+                if z not in out:
+                    out.append(z)
+        return out
+
+    def awaiting_accept(self):
+        """The turn is over and the rules reject its result: the opponent decides
+        (hold OK: accept as played; BACK: take back)."""
+        if self.phase != MOVE:
+            return False
+        st = self.tracker.state
+        return st == VERDICT or (st == SYNC and self.pending is not None)
+
     # -- for the UI ----------------------------------------------------------------------------
     def warning(self):
         """(rule, text, zones) of the warning to show, or None."""
-        if self.phase == MOVE and self.tracker.state in (ILLEGAL, VERDICT):
+        if self.phase != MOVE:
+            return None
+        st = self.tracker.state
+        if st in (ILLEGAL, VERDICT):
             return self.tracker.warning
+        if st == SYNC:
+            return self.pending
         return None
 
     def sync_diff(self):

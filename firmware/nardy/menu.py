@@ -2,7 +2,8 @@
 variant, LED brightness, dice mode, and "new match". Pure.
 
 Buttons while the menu is open: BACK = next item, OK = change the item (or start
-the new match), MENU = close. Settings are a plain dict the app saves as JSON.
+the new match), MENU = close. Settings are a plain dict the app saves as JSON. The
+screen (``draw``) uses the compact font of ``nardy.oled``, whole option names.
 """
 
 from nardy.longnardy import LongNardy
@@ -79,22 +80,40 @@ class Menu:
             return False
         return True
 
-    def draw(self, fb):
+    def draw(self, fb, boxes=None):
+        """Four items a screen in the compact font, the chosen one inverted, its
+        value on the right; under them the chosen item's whole name (option names
+        are long: nothing is cut)."""
+        from nardy.oled import COLS, HEIGHT, big_text, small_text, wrap
         items = self.items()
         n = len(items)
         i = self.i % n
-        fb.text("Settings", 0, 0, 1)
+        big_text(fb, "Settings", 0, 0, 1, boxes)
+        if boxes is not None:
+            boxes.append(("rule", 0, 9, 128, 1, None))
         fb.hline(0, 9, 128, 1)
-        first = i - 2 if i >= 2 else 0
-        if first > n - 5:
-            first = max(0, n - 5)
+        first = i - 1 if i >= 1 else 0
+        if first > n - 4:
+            first = max(0, n - 4)
         y = 12
-        for j in range(first, min(n, first + 5)):
+        for j in range(first, min(n, first + 4)):
             key, label, value = items[j]
-            text = (label[:10] + " " + value)[:15]
+            room = COLS - 2 - len(value)
+            name = label.replace("_", " ")
+            text = (">" if j == i else " ") + name[:room]
+            text += " " * (COLS - len(text) - len(value)) + value
             if j == i:
-                fb.fill_rect(0, y - 1, 128, 10, 1)
-                fb.text(">" + text, 0, y, 0)
-            else:
-                fb.text(" " + text, 0, y, 1)
-            y += 10
+                if boxes is not None:
+                    boxes.append(("bar", 0, y, 128, HEIGHT, None))
+                fb.fill_rect(0, y, 128, HEIGHT, 1)
+            small_text(fb, text, 0, y, 0 if j == i else 1, boxes)
+            y += HEIGHT
+        y += 2
+        name = items[i][1].replace("_", " ")
+        if len(name) > COLS - 2 - len(items[i][2]):
+            foot = wrap(name)                    # cut above: the whole name here
+        else:
+            foot = ("OK: change BACK: next", "MENU: close")
+        for ln in foot[:2]:
+            small_text(fb, ln, 0, y, 1, boxes)
+            y += HEIGHT

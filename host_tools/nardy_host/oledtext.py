@@ -1,10 +1,15 @@
 """Read the text on the OLED back from its framebuffer (the virtual board's ``oled``
-events): the firmware writes with MicroPython's built-in 8x8 font, so every text
-cell is an exact glyph, black on white or (warnings) white on black.
+events): the firmware writes with MicroPython's built-in 8x8 font (big text) and its
+own compact 5x7 font (``nardy.oled.GLYPHS``, 6x8 cells), so every text cell is an exact
+glyph, lit on dark or (warnings) dark on lit.
 
-``lines(fb_hex)`` gives the text lines found, top to bottom. The glyph table below
-is MicroPython's font as ``framebuf.FrameBuffer.text`` draws it (column bytes, LSB
-at the top); tests/host/test_script.py checks it against the real ``framebuf``.
+``lines(fb_hex)`` gives the text lines found, top to bottom; a run of blank columns
+between glyphs reads as one space. ``FONT_HEX`` is MicroPython's font as
+``framebuf.FrameBuffer.text`` draws it (column bytes, LSB at the top);
+tests/host/test_script.py checks it against the real ``framebuf``. ``SMALL_ART`` is
+the compact font drawn as pixel art (rows top to bottom, ``#`` lit, an eighth row
+for descenders): ``nardy.oled.GLYPHS`` is built from it (tests/host/test_oledtext.py
+checks the two agree).
 """
 
 W = 128
@@ -32,10 +37,122 @@ FONT_HEX = (
     "004464745c4c4400 0008083e77414100 000000ffff000000 004141773e080800 0002030103020301 "
 )
 
+SMALL_ART = {
+    ' ': '.....|.....|.....|.....|.....|.....|.....',
+    '!': '..#..|..#..|..#..|..#..|..#..|.....|..#..',
+    '"': '.#.#.|.#.#.|.....|.....|.....|.....|.....',
+    '#': '.#.#.|#####|.#.#.|.#.#.|.#.#.|#####|.#.#.',
+    '$': '..#..|.####|#.#..|.###.|..#.#|####.|..#..',
+    '%': '##...|##..#|...#.|..#..|.#...|#..##|...##',
+    '&': '.##..|#..#.|#.#..|.#...|#.#.#|#..#.|.##.#',
+    "'": '..#..|..#..|.....|.....|.....|.....|.....',
+    '(': '...#.|..#..|.#...|.#...|.#...|..#..|...#.',
+    ')': '.#...|..#..|...#.|...#.|...#.|..#..|.#...',
+    '*': '.....|..#..|#.#.#|.###.|#.#.#|..#..|.....',
+    '+': '.....|..#..|..#..|#####|..#..|..#..|.....',
+    ',': '.....|.....|.....|.....|.....|..#..|..#..|.#...',
+    '-': '.....|.....|.....|#####|.....|.....|.....',
+    '.': '.....|.....|.....|.....|.....|.....|..#..',
+    '/': '.....|....#|...#.|..#..|.#...|#....|.....',
+    '0': '.###.|#...#|#..##|#.#.#|##..#|#...#|.###.',
+    '1': '..#..|.##..|..#..|..#..|..#..|..#..|.###.',
+    '2': '.###.|#...#|....#|...#.|..#..|.#...|#####',
+    '3': '#####|...#.|..#..|...#.|....#|#...#|.###.',
+    '4': '...#.|..##.|.#.#.|#..#.|#####|...#.|...#.',
+    '5': '#####|#....|####.|....#|....#|#...#|.###.',
+    '6': '..##.|.#...|#....|####.|#...#|#...#|.###.',
+    '7': '#####|....#|...#.|..#..|.#...|.#...|.#...',
+    '8': '.###.|#...#|#...#|.###.|#...#|#...#|.###.',
+    '9': '.###.|#...#|#...#|.####|....#|...#.|.##..',
+    ':': '.....|.....|..#..|.....|.....|..#..|.....',
+    ';': '.....|.....|..#..|.....|.....|..#..|..#..|.#...',
+    '<': '...#.|..#..|.#...|#....|.#...|..#..|...#.',
+    '=': '.....|.....|#####|.....|#####|.....|.....',
+    '>': '.#...|..#..|...#.|....#|...#.|..#..|.#...',
+    '?': '.###.|#...#|....#|...#.|..#..|.....|..#..',
+    '@': '.###.|#...#|....#|.##.#|#.#.#|#.#.#|.###.',
+    'A': '.###.|#...#|#...#|#####|#...#|#...#|#...#',
+    'B': '####.|#...#|#...#|####.|#...#|#...#|####.',
+    'C': '.###.|#...#|#....|#....|#....|#...#|.###.',
+    'D': '###..|#..#.|#...#|#...#|#...#|#..#.|###..',
+    'E': '#####|#....|#....|####.|#....|#....|#####',
+    'F': '#####|#....|#....|####.|#....|#....|#....',
+    'G': '.###.|#...#|#....|#.###|#...#|#...#|.####',
+    'H': '#...#|#...#|#...#|#####|#...#|#...#|#...#',
+    'I': '.###.|..#..|..#..|..#..|..#..|..#..|.###.',
+    'J': '..###|...#.|...#.|...#.|...#.|#..#.|.##..',
+    'K': '#...#|#..#.|#.#..|##...|#.#..|#..#.|#...#',
+    'L': '#....|#....|#....|#....|#....|#....|#####',
+    'M': '#...#|##.##|#.#.#|#.#.#|#...#|#...#|#...#',
+    'N': '#...#|#...#|##..#|#.#.#|#..##|#...#|#...#',
+    'O': '.###.|#...#|#...#|#...#|#...#|#...#|.###.',
+    'P': '####.|#...#|#...#|####.|#....|#....|#....',
+    'Q': '.###.|#...#|#...#|#...#|#.#.#|#..#.|.##.#',
+    'R': '####.|#...#|#...#|####.|#.#..|#..#.|#...#',
+    'S': '.####|#....|#....|.###.|....#|....#|####.',
+    'T': '#####|..#..|..#..|..#..|..#..|..#..|..#..',
+    'U': '#...#|#...#|#...#|#...#|#...#|#...#|.###.',
+    'V': '#...#|#...#|#...#|#...#|#...#|.#.#.|..#..',
+    'W': '#...#|#...#|#...#|#.#.#|#.#.#|#.#.#|.#.#.',
+    'X': '#...#|#...#|.#.#.|..#..|.#.#.|#...#|#...#',
+    'Y': '#...#|#...#|#...#|.#.#.|..#..|..#..|..#..',
+    'Z': '#####|....#|...#.|..#..|.#...|#....|#####',
+    '[': '.###.|.#...|.#...|.#...|.#...|.#...|.###.',
+    '\\': '.....|#....|.#...|..#..|...#.|....#|.....',
+    ']': '.###.|...#.|...#.|...#.|...#.|...#.|.###.',
+    '^': '..#..|.#.#.|#...#|.....|.....|.....|.....',
+    '_': '.....|.....|.....|.....|.....|.....|.....|#####',
+    '`': '.#...|..#..|.....|.....|.....|.....|.....',
+    'a': '.....|.....|.###.|....#|.####|#...#|.####',
+    'b': '#....|#....|####.|#...#|#...#|#...#|####.',
+    'c': '.....|.....|.###.|#....|#....|#...#|.###.',
+    'd': '....#|....#|.####|#...#|#...#|#...#|.####',
+    'e': '.....|.....|.###.|#...#|#####|#....|.###.',
+    'f': '..##.|.#..#|.#...|###..|.#...|.#...|.#...',
+    'g': '.....|.....|.####|#...#|#...#|.####|....#|.###.',
+    'h': '#....|#....|#.##.|##..#|#...#|#...#|#...#',
+    'i': '..#..|.....|.##..|..#..|..#..|..#..|.###.',
+    'j': '...#.|.....|..##.|...#.|...#.|...#.|#..#.|.##..',
+    'k': '#....|#....|#..#.|#.#..|##...|#.#..|#..#.',
+    'l': '.##..|..#..|..#..|..#..|..#..|..#..|.###.',
+    'm': '.....|.....|##.#.|#.#.#|#.#.#|#.#.#|#.#.#',
+    'n': '.....|.....|#.##.|##..#|#...#|#...#|#...#',
+    'o': '.....|.....|.###.|#...#|#...#|#...#|.###.',
+    'p': '.....|.....|####.|#...#|#...#|####.|#....|#....',
+    'q': '.....|.....|.####|#...#|#...#|.####|....#|....#',
+    'r': '.....|.....|#.##.|##..#|#....|#....|#....',
+    's': '.....|.....|.####|#....|.###.|....#|####.',
+    't': '.#...|.#...|###..|.#...|.#...|.#..#|..##.',
+    'u': '.....|.....|#...#|#...#|#...#|#..##|.##.#',
+    'v': '.....|.....|#...#|#...#|#...#|.#.#.|..#..',
+    'w': '.....|.....|#...#|#...#|#.#.#|#.#.#|.#.#.',
+    'x': '.....|.....|#...#|.#.#.|..#..|.#.#.|#...#',
+    'y': '.....|.....|#...#|#...#|#...#|.####|....#|.###.',
+    'z': '.....|.....|#####|...#.|..#..|.#...|#####',
+    '{': '...#.|..#..|..#..|.#...|..#..|..#..|...#.',
+    '|': '..#..|..#..|..#..|..#..|..#..|..#..|..#..',
+    '}': '.#...|..#..|..#..|...#.|..#..|..#..|.#...',
+    '~': '.....|.....|.#...|#.#.#|...#.|.....|.....',
+}
+
+
+def small_columns(ch):
+    """The compact glyph of ``ch`` as 5 column bytes (LSB at the top)."""
+    rows = SMALL_ART[ch].split("|")
+    out = bytearray(5)
+    for y, r in enumerate(rows):
+        for x in range(5):
+            if r[x] == "#":
+                out[x] |= 1 << y
+    return bytes(out)
+
+
 GLYPHS = {}
 for _i, _h in enumerate(FONT_HEX.split()):
     GLYPHS.setdefault(bytes.fromhex(_h), chr(32 + _i))
 _INVERSE = {bytes(255 - b for b in k): v for k, v in GLYPHS.items()}
+SMALL = {small_columns(_c) + b"\0": _c for _c in SMALL_ART}
+_SMALL_INVERSE = {bytes(255 - b for b in k): v for k, v in SMALL.items()}
 
 
 def pixels(fb_hex, w=W, h=H):
@@ -44,48 +161,145 @@ def pixels(fb_hex, w=W, h=H):
     return [[(fb[(y // 8) * w + x] >> (y % 8)) & 1 for x in range(w)] for y in range(h)]
 
 
-def _cell(px, x, y):
-    out = bytearray(8)
-    for c in range(8):
-        v = 0
-        for r in range(8):
-            if px[y + r][x + c]:
-                v |= 1 << r
-        out[c] = v
+def _columns(px, y, w):
+    """Column bytes of the 8 rows from ``y`` (LSB = row ``y``)."""
+    out = bytearray(w)
+    for r in range(8):
+        row = px[y + r]
+        bit = 1 << r
+        for x in range(w):
+            if row[x]:
+                out[x] |= bit
     return bytes(out)
+
+
+def _ink(cells, inverse):
+    return sum(bin(255 - b if inverse else b).count("1") for b in cells)
+
+
+def _read_row(cols, w):
+    """(hits, ink, text) of one pixel row: glyphs left to right, big ones first.
+    ``ink`` (pixels the glyphs explain) tells a glyph from the same glyph shifted up
+    into a window that cuts its bottom row off ("P" two rows down reads as "p")."""
+    out = []
+    hits = 0
+    ink = 0
+    x = 0
+    end = None            # where the last glyph ended
+    while x < w:
+        g = None
+        c = b""
+        if x + 8 <= w:
+            c = cols[x:x + 8]
+            g = GLYPHS.get(c) or _INVERSE.get(c)
+            step = 8
+        inverse = g is not None and c not in GLYPHS
+        if g is None or g == " ":
+            g = None
+            if x + 6 <= w:
+                c = cols[x:x + 6]
+                g = SMALL.get(c)
+                inverse = g is None
+                if inverse:
+                    g = _SMALL_INVERSE.get(c)
+                step = 6
+        if g is None or g == " ":
+            x += 1
+            continue
+        if end is not None and x - end >= 3:
+            out.append(" ")
+        out.append(g)
+        ink += _ink(c, inverse)
+        if g not in "_-.,'":   # a bar, a rule or a dot also match plain shapes
+            hits += 1
+        x += step
+        end = x
+    return hits, ink, "".join(out)
 
 
 def lines(fb_hex, w=W, h=H):
     px = pixels(fb_hex, w, h)
     rows = []
     for y in range(h - 7):
-        cells = []
-        hits = 0
-        for x in range(0, w - 7, 8):
-            c = _cell(px, x, y)
-            g = GLYPHS.get(c)
-            if g is None:
-                g = _INVERSE.get(c)
-            if g is None:
-                cells.append("\0")
-            else:
-                cells.append(g)
-                if g not in " _-":   # a bar or underline also matches a filled area
-                    hits += 1
-        rows.append((hits, y, cells))
+        hits, ink, text = _read_row(_columns(px, y, w), w)
+        rows.append((hits, ink, y, text))
     taken = []
-    for hits, y, cells in sorted(rows, key=lambda r: (-r[0], r[1])):
+    for hits, _, y, text in sorted(rows, key=lambda r: (-r[0], -r[1], r[2])):
         if hits == 0:
             break
         if any(abs(y - t) < 8 for t, _ in taken):
             continue
-        taken.append((y, cells))
-    out = []
-    for _, cells in sorted(taken):
-        text = "".join(cells).replace("\0", " ").rstrip()
-        out.append(text)
-    return out
+        taken.append((y, text))
+    return [text for _, text in sorted(taken)]
 
 
 def text(fb_hex):
     return "\n".join(lines(fb_hex))
+
+
+# -- pictures of screens (docs, bug reports) -------------------------------------------
+_LIT = (150, 215, 255)       # an OLED's pale blue on black
+_DARK = (0, 0, 0)
+
+
+def png(rows, scale=4):
+    """PNG bytes of a screen given as rows of 0/1 (``pixels``), each pixel ``scale``
+    square, with a one-pixel gap so the panel's grid shows."""
+    import struct
+    import zlib
+
+    h = len(rows)
+    w = len(rows[0]) if rows else 0
+    raw = bytearray()
+    for y in range(h * scale):
+        raw.append(0)
+        r = rows[y // scale]
+        for x in range(w * scale):
+            lit = r[x // scale] and x % scale != scale - 1 and y % scale != scale - 1
+            raw.extend(_LIT if lit else _DARK)
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    head = struct.pack(">IIBBBBB", w * scale, h * scale, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) +
+            chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
+
+
+def art_rows(text):
+    """Rows of 0/1 from a golden screen's text art ('#' lit, '.' dark)."""
+    return [[1 if ch == "#" else 0 for ch in ln] for ln in text.splitlines() if ln]
+
+
+def main(argv=None):
+    """``python -m nardy_host.oledtext OUT_DIR GOLDEN.txt...``: one PNG per screen
+    (OUT_DIR/oled-NAME.png)."""
+    import os
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2:
+        sys.stderr.write("usage: python -m nardy_host.oledtext OUT_DIR GOLDEN.txt...\n")
+        return 2
+    out = args[0]
+    for path in args[1:]:
+        try:
+            with open(path) as f:
+                rows = art_rows(f.read())
+        except (OSError, UnicodeError) as e:
+            sys.stderr.write("error: %s: %s\n" % (path, e))
+            return 2
+        if len(rows) != H or any(len(r) != W for r in rows):
+            sys.stderr.write("error: %s: not a %dx%d screen\n" % (path, W, H))
+            return 2
+        name = os.path.splitext(os.path.basename(path))[0]
+        dst = os.path.join(out, "oled-%s.png" % name)
+        with open(dst, "wb") as f:
+            f.write(png(rows))
+        print(dst)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -5,7 +5,18 @@ import json
 from apputil import Obs, Rand, rmtree, tmpdir
 
 from nardy.dice import Dice
-from nardy.game import GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game, dice_left
+from nardy.game import (
+    ACCEPT,
+    GAME_END,
+    MATCH_END,
+    MOVE,
+    OPENING,
+    ROLL,
+    TAKE_BACK,
+    WARNED,
+    Game,
+    dice_left,
+)
 from nardy.journal import Journal
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import Layout
@@ -218,7 +229,129 @@ def test_roll_refused_while_board_differs():
     b.show(empty)
     assert g.setup
     assert not g.press("ok", "short", b.obs) and g.phase == OPENING
-    assert g.press("ok", "long", b.obs) and g.phase == ROLL   # hold OK: roll anyway
+    assert g.message == (None, "set up the board first")
+    # an empty board is not a distrusted sensor: holding OK does not roll either
+    assert not g.press("ok", "long", b.obs) and g.phase == OPENING
+    b.show(g.pos)
+    assert not g.setup and g.message is None          # set up: the hint is gone
+    # one checker off its point: hold OK overrules the sensor, a short press does not
+    one = g.pos.copy()
+    one.side(WHITE)[1] -= 1
+    one.side(WHITE)[3] += 1
+    b.show(one)
+    assert g.setup and g.may_roll_anyway()
+    assert not g.press("ok", "short", b.obs) and g.phase == OPENING
+    assert g.press("ok", "long", b.obs) and g.phase == ROLL
+    b.close()
+
+
+def _records(b, kind):
+    return [r for r in b.j.records(b.g.gid) if r["r"] == kind]
+
+
+def _illegal_turn(b, small=False):
+    """Roll, then move one checker by a distance no die shows onto an open point
+    (``small``: from a stack low enough for the slots to see it come back)."""
+    g = b.g
+    v = g.variant
+    while True:
+        g.press("ok", "short", b.obs)
+        if g.phase == MOVE:
+            break
+    pos = g.pos
+    for f in range(1, 24):
+        for dist in range(1, 7):
+            t = f + dist
+            if (dist in g.dice or t > 24 or not pos.count(pos.turn, f)
+                    or pos.count(1 - pos.turn, v.opp_point(t))
+                    or t in v.targets(pos, g.dice, (), f)
+                    or (small and pos.count(pos.turn, f) > 4)
+                    or (v.HITS and pos.count(pos.turn, 0))):
+                continue
+            b.show(pos, hand=(pos.turn, f))
+            bad = v.apply_step(pos, (f, t))
+            b.show(bad)
+            assert g.warning() is not None
+            return pos, bad
+    raise AssertionError("no illegal step")
+
+
+def _start(name, variant, seed):
+    b = Board(name, seed=seed, settings={"variant": variant, "match": 1})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)
+    return b, g
+
+
+def test_the_mover_pressing_ok_twice_does_not_accept():
+    for variant in ("long", "short"):
+        b, g = _start("okok" + variant, variant, 21)
+        _illegal_turn(b)
+        assert g.turn_state() == WARNED
+        g.press("ok", "short", b.obs)            # the mover ends the turn anyway
+        assert g.turn_state() == ACCEPT and g.awaiting_accept()
+        assert not g.press("ok", "short", b.obs)  # again: nothing is accepted
+        assert not g.press("ok", "short", b.obs)
+        assert g.phase == MOVE and not _records(b, "turn")
+        assert g.message == (None, "opponent: hold OK to accept")
+        assert g.press("ok", "long", b.obs)       # the opponent holds OK: accepted
+        turns = _records(b, "turn")
+        assert g.phase == ROLL and len(turns) == 1
+        assert turns[0]["accepted"] and turns[0]["rule"], turns
+        b.close()
+
+
+def test_back_on_the_prompt_takes_the_move_back():
+    b, g = _start("takeback", "short", 23)
+    pos, bad = _illegal_turn(b, small=True)
+    g.press("ok", "short", b.obs)
+    assert g.turn_state() == ACCEPT
+    g.press("back", "short", b.obs)
+    assert g.turn_state() == TAKE_BACK and g.phase == MOVE
+    assert not g.press("ok", "short", b.obs) and not _records(b, "turn")
+    # the mover puts the checker back and plays a legal turn
+    b.show(pos)
+    assert g.turn_state() not in (ACCEPT, TAKE_BACK) and g.warning() is None
+    v = g.variant
+    steps = v.legal_turns(pos, g.dice)[0][0]
+    cur = pos
+    for st in steps:
+        b.show(cur, hand=(cur.turn, st[0]))
+        cur = v.apply_step(cur, st)
+        b.show(cur)
+    if g.phase == MOVE:
+        g.press("ok", "short", b.obs)
+    turns = _records(b, "turn")
+    assert len(turns) == 1 and not turns[0]["accepted"], turns
+    b.close()
+
+
+def test_an_impossible_board_is_never_accepted_by_a_short_ok():
+    # the mover moves one of the opponent's checkers: nothing the rules explain
+    b, g = _start("opp", "long", 25)
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    v = g.variant
+    pos = g.pos
+    opp = 1 - pos.turn
+    moved = pos.copy()
+    moved.side(opp)[1] -= 1
+    moved.side(opp)[2] += 1
+    b.show(moved)
+    assert g.tracker.state != 6        # not done
+    for _ in range(3):
+        g.press("ok", "short", b.obs)
+    assert g.phase == MOVE and not _records(b, "turn")
+    assert g.awaiting_accept() and g.warning() is not None
+    rule = g.warning()[0]
+    assert [w["rule"] for w in _records(b, "warn")][-1:] == [rule]
+    assert g.press("ok", "long", b.obs)
+    turns = _records(b, "turn")
+    assert len(turns) == 1 and turns[0]["accepted"] and turns[0]["rule"] == rule, turns
+    assert g.phase == ROLL
+    del v
     b.close()
 
 
@@ -235,4 +368,26 @@ def test_manual_dice_entry():
                  "back", "ok"):
         g.press(name, "short", b.obs)
     assert g.phase == MOVE and g.dice == (6, 5)
+    b.close()
+
+
+def test_out_of_sync_legal_result_ends_with_a_short_ok():
+    # a legal result the tracker could not follow step by step (forced: the board
+    # shows a legal turn's result while the tracker says SYNC): OK records it, not
+    # as an accepted illegal turn, and asks no one
+    from nardy.tracker import SYNC
+    b, g = _start("synclegal", "short", 27)
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    v = g.variant
+    steps, final = v.legal_turns(g.pos, g.dice)[0]
+    b.show(final)
+    t = g.tracker
+    t.state = SYNC
+    t.diffs = [(1, 0, 1, 0)]
+    assert not g.awaiting_accept()
+    assert g.press("ok", "short", b.obs)
+    turns = _records(b, "turn")
+    assert len(turns) == 1 and not turns[0]["accepted"] and turns[0]["rule"] is None
+    assert g.phase == ROLL
     b.close()

@@ -24,19 +24,17 @@ LAYOUT = Layout(5)
 
 
 class Recorder:
-    """The framebuf drawing interface, recording text and counting shapes."""
+    """The framebuf drawing interface without framebuf (CPython): counts shapes; the
+    text drawn is read from the layout boxes ``draw`` records."""
 
     def __init__(self):
-        self.texts = []
         self.shapes = 0
 
     def fill(self, c):
-        self.texts = []
+        pass
 
     def text(self, s, x, y, c=1):
-        assert 0 <= x < 128 and 0 <= y <= 56, (s, x, y)
-        assert x + 8 * len(s) <= 128, s
-        self.texts.append(s)
+        pass
 
     def rect(self, *a):
         self.shapes += 1
@@ -46,6 +44,56 @@ class Recorder:
     vline = rect
     line = rect
     pixel = rect
+
+
+def _inside(a, b):
+    return b[1] <= a[1] and a[1] + a[3] <= b[1] + b[3] and \
+        b[2] <= a[2] and a[2] + a[4] <= b[2] + b[4]
+
+
+def _overlap(a, b):
+    return a[1] < b[1] + b[3] and b[1] < a[1] + a[3] and \
+        a[2] < b[2] + b[4] and b[2] < a[2] + a[4]
+
+
+_MASK = bytearray(128 * 64 // 8)
+
+
+def check_layout(boxes, fb=None):
+    """Every box on the screen, no two texts or dice overlapping (text on an inverted
+    bar lies inside the bar), and, given the frame buffer, no lit pixel outside the
+    boxes (nothing drawn that the layout does not know of)."""
+    for b in boxes:
+        assert b[1] >= 0 and b[2] >= 0 and b[1] + b[3] <= 128 and b[2] + b[4] <= 64, b
+    solid = [b for b in boxes if b[0] in ("text", "die")]
+    bars = [b for b in boxes if b[0] == "bar"]
+    for i in range(len(solid)):
+        a = solid[i]
+        for b in solid[i + 1:]:
+            assert not _overlap(a, b), (a, b)
+        for bar in bars:
+            assert _inside(a, bar) or not _overlap(a, bar), (a, bar)
+        for r in boxes:
+            if r[0] == "rule":
+                assert not _overlap(a, r), (a, r)
+    if fb is not None:
+        mask = _MASK      # one bit a pixel (8 KB of bytes would strain the heap)
+        for i in range(len(mask)):
+            mask[i] = 0
+        for b in boxes:
+            for y in range(b[2], b[2] + b[4]):
+                for x in range(b[1], b[1] + b[3]):
+                    k = 128 * y + x
+                    mask[k >> 3] |= 1 << (k & 7)
+        for y in range(64):
+            for x in range(128):
+                k = 128 * y + x
+                if fb.pixel(x, y) and not mask[k >> 3] & (1 << (k & 7)):
+                    raise AssertionError("pixel %d,%d outside the layout %r" % (x, y, boxes))
+
+
+def _texts(boxes):
+    return [b[5] for b in boxes if b[0] == "text"]
 
 
 def _canvas():
@@ -58,10 +106,11 @@ def _row(fb, y):
 
 
 def _golden(name, game, menu=None):
-    rec = Recorder()
-    draw(rec, game, menu)
+    boxes = []
+    draw(Recorder(), game, menu, boxes=boxes)
+    check_layout(boxes)
     if framebuf is None:
-        return rec.texts
+        return _texts(boxes)
     fb, _ = _canvas()
     draw(fb, game, menu)
     path = GOLDEN + name + ".txt"
@@ -75,7 +124,7 @@ def _golden(name, game, menu=None):
             assert f.readline() == _row(fb, y), "screen %s differs from %s at row %d" % (
                 name, path, y)
         assert f.readline() == ""
-    return rec.texts
+    return _texts(boxes)
 
 
 def _game(name, variant="long", seed=1, settings=None):
@@ -110,7 +159,8 @@ def test_screens():
     assert (("White to roll" in t) or ("Black to roll" in t)), t
     g.press("ok", "short", obs)
     t = _golden("move", g)
-    assert t[2] in ("White", "Black"), t
+    assert t[0] in ("White", "Black") and t[1] == "Short 0-0/1", t
+    assert t[-1].startswith("to play: "), t
     # lift a checker off the head: the legal targets are named
     side = g.pos.turn
     obs.show(g.variant, g.pos, hand=(side, 1))
@@ -122,11 +172,35 @@ def test_screens():
     obs.show(g.variant, bad)
     g.observe(obs)
     t = _golden("warning", g)
-    assert any(x.startswith("! ") for x in t), t
+    assert t[0].startswith("! ") and "OK: end turn" in " ".join(t), t
+    # the mover ends the turn anyway: the opponent is asked
+    g.press("ok", "short", obs)
+    t = _golden("verdict", g)
+    assert "Opponent: hold OK to accept, BACK to take back" in " ".join(t), t
     g.press("back", "long", obs)
     t = _golden("game_end", g)
-    assert "oin +1" in t and "Match over" in t, t
+    assert "oin +1" in t and "Match over" in t and "OK: new match" in t, t
     assert "Short" in t
+    j.close()
+    rmtree(d)
+
+
+def test_all_dice_played_says_end_turn():
+    g, j, d, obs = _game("uidone", "long")
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    v = g.variant
+    steps = v.legal_turns(g.pos, g.dice)[0][0]
+    pos = g.pos
+    for st in steps:
+        obs.show(v, pos, hand=(pos.turn, st[0]))
+        g.observe(obs)
+        pos = v.apply_step(pos, st)
+        obs.show(v, pos)
+        g.observe(obs)
+    assert g.phase == "move" and not g.left()
+    t = _golden("turn_done", g)
+    assert "All dice played" in t and "OK: end turn" in t, t
     j.close()
     rmtree(d)
 
@@ -134,9 +208,11 @@ def test_screens():
 def test_menu_screen_and_changes():
     s = defaults()
     m = Menu(s, cap=16)
-    rec = Recorder()
-    m.draw(rec)
-    assert rec.texts[0] == "Settings" and rec.texts[1].startswith(">Game")
+    boxes = []
+    m.draw(Recorder(), boxes)
+    t = _texts(boxes)
+    assert t[0] == "Settings" and t[1].startswith(">Game") and t[1].endswith("long"), t
+    check_layout(boxes)
     assert m.press("ok") and s["variant"] == "short"
     m.press("back")
     m.press("ok")
@@ -147,6 +223,16 @@ def test_menu_screen_and_changes():
     assert s["brightness"] == 32 and m.items()[m.i][2] == "32*"   # above the cap: marked
     g, j, d, obs = _game("uimenu")
     _golden("menu", g, m)
+    # every item of both variants: laid out, and its whole name readable
+    for variant in ("long", "short"):
+        s["variant"] = variant
+        for k in range(len(m.items())):
+            m.i = k
+            boxes = []
+            m.draw(Recorder(), boxes)
+            check_layout(boxes)
+            shown = _joined(boxes)
+            assert m.items()[k][1].replace("_", " ") in shown, (k, shown)
     j.close()
     rmtree(d)
     assert not m.press("menu")
@@ -159,9 +245,40 @@ def test_sync_guidance_screen():
     pos.side(0)[25] += 3
     obs.show(g.variant, pos)
     g.observe(obs)
-    t = _golden("sync", g)
+    t = " ".join(_golden("sync", g))
     # the head (12 of 15) still fills its slots; the three extra in the tray show
-    assert "Fix W off:" in t and "white 0, sees 3" in t, t
+    assert "3 on wrong points" in t and "Fix W off: white 0, sees 3" in t, t
+    assert "roll anyway" not in t, t
+    j.close()
+    rmtree(d)
+
+
+def test_empty_board_guides_the_setup():
+    pm = load(_here + "/../../firmware/pinmap/esp32s3.json")
+    g, j, d, obs = _game("uisetup")
+    empty = g.pos.copy()
+    for i in range(52):
+        empty.board[i] = 0
+    obs.show(g.variant, empty)
+    g.observe(obs)
+    t = " ".join(_golden("setup", g))
+    # a head shows ten at most, but an empty one surely needs all fifteen
+    assert "Set up board" in t and "To place: white 15, black 15" in t, t
+    assert "roll anyway" not in t, t
+    frame = bytearray(3 * pm.led_count)
+    led_frame(frame, pm.led_zones, g, 0, 255, 255)
+    lit = [pm.led_zones[i] for i in range(pm.led_count) if frame[3 * i:3 * i + 3] ==
+           bytes((255, 255, 255))]
+    assert sorted(lit) == [12, 24], lit          # the two heads still need checkers
+    # all but one checker placed: a distrusted sensor may be overruled
+    one = g.pos.copy()
+    one.side(0)[1] -= 1
+    one.side(0)[2] += 1
+    obs.show(g.variant, one)
+    g.observe(obs)
+    boxes = []
+    draw(Recorder(), g, boxes=boxes)
+    assert "hold OK: roll anyway" in _joined(boxes), _joined(boxes)
     j.close()
     rmtree(d)
 
@@ -204,5 +321,115 @@ def test_illegal_step_blinks():
     assert sorted(pm.led_zones[i] for i in red) == sorted(zones)
     off = led_frame(bytearray(3 * pm.led_count), pm.led_zones, g, 0, 255, 255)
     assert not [i for i in range(pm.led_count) if off[3 * i] == 255 and not off[3 * i + 1]]
+    # the mover ends the turn: the verdict on the whole turn names no point, so the
+    # turn's own points keep blinking while the opponent decides
+    g.press("ok", "short", obs)
+    assert g.awaiting_accept() and not g.warning()[2]
+    on = led_frame(frame, pm.led_zones, g, 300, 255, 255)
+    red = [i for i in range(pm.led_count) if on[3 * i] == 255 and not on[3 * i + 1]]
+    assert sorted(pm.led_zones[i] for i in red) == sorted(g.turn_zones()) == sorted(zones)
+    j.close()
+    rmtree(d)
+
+
+def _literals(path):
+    """("RULE", "text") pairs and _say(None, "text") hints written in a source file
+    (line by line: the sources are too big for the heap at once)."""
+    out = []
+    with open(path) as f:
+        for src in f:
+            _line_literals(src, out)
+    return out
+
+
+def _line_literals(src, out):
+    i = src.find('"', 0)
+    while i >= 0:
+        j = src.find('"', i + 1)
+        if j < 0:
+            break
+        tok = src[i + 1:j]
+        rule = None
+        if 2 <= len(tok) <= 3 and tok[0] in "LSC" and tok[1:].isdigit():
+            rule = tok
+        elif src[i - 11:i] == "_say(None, ":
+            rule = ""
+        if rule and src[j + 1:j + 4] == ', "':
+            k = src.find('"', j + 4)
+            out.append((rule, src[j + 4:k]))
+            j = k
+        elif rule == "":
+            out.append((None, tok))
+        i = src.find('"', j + 1)
+
+
+def warning_texts():
+    """Every (rule, reason) the engine, the tracker and the game can show: the
+    engine's table of reasons for both variants and every literal pair written in
+    rules.py, tracker.py and game.py (a new warning is covered without editing this
+    test). Formats get the longest value they take."""
+    from nardy import rules
+    from nardy.longnardy import LongNardy
+    from nardy.shortnardy import ShortNardy
+    out = []
+    for v in (LongNardy(), ShortNardy()):
+        for code in rules._REASONS:
+            out.append(v.verdict(code))
+    fw = _here + "/../../firmware/nardy/"
+    for name in ("rules.py", "tracker.py", "game.py"):
+        out.extend(_literals(fw + name))
+    seen = []
+    for rule, text in out:
+        text = text.replace("%s", "black").replace("%d", "15")
+        if (rule, text) not in seen:
+            seen.append((rule, text))
+    return seen
+
+
+def _joined(boxes):
+    return " ".join(_texts(boxes))
+
+
+def test_every_warning_fits_whole():
+    from nardy.game import ACCEPT, TAKE_BACK, WARNED
+    from nardy.tracker import ILLEGAL, VERDICT
+    texts = warning_texts()
+    rules_seen = [r for r, _ in texts if r]
+    assert "L3" in rules_seen and "C5" in rules_seen and "S3" in rules_seen, texts
+    assert len(texts) >= 14, texts
+    g, j, d, obs = _game("uiwarn", "long")
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    assert g.phase == "move"
+    t = g.tracker
+    fb = _canvas()[0] if framebuf is not None else None
+    prompts = {WARNED: "OK: end turn", ACCEPT: "Opponent: hold OK to accept",
+               TAKE_BACK: "must play a legal turn"}
+    for rule, text in texts:
+        if rule is None:
+            continue
+        for state, refused in ((ILLEGAL, False), (VERDICT, False), (VERDICT, True)):
+            t.state = state
+            t.warning = (rule, text, (24, 18))
+            g.refused = refused
+            boxes = []
+            draw(fb if fb is not None else Recorder(), g, boxes=boxes)
+            check_layout(boxes, fb)
+            shown = _joined(boxes)
+            assert ("! " + rule) in _texts(boxes), (rule, boxes)
+            assert text in shown, (text, shown)          # the whole reason, at once
+            assert prompts[g.turn_state()] in shown, (g.turn_state(), shown)
+    t.state = 0
+    t.warning = None
+    g.refused = False
+    # hints and messages on the other screens: whole as well
+    for rule, text in texts:
+        for phase in ("move", "roll"):
+            g.phase = phase
+            g.message = (rule, text)
+            boxes = []
+            draw(Recorder(), g, boxes=boxes)
+            check_layout(boxes)
+            assert text in _joined(boxes), (phase, text, _joined(boxes))
     j.close()
     rmtree(d)

@@ -56,7 +56,10 @@ def play_turn(b, rng, illegal=False):
         if warned:
             b.button("ok")        # ends the turn: a verdict
             b.sync()
-            b.button("ok")        # the opponent accepts
+            b.button("ok")        # the mover again: never an acceptance
+            b.sync()
+            assert b.dump()["phase"] == "move"
+            b.button("ok", "long")   # the opponent holds OK: accepted as played
             b.sync()
             return {"illegal": [e for e in b.events if e["ev"] == "warn" and "rec" in e]}
     cur = pos
