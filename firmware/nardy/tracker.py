@@ -147,6 +147,9 @@ class Tracker:
         self.result = None
         self._confirmed = False
         self._hidden_tried = False
+        self._observed = None     # the position a board verdict would record
+        self._board_warn = False  # the warning is about the board, not a step
+        self._warn_before = None  # the step warning it covers
         # Ask the engine now, once: the lift path and tick() then only look it up.
         self._next(())
         if obs is not None:
@@ -194,6 +197,7 @@ class Tracker:
         mover = self.mover
         for c in (WHITE, BLACK):
             e = self._e[c]
+            other = self._e[1 - c]
             vis = obs.vis_w if c == WHITE else obs.vis_b
             miss = self._miss[c]
             fresh = self._fresh[c]
@@ -212,7 +216,9 @@ class Tracker:
                         fixed += s - n
                 elif s < n:
                     k = cap[z]
-                    if op[z] & BLIND:
+                    if op[z] & BLIND or other[z] >= k:
+                        # blind, or under the other colour's full stack (only an
+                        # illegal step puts a checker there)
                         m = 0
                     elif n <= k:
                         m = n - s
@@ -387,13 +393,15 @@ class Tracker:
             if self._ok(fit):
                 out.append((fit[1], 0, 0, 0, hyp))
                 if not deep or (len(self.hyps) == 1 and fit[1] == self._fresh_n
-                                and not hidden):
+                                and not hidden and not any(flags)):
                     # nothing can keep fewer in the hand: skip the search (the lift
-                    # path, which must be fast)
+                    # path, which must be fast). After an illegal step, taking it back
+                    # onto a full stack can (_put_back).
                     continue
             for i in range(len(chain) - 2, -1, -1):
                 fit = self._fit(chain[i], obs)
-                if self._ok(fit):
+                if self._ok(fit) or (fit[0] == 0 and fit[1] <= self.max_hand
+                                     and self._put_back(hyp, i)):
                     back = len(chain) - 1 - i
                     out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
@@ -416,6 +424,35 @@ class Tracker:
                         c = out[j]
                         out[j] = (c[0], c[1], 3, c[3], c[4])
         return out
+
+    def _put_back(self, hyp, i):
+        """Right after ``_fit(chain[i])``: were the illegal steps after ``i`` taken
+        back onto where they came from, a zone that cannot show a checker arriving
+        (a full stack such as long nardy's head, a blind slot)? Then a checker that
+        vanished from where an illegal step put it went back there, not into the
+        hand, and the warning goes at once."""
+        played, chain, flags = hyp
+        c = self.mover
+        zt = self._zt[c]
+        e = self._e[c]
+        allowed = []
+        for j in range(i, len(played)):
+            if not flags[j]:
+                return False
+            f, t = played[j]
+            zf = zt[f]
+            if e[zf] < self.cap[zf] and not self._fitted_obs.open_[zf] & BLIND:
+                return False
+            allowed.append(zt[t])
+        for col in (WHITE, BLACK):
+            fresh = self._fresh[col]
+            miss = self._miss[col]
+            ce = self._ce[col]
+            ec = self._e[col]
+            for z in range(1, NZONES):
+                if fresh[z] > miss[z] and ec[z] < ce[z] and (col != c or z not in allowed):
+                    return False
+        return True
 
     def _blots_gone(self, obs):
         """Short nardy: zones where a blot of the opponent (in the current partial
@@ -480,6 +517,10 @@ class Tracker:
                 srcs.append(p)
             if p != 0 and (vis[z] > n or (hidden and unseen)):
                 dsts.append(p)
+            elif (hidden and p != 25 and p != 0
+                  and self._e[1 - c][z] >= self.cap[z] and not n):
+                # onto the opponent's full stack: a checker put there cannot be seen
+                dsts.append(p)
         for f in srcs:
             for t in dsts:
                 if f == t:
@@ -500,6 +541,7 @@ class Tracker:
         self._hidden_tried = False
         if self.state == DONE:
             return self.state
+        self._drop_board_warning()
         self._expect(self.hyps[0][1][-1])
         for c in (WHITE, BLACK):
             self._ce[c][:] = self._e[c]
@@ -735,6 +777,8 @@ class Tracker:
         if st == DONE:
             return True
         if st == SYNC:
+            return self._judge_board(obs)
+        if st == VERDICT and self._observed is not None:
             return False
         pre = self.hyps[0]
         hid = False       # a checker "in the hand" was put where it cannot be seen
@@ -742,12 +786,20 @@ class Tracker:
             # in the hand, or back on a stack that cannot show it (taken back)?
             hid = self._hidden(obs, auto=False)
             st = self.state
+            if not hid and self.lifted:
+                return self._off_board(obs)
         if st == LIFTED and obs is not None:
             hid = self._hidden(obs, auto=False)
             if not hid:
                 # no legal step explains where the checker went: an illegal one may
                 bad = self._illegal(obs, hidden=True)
                 if bad is None or bad[0]:
+                    return self._off_board(obs)
+                alt = self._relocations(bad[1], obs, True, bad[4][1], None, bad[3].key())
+                if alt is not None and alt[4] == bad[4]:
+                    # Two places out of view fit as well (back onto the own full
+                    # stack, or onto the opponent's: L2): the mover says which.
+                    self._ask_illegal(bad, alt)
                     return False
                 self._take_illegal(bad, obs)
         if self.state == LIFTED:
@@ -812,20 +864,121 @@ class Tracker:
         return r
 
     def accept(self, obs=None):
-        """The opponent accepts the turn as played (seed 001 §3.4)."""
-        if self.state == VERDICT:
-            self._finish(self.warning, accepted=True)
+        """The opponent accepts the turn as played (seed 001 §3.4): only a VERDICT
+        (the mover ended the turn and the board names the broken rule). A board out
+        of sync is never accepted as it stands: ``end_turn`` judges it first."""
+        if self.state != VERDICT:
+            return False
+        if self._observed is not None:
+            # The steps are unknown: the record keeps the position on the board.
+            self.hyps = [((), [self.pos0, self._observed], (1,))]
+            self._finish(self.warning, accepted=True, observed=True)
             return True
-        if self.state == SYNC and obs is not None:
-            pos = observed_position(self, obs)
-            if pos is None:
-                return False
-            # The steps are unknown: the record keeps the observed position only.
-            self.hyps = [((), [self.pos0, pos], (1,))]
-            verdict = self.v.check_turn(self.pos0, self.dice, pos)
-            self._finish(verdict, accepted=verdict is not None, observed=True)
+        self._finish(self.warning, accepted=True)
+        return True
+
+    # -- a board the partial turn does not explain --------------------------------------
+    def _judge_board(self, obs):
+        """The mover ends the turn on a board that no partial turn explains: judge
+        the position the board shows. A legal result is the turn (its steps are
+        unknown); an illegal or impossible one (both colours on a point, the
+        opponent's checker moved) is a VERDICT the opponent may accept, recording
+        that position; a board whose position cannot be read stays out of sync, with
+        a C1 warning when a checker is missing or extra."""
+        if obs is None:
+            return False
+        pos = self.observed_position(obs)
+        zones = self._diff_zones()
+        if pos is None:
+            why = self._count_problem(obs)
+            if why is not None:
+                self._warn_board(("C1", why, zones))
+            return False
+        verdict = self.v.check_turn(self.pos0, self.dice, pos)
+        if verdict is None:
+            self.hyps = [((), [self.pos0, pos], (0,))]
+            self._finish(None, observed=True)
             return True
+        self._observed = pos
+        self._warn_board((verdict[0], verdict[1], zones), VERDICT)
         return False
+
+    def _off_board(self, obs):
+        """The turn ends with a checker still "in the hand" and nothing on the board
+        explains where it went: it is off the board (in a pocket, on the floor). Not
+        a turn: out of sync, with a C1 warning, until it is put back."""
+        self._out_of_sync(obs)
+        self._warn_board(("C1", "a checker is off the board", self._diff_zones()))
+        return False
+
+    def _warn_board(self, warning, state=SYNC):
+        """Show a warning about the board (not about a step); ``update`` drops it."""
+        if not self._board_warn:
+            self._warn_before = self.warning
+        self._board_warn = True
+        new = warning != self.warning or state != self.state
+        self.warning = warning
+        self.state = state
+        if not new:
+            return
+        if state == VERDICT:
+            self.events.append(("verdict", warning[0], warning[1]))
+        else:
+            self.events.append(("warn", warning[0], warning[1], warning[2]))
+
+    def _drop_board_warning(self):
+        """A new observation: the board is judged again."""
+        if not self._board_warn:
+            return
+        self._board_warn = False
+        self._observed = None
+        self.warning = self._warn_before
+        self._warn_before = None
+        if self.warning is None:
+            self.events.append(("clear",))
+        if self.state == VERDICT:
+            self.state = SYNC
+
+    def _diff_zones(self):
+        out = []
+        for d in self.diffs:
+            if d[0] not in out:
+                out.append(d[0])
+        return tuple(out)
+
+    def _count_problem(self, obs):
+        """Why the board's position cannot be read, if a count says: a colour shows
+        more than 15, or fewer with no zone that could hide the rest."""
+        for c in (WHITE, BLACK):
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            total = 0
+            unsure = False
+            for z in range(1, NZONES):
+                total += vis[z]
+                if obs.open_[z] & BLIND or vis[z] >= self.cap[z]:
+                    unsure = True
+            if total > 15:
+                return "too many checkers on the board"
+            if total < 15 and not unsure:
+                return "a checker is off the board"
+        return None
+
+    def _ask_illegal(self, bad, alt):
+        """Two illegal steps out of view explain the board equally: ask which."""
+        self.hyps = []
+        for b in (bad, alt):
+            played, chain, flags = b[1]
+            self.hyps.append((played + (b[2],), chain + [b[3]], flags + (1,)))
+        self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+        self.lifted = []
+        self.targets = []
+        self.state = CONFIRM
+        self.events.append(("confirm", len(self.hyps)))
+
+    def observed_position(self, obs):
+        """The position the board shows, if counts are certain enough (conservation
+        fills one full or blind zone per colour); None otherwise."""
+        return _observed_position(self, obs)
 
     def _finish(self, rule, accepted=False, observed=False):
         played, chain, flags = self.hyps[0]
@@ -840,8 +993,11 @@ class Tracker:
 
 
 def observed_position(tracker, obs):
-    """The position the board shows, if counts are certain enough (conservation fills
-    one full or blind zone per colour); None otherwise."""
+    """The position the board shows (see ``Tracker.observed_position``)."""
+    return tracker.observed_position(obs)
+
+
+def _observed_position(tracker, obs):
     from nardy.rules import Position
     pos = Position(turn=tracker.mover)
     b = pos.board
