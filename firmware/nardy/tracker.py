@@ -48,6 +48,7 @@ hides lifts, which the legal moves and the end of the turn then resolve.
 
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.stackwatch import StackWatch
 
 try:
     from micropython import const
@@ -66,6 +67,10 @@ STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done"
 
 _NOPATH = const(255)
 _MAX_HYPS = const(6)
+# A stack lift (StackWatch) is shown only once no class has changed for this long:
+# a checker put down next to the stack moves its readings too, and the step it makes
+# is seen (and the watch re-armed) within the debounce time.
+_STIR_QUIET_MS = const(250)
 
 
 class _Obs:
@@ -114,6 +119,10 @@ class Tracker:
         self._patch = _Obs()
         self._fitted = None       # the position _miss was last computed for
         self._fitted_obs = None
+        # lifts off a stack the slots cannot resolve, seen in the raw readings
+        self.watch = StackWatch(layout)
+        self._stir_lift = False
+        self._stirred = False
         self.events = []
         self.state = DONE
         self.result = None
@@ -150,6 +159,9 @@ class Tracker:
         self._observed = None     # the position a board verdict would record
         self._board_warn = False  # the warning is about the board, not a step
         self._warn_before = None  # the step warning it covers
+        self._stir_lift = False
+        self._stirred = False     # the watch's state the tracker last acted on
+        self._watch_stack()
         # Ask the engine now, once: the lift path and tick() then only look it up.
         self._next(())
         if obs is not None:
@@ -542,6 +554,8 @@ class Tracker:
         if self.state == DONE:
             return self.state
         self._drop_board_warning()
+        self._stir_lift = False       # the lift is worked out from the counts again
+        self._stirred = False
         self._expect(self.hyps[0][1][-1])
         for c in (WHITE, BLACK):
             self._ce[c][:] = self._e[c]
@@ -637,6 +651,7 @@ class Tracker:
             self.events.append(("step", new[j]))
         if i < len(old) or i < len(new):
             self._seen = set()
+            self._watch_stack()
 
     def _in_hand(self, obs, de):
         """Set lifted zones and the targets for the lifted checker(s)."""
@@ -713,10 +728,19 @@ class Tracker:
         """Call every cycle (cheap): ends the turn by itself when no step is left and
         the board has been still for ``auto_end_ms``."""
         st = self.state
+        w = self.watch
+        if w.zone and obs is not None:
+            raw = getattr(obs, "raw", None)
+            if raw is not None:
+                w.scan(raw)
         if st == IDLE:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][0])):
                 self.end_turn(obs)
+            elif w.stirred != self._stirred and (still_ms >= _STIR_QUIET_MS
+                                                 or not w.stirred):
+                self._stirred = w.stirred
+                self._stack_lift(w.stirred)
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
@@ -726,6 +750,51 @@ class Tracker:
             # observation: the search is not for every cycle).
             self._hidden_tried = True
             self._hidden(obs, auto=True)
+
+    def _watch_stack(self):
+        """Watch the mover's tallest stack that the slots cannot resolve (long
+        nardy's head early on): a lift from it changes no class."""
+        c = self.mover
+        b = self.hyps[0][1][-1].board
+        zt = self._zt[c]
+        best = 0
+        most = 0
+        for k in range(1, 25):
+            n = b[26 * c + k]
+            z = zt[k]
+            if n > self.cap[z] and n > most:
+                best = z
+                most = n
+        self.watch.watch(best)
+        self._stirred = False
+        if self._stir_lift:
+            self._stir_lift = False
+            self.lifted = []
+            self.targets = []
+
+    def _stack_lift(self, on):
+        """Show (or take back) a lift off the watched stack as the usual lift event:
+        only while nothing else is lifted and the partial turn is legal."""
+        if on:
+            if self.lifted or len(self.hyps) != 1 or any(self.hyps[0][2]):
+                return
+            c = self.mover
+            src = self._pp[c][self.watch.zone]
+            if src == _NOPATH or src == 25:
+                return
+            zt = self._zt[c]
+            targets = [zt[t] for t in self._targets(self.hyps[0][0], src)]
+            if not targets:
+                return
+            self.lifted = [self.watch.zone]
+            self.targets = targets
+            self._stir_lift = True
+            self.events.append(("lift", (self.watch.zone,), tuple(targets)))
+        elif self._stir_lift:
+            self._stir_lift = False
+            self.lifted = []
+            self.targets = []
+            self.events.append(("lift", (), ()))
 
     def _warm(self):
         """While nothing happens, ask the engine ahead for the targets of one more

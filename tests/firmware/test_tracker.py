@@ -477,3 +477,46 @@ def test_a_checker_put_on_the_opponents_full_stack_is_asked_and_named_l2():
     assert t.state == VERDICT and t.warning[0] == "L2", t.warning
     assert t.accept()
     assert t.result["position"].board == onto.board and t.result["rule"] == "L2"
+
+
+def test_a_lift_off_the_full_head_shows_its_targets_from_the_raw_readings():
+    # 15 on the head, 10 shown: a lift changes no count, only the field of the slots
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    assert t.watch.zone == 24
+    raw = [2000] * lay.n
+    obs = show(v, lay, pos, raw=raw)
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert not t.events
+    raw[lay.start[24] + 4] -= 90          # the top checker of slot 5 is lifted
+    for _ in range(12):
+        t.tick(obs, 100)                  # a class changed just now: not yet
+    assert not t.events
+    t.tick(obs, 2000)
+    want = tuple(v.physical(WHITE, k) for k in v.targets(pos, (6, 5), (), 1))
+    assert t.events == [("lift", (24,), want)] and t.lifted == [24]
+    assert t.state == IDLE              # the turn flow is as before
+    # put down on a target: the step, and the watch starts over on the new stack
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1, raw=raw))
+    assert t.played == ((1, 7),) and t.lifted == [] and not t.watch.stirred
+
+
+def test_a_head_lift_put_back_clears_the_targets():
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    raw = [2000] * lay.n
+    obs = show(v, lay, pos, raw=raw)
+    for _ in range(12):
+        t.tick(obs, 2000)
+    raw[lay.start[24]] += 90
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert t.lifted == [24]
+    raw[lay.start[24]] -= 90
+    for _ in range(20):
+        t.tick(obs, 2000)
+    assert t.lifted == [] and t.targets == [] and t.events[-1] == ("lift", (), ())
