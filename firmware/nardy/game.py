@@ -476,7 +476,7 @@ class Game:
                 t = self.tracker
                 if t.state == CONFIRM:
                     t.confirm(self.cand_i)
-                elif t.state in (VERDICT, SYNC):
+                elif t.state == VERDICT:
                     t.accept(obs)
                 else:
                     t.end_turn(obs)
