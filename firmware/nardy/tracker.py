@@ -15,31 +15,9 @@ explains it. Output is plain data for the UI, the journal and the protocol:
   ("resync",), ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted,
   rule).
 
-How an observation is explained. A hypothesis is a partial turn (steps played from the
-start position). A candidate position fits the observation when no zone shows more
-checkers than it holds, and the checkers missing from view (in the hand) are at most
-``max_hand``; every checker that vanished in the latest change must be among them
-(what was just lifted is in the hand, not hidden on a full stack). Candidates, best
-first: fewer checkers in the hand; sources that were seen lifted (order of events);
-the current partial turn, then taking steps back (undo), then new steps (searched with
-the engine's ``next_steps``, only from zones where checkers went missing), then steps
-taken back and new ones played in one go (searched only when every candidate so far
-keeps more in the hand than what was just lifted; an illegal step is always taken back
-there: it may have been put back out of view). No legal candidate: in short nardy, a
-blot already put on the bar before the hitting checker moved is a hit being prepared;
-else one checker of the mover moved somewhere else is an illegal step, warned at once
-(the engine says which rule); otherwise the board is out of sync until it matches
-again. Several best candidates with different positions are all kept (hypotheses) and
-narrowed by what follows; if the turn ends with more than one, the UI asks (CONFIRM,
-``confirm(i)``).
-
-Steps nobody can see (between full stacks, into a full tray, onto a blind slot) are
-looked for when the mover ends the turn: a checker still "in the hand" may have gone
-there, and a turn that looks short may have been completed there; a choice between
-such explanations is asked, never guessed. A legal step out of view is preferred to an
-illegal one, unless the turn is illegal either way: then the mover is asked. The turn
-ends by itself only when the engine says no step is left and the board has been still
-for ``auto_end_ms``.
+How observations are explained (candidates, their order, hidden steps, warnings,
+verdicts, a lift off a stack the slots cannot resolve): docs/sensing-and-tracking.md.
+Zones and the fitting of a position to an observation: ``nardy.zonefit``.
 
 Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
@@ -47,8 +25,9 @@ hides lifts, which the legal moves and the end of the turn then resolve.
 """
 
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.sensing import NZONES
 from nardy.stackwatch import StackWatch
+from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
 
 try:
     from micropython import const
@@ -65,21 +44,28 @@ VERDICT = const(5)
 DONE = const(6)
 STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
 
-_NOPATH = const(255)
 _MAX_HYPS = const(6)
+# A candidate explanation: (in_hand, penalty, kind, nsteps, hyp), compared in that
+# order; kind: the partial turn as it is, steps taken back, new steps, back and new.
+_C_HAND = const(0)
+_C_PEN = const(1)
+_C_KIND = const(2)
+_C_STEPS = const(3)
+_C_HYP = const(4)
+_K_AS_IS = const(0)
+_K_BACK = const(1)
+_K_NEW = const(2)
+_K_BACK_NEW = const(3)
+# An illegal-step explanation (_relocations): (in_hand, hyp, step, position, rank)
+_B_HAND = const(0)
+_B_HYP = const(1)
+_B_STEP = const(2)
+_B_POS = const(3)
+_B_RANK = const(4)
 # A stack lift (StackWatch) is shown only once no class has changed for this long:
 # a checker put down next to the stack moves its readings too, and the step it makes
 # is seen (and the watch re-armed) within the debounce time.
 _STIR_QUIET_MS = const(250)
-
-
-class _Obs:
-    """Scratch observation (same fields as Sensing's)."""
-
-    def __init__(self):
-        self.vis_w = bytearray(NZONES)
-        self.vis_b = bytearray(NZONES)
-        self.open_ = bytearray(NZONES)
 
 
 class Tracker:
@@ -93,32 +79,10 @@ class Tracker:
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
-        # zone of (colour, own path point) and back
-        self._zt = (bytearray(26), bytearray(26))
-        self._pp = (bytearray(NZONES), bytearray(NZONES))
-        for c in (WHITE, BLACK):
-            zt = self._zt[c]
-            pp = self._pp[c]
-            for z in range(NZONES):
-                pp[z] = _NOPATH
-            zt[0] = ZONE_BAR
-            zt[25] = ZONE_OFF_W if c == WHITE else ZONE_OFF_B
-            for k in range(1, 25):
-                zt[k] = variant.physical(c, k)
-            for k in range(26):
-                pp[zt[k]] = k
-        # scratch: expected counts of a candidate, missing checkers per zone/colour,
-        # the previous observation and what vanished in the latest change
-        self._e = (bytearray(NZONES), bytearray(NZONES))
-        self._miss = (bytearray(NZONES), bytearray(NZONES))
-        self._prev = (bytearray(NZONES), bytearray(NZONES))
-        self._fresh = (bytearray(NZONES), bytearray(NZONES))
-        self._fresh_n = 0
-        self._ce = (bytearray(NZONES), bytearray(NZONES))   # the current partial turn
-        self._exm = bytearray(NZONES)                         # mover's excess per zone
-        self._patch = _Obs()
-        self._fitted = None       # the position _miss was last computed for
-        self._fitted_obs = None
+        self.zf = ZoneFit(variant, layout, max_hand)
+        # the zone tables (zone of (colour, path point), path point of a zone)
+        self._zt = self.zf.zt
+        self._pp = self.zf.pp
         # lifts off a stack the slots cannot resolve, seen in the raw readings
         self.watch = StackWatch(layout)
         self._stir_lift = False
@@ -133,12 +97,13 @@ class Tracker:
         self.pos0 = pos.copy()
         self.dice = tuple(dice)
         self.mover = pos.turn
+        self.zf.mover = pos.turn
         a, b = self.dice
         if a == b:
-            self._dists = (a, 2 * a, 3 * a, 4 * a)
+            self.zf.dists = (a, 2 * a, 3 * a, 4 * a)
             self._nsteps = 4
         else:
-            self._dists = (a, b, a + b)
+            self.zf.dists = (a, b, a + b)
             self._nsteps = 2
         self.hyps = [((), [self.pos0], ())]
         self._next_cache = {}
@@ -165,7 +130,7 @@ class Tracker:
         # Ask the engine now, once: the lift path and tick() then only look it up.
         self._next(())
         if obs is not None:
-            self._remember(obs)
+            self.zf.remember(obs)
             self.update(obs)
 
     @property
@@ -180,125 +145,6 @@ class Tracker:
         return STATE_NAMES[self.state]
 
     # -- fitting a position to the observation --------------------------------------------
-    def _expect(self, pos):
-        b = pos.board
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            zt = self._zt[c]
-            for z in range(NZONES):
-                e[z] = 0
-            o = 26 * c
-            for k in range(26):
-                n = b[o + k]
-                if n:
-                    e[zt[k]] += n
-
-    def _fit(self, pos, obs):
-        """(excess, missing, covers_fresh, excess_elsewhere) of ``pos`` against the
-        observation; ``excess_elsewhere`` counts what more steps of the mover cannot
-        fix (the opponent's checkers seen where they are not, except on the bar)."""
-        self._expect(pos)
-        self._fitted = pos
-        self._fitted_obs = obs
-        op = obs.open_
-        cap = self.cap
-        ex = 0
-        de = 0
-        fixed = 0
-        cov = True
-        mover = self.mover
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            other = self._e[1 - c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            miss = self._miss[c]
-            fresh = self._fresh[c]
-            exm = self._exm
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                m = 0
-                if c == mover:
-                    exm[z] = 0
-                if s > n:
-                    ex += s - n
-                    if c == mover:
-                        exm[z] = s - n
-                    elif z != ZONE_BAR:
-                        fixed += s - n
-                elif s < n:
-                    k = cap[z]
-                    if op[z] & BLIND or other[z] >= k:
-                        # blind, or under the other colour's full stack (only an
-                        # illegal step puts a checker there)
-                        m = 0
-                    elif n <= k:
-                        m = n - s
-                    elif s < k:
-                        m = k - s
-                de += m
-                miss[z] = m
-                if fresh[z] > m and n < self._ce[c][z]:
-                    # it explains a checker that just vanished as moved away unseen;
-                    # no: what was just lifted is in the hand
-                    cov = False
-        return ex, de, cov, fixed
-
-    def _reachable(self, srcs, left):
-        """Can ``left`` more steps from ``srcs`` bring a checker to every zone where
-        more of the mover's checkers show than expected (after the last _fit)?"""
-        exm = self._exm
-        pp = self._pp[self.mover]
-        need = 0
-        for z in range(1, NZONES):
-            k = exm[z]
-            if not k:
-                continue
-            need += k
-            t = pp[z]
-            ok = False
-            for f in srcs:
-                d = t - f
-                if d > 0 and (t == 25 or d in self._dists):
-                    ok = True
-                    break
-            if not ok:
-                return False
-        return need <= left
-
-    def _ok(self, fit):
-        return fit[0] == 0 and fit[1] <= self.max_hand and fit[2]
-
-    def _remember(self, obs):
-        """Note what vanished in this change. Only a change that removed checkers and
-        added none is a lift; one that also added some is a move (fast hands)."""
-        n = 0
-        grew = False
-        for c in (WHITE, BLACK):
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            prev = self._prev[c]
-            fresh = self._fresh[c]
-            for z in range(NZONES):
-                d = prev[z] - vis[z]
-                if d > 0:
-                    fresh[z] = d
-                    n += d
-                else:
-                    fresh[z] = 0
-                    if d < 0:
-                        grew = True
-                prev[z] = vis[z]
-        self._fresh_n = n
-        if grew and n:
-            self._clear_fresh()
-
-    def _clear_fresh(self):
-        for c in (WHITE, BLACK):
-            f = self._fresh[c]
-            for z in range(NZONES):
-                f[z] = 0
-        self._fresh_n = 0
-
     # -- engine queries (cached per partial turn) ---------------------------------------
     def _next(self, played):
         r = self._next_cache.get(played)
@@ -325,23 +171,6 @@ class Tracker:
         return r
 
     # -- explaining an observation -----------------------------------------------------
-    def _sources(self, pos, obs):
-        """Zones (as own path points) a new step may start from: the mover's checkers
-        missing there, or zones that cannot show a lift (full or blind)."""
-        c = self.mover
-        self._expect(pos)
-        e = self._e[c]
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = self._pp[c]
-        out = []
-        for z in range(1, NZONES):
-            n = e[z]
-            if n and (vis[z] < n or n >= self.cap[z] or obs.open_[z] & BLIND):
-                p = pp[z]
-                if p != _NOPATH and p != 25:
-                    out.append(p)
-        return out
-
     def _penalty(self, steps):
         """Sources of new steps not seen lifted (chained steps excepted)."""
         c = self.mover
@@ -356,7 +185,7 @@ class Tracker:
     def _search(self, hyp, obs, out, hidden=False):
         """Legal continuations of ``hyp`` that fit: appended to ``out``."""
         played, chain, flags = hyp
-        srcs = self._sources(chain[-1], obs)
+        srcs = self.zf.sources(chain[-1], obs)
         if not srcs:
             return
         budget = [self.max_nodes]
@@ -374,22 +203,23 @@ class Tracker:
             p2 = self.v.apply_step(pos, step)
             pl2 = played + (step,)
             ch2 = chain + [p2]
-            fit = self._fit(p2, obs)
-            if self._ok(fit):
+            fit = self.zf.fit(p2, obs)
+            if self.zf.ok(fit):
                 new = pl2[-(depth + 1):]
-                out.append((fit[1], self._penalty(new), 2, depth + 1, (pl2, ch2, flags + (0,))))
+                out.append((fit[IN_HAND], self._penalty(new), _K_NEW, depth + 1,
+                            (pl2, ch2, flags + (0,))))
             t = step[1]
-            if fit[3]:
+            if fit[FIXED]:
                 continue      # the opponent's checkers are off: no step of ours fixes it
-            if fit[0] == 0 and fit[1] == 0 and not hidden:
+            if fit[EXCESS] == 0 and fit[IN_HAND] == 0 and not hidden:
                 continue      # all explained; more steps would have to be invisible
             left = self._nsteps - len(pl2)
-            if hidden and fit[1] > left * self._fix_per_step:
+            if hidden and fit[IN_HAND] > left * self._fix_per_step:
                 # a hidden search keeps only candidates with nothing in the hand; one
                 # step brings at most one checker back into view (two with a hit)
                 continue
             nsrcs = srcs if t == 25 else srcs + [t]
-            if left <= 0 or not self._reachable(nsrcs, left):
+            if left <= 0 or not self.zf.reachable(nsrcs, left):
                 continue
             self._dfs(pl2, ch2, flags + (0,), nsrcs, obs, out, budget, depth + 1, hidden)
 
@@ -401,24 +231,25 @@ class Tracker:
         out = []
         for hyp in self.hyps:
             played, chain, flags = hyp
-            fit = self._fit(chain[-1], obs)
-            if self._ok(fit):
-                out.append((fit[1], 0, 0, 0, hyp))
-                if not deep or (len(self.hyps) == 1 and fit[1] == self._fresh_n
+            fit = self.zf.fit(chain[-1], obs)
+            if self.zf.ok(fit):
+                out.append((fit[IN_HAND], 0, _K_AS_IS, 0, hyp))
+                if not deep or (len(self.hyps) == 1 and fit[IN_HAND] == self.zf.fresh_n
                                 and not hidden and not any(flags)):
                     # nothing can keep fewer in the hand: skip the search (the lift
                     # path, which must be fast). After an illegal step, taking it back
                     # onto a full stack can (_put_back).
                     continue
             for i in range(len(chain) - 2, -1, -1):
-                fit = self._fit(chain[i], obs)
-                if self._ok(fit) or (fit[0] == 0 and fit[1] <= self.max_hand
-                                     and self._put_back(hyp, i)):
+                fit = self.zf.fit(chain[i], obs)
+                if self.zf.ok(fit) or (fit[EXCESS] == 0 and fit[IN_HAND] <= self.max_hand
+                                     and self.zf.put_back(played, flags, i)):
                     back = len(chain) - 1 - i
-                    out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
+                    out.append((fit[IN_HAND], 0, _K_BACK, back,
+                                (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
                 self._search(hyp, obs, out, hidden)
-        if deep and (not out or min(c[0] for c in out) > self._fresh_n):
+        if deep and (not out or min(c[_C_HAND] for c in out) > self.zf.fresh_n):
             # No candidate, or each keeps more in the hand than what was just lifted:
             # take steps back and play on in one go (fast hands; an illegal step put
             # back onto a full stack, out of view, then the turn played on; a step
@@ -434,68 +265,8 @@ class Tracker:
                     self._search((played[:i], chain[:i + 1], flags[:i]), obs, out)
                     for j in range(before, len(out)):
                         c = out[j]
-                        out[j] = (c[0], c[1], 3, c[3], c[4])
+                        out[j] = (c[_C_HAND], c[_C_PEN], _K_BACK_NEW, c[_C_STEPS], c[_C_HYP])
         return out
-
-    def _put_back(self, hyp, i):
-        """Right after ``_fit(chain[i])``: were the illegal steps after ``i`` taken
-        back onto where they came from, a zone that cannot show a checker arriving
-        (a full stack such as long nardy's head, a blind slot)? Then a checker that
-        vanished from where an illegal step put it went back there, not into the
-        hand, and the warning goes at once."""
-        played, chain, flags = hyp
-        c = self.mover
-        zt = self._zt[c]
-        e = self._e[c]
-        allowed = []
-        for j in range(i, len(played)):
-            if not flags[j]:
-                return False
-            f, t = played[j]
-            zf = zt[f]
-            if e[zf] < self.cap[zf] and not self._fitted_obs.open_[zf] & BLIND:
-                return False
-            allowed.append(zt[t])
-        for col in (WHITE, BLACK):
-            fresh = self._fresh[col]
-            miss = self._miss[col]
-            ce = self._ce[col]
-            ec = self._e[col]
-            for z in range(1, NZONES):
-                if fresh[z] > miss[z] and ec[z] < ce[z] and (col != c or z not in allowed):
-                    return False
-        return True
-
-    def _blots_gone(self, obs):
-        """Short nardy: zones where a blot of the opponent (in the current partial
-        turn) is gone, when the opponent's bar shows at least as many more."""
-        if not self.v.HITS:
-            return ()
-        opp = 1 - self.mover
-        vis = obs.vis_w if opp == WHITE else obs.vis_b
-        e = self._ce[opp]
-        gone = [z for z in range(1, 25) if e[z] == 1 and vis[z] == 0]
-        if not gone or vis[ZONE_BAR] <= e[ZONE_BAR]:
-            return ()
-        return gone
-
-    def _hit_prep(self, obs, restore):
-        """The observation with the blots of ``restore`` back in place of the bar (a
-        scratch copy): a blot put on the bar before the checker that hits it moved.
-        What fits it is a hit being prepared: steps played so far are taken, the
-        rest waits."""
-        opp = 1 - self.mover
-        p = self._patch
-        p.vis_w[:] = obs.vis_w
-        p.vis_b[:] = obs.vis_b
-        p.open_[:] = obs.open_
-        pv = p.vis_w if opp == WHITE else p.vis_b
-        if pv[ZONE_BAR] < len(restore):
-            return None
-        for z in restore:
-            pv[z] = 1
-        pv[ZONE_BAR] -= len(restore)
-        return p
 
     def _illegal(self, obs, hidden=False):
         """One checker of the mover moved anywhere (a free relocation) that fits;
@@ -511,28 +282,8 @@ class Tracker:
         return best
 
     def _relocations(self, hyp, obs, hidden, back, best, skip=None):
-        c = self.mover
         pos = hyp[1][-1]
-        self._expect(pos)
-        e = self._e[c]
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = self._pp[c]
-        srcs = []
-        dsts = []
-        for z in range(1, NZONES):
-            p = pp[z]
-            if p == _NOPATH:
-                continue
-            n = e[z]
-            unseen = n >= self.cap[z] or obs.open_[z] & BLIND
-            if n and p != 25 and (vis[z] < n or unseen):
-                srcs.append(p)
-            if p != 0 and (vis[z] > n or (hidden and unseen)):
-                dsts.append(p)
-            elif (hidden and p != 25 and p != 0
-                  and self._e[1 - c][z] >= self.cap[z] and not n):
-                # onto the opponent's full stack: a checker put there cannot be seen
-                dsts.append(p)
+        srcs, dsts = self.zf.relocation_ends(pos, obs, hidden)
         for f in srcs:
             for t in dsts:
                 if f == t:
@@ -540,38 +291,36 @@ class Tracker:
                 p2 = self.v.apply_step(pos, (f, t))
                 if skip is not None and p2.key() == skip:
                     continue      # the same position as an explanation already taken
-                fit = self._fit(p2, obs)
-                if self._ok(fit) and (best is None or (fit[1], back) < best[4]):
-                    best = (fit[1], hyp, (f, t), p2, (fit[1], back))
+                fit = self.zf.fit(p2, obs)
+                if self.zf.ok(fit) and (best is None or (fit[IN_HAND], back) < best[_B_RANK]):
+                    best = (fit[IN_HAND], hyp, (f, t), p2, (fit[IN_HAND], back))
         return best
 
     # -- the main entry ---------------------------------------------------------------------
     def update(self, obs, now=0):
         """Take a changed observation (``Sensing`` or anything with vis_w, vis_b,
         open_ arrays indexed by zone). Returns the state."""
-        self._remember(obs)
+        self.zf.remember(obs)
         self._hidden_tried = False
         if self.state == DONE:
             return self.state
         self._drop_board_warning()
         self._stir_lift = False       # the lift is worked out from the counts again
         self._stirred = False
-        self._expect(self.hyps[0][1][-1])
-        for c in (WHITE, BLACK):
-            self._ce[c][:] = self._e[c]
+        self.zf.keep_current(self.hyps[0][1][-1])
         if self.state == CONFIRM:
             self.candidates = []
         cands = self._candidates(obs)
         if cands:
             self._choose(cands, obs)
             return self.state
-        gone = self._blots_gone(obs)
+        gone = self.zf.blots_gone(obs) if self.v.HITS else ()
         # one blot at a time first: another may have been hit by a step already made
         tries = [[z] for z in gone]
         if len(gone) > 1:
             tries.append(gone)
         for restore in tries:
-            prep = self._hit_prep(obs, restore)
+            prep = self.zf.hit_prep(obs, restore)
             if prep is None:
                 continue
             cands = self._candidates(prep)
@@ -607,14 +356,14 @@ class Tracker:
         self._in_hand(obs, de)
 
     def _choose(self, cands, obs):
-        cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
+        cands.sort(key=lambda c: (c[_C_HAND], c[_C_PEN], c[_C_KIND], c[_C_STEPS]))
         top = cands[0]
         keys = []
         hyps = []
         for c in cands:
-            if (c[0], c[1]) != (top[0], top[1]):
+            if (c[_C_HAND], c[_C_PEN]) != (top[_C_HAND], top[_C_PEN]):
                 break
-            h = c[4]
+            h = c[_C_HYP]
             k = h[1][-1].key()
             if k in keys:
                 continue
@@ -630,14 +379,14 @@ class Tracker:
         if was_sync:
             self.events.append(("resync",))
             self.diffs = []
-        self._in_hand(obs, top[0])
+        self._in_hand(obs, top[_C_HAND])
         if any(hyps[0][2]):
             self.state = ILLEGAL
         else:
             if self.warning is not None:
                 self.warning = None
                 self.events.append(("clear",))
-            self.state = LIFTED if top[0] else IDLE
+            self.state = LIFTED if top[_C_HAND] else IDLE
         if len(hyps) > 1:
             self.candidates = [(h[0], h[1][-1]) for h in hyps]
 
@@ -659,10 +408,10 @@ class Tracker:
         c = self.mover
         if de:
             pos = self.hyps[0][1][-1]
-            if self._fitted is not pos or self._fitted_obs is not obs:
-                self._fit(pos, obs)
+            if self.zf.fitted is not pos or self.zf.fitted_obs is not obs:
+                self.zf.fit(pos, obs)
             for col in (WHITE, BLACK):
-                miss = self._miss[col]
+                miss = self.zf.miss[col]
                 for z in range(1, NZONES):
                     if miss[z]:
                         lifted.append(z)
@@ -670,14 +419,14 @@ class Tracker:
                             self._seen.add(z)
         targets = []
         if lifted and self.state != ILLEGAL and not any(self.hyps[0][2]):
-            miss = self._miss[c]
+            miss = self.zf.miss[c]
             played = self.hyps[0][0]
             zt = self._zt[c]
             for z in lifted:
                 if not miss[z]:
                     continue
                 src = self._pp[c][z]
-                if src == _NOPATH or src == 25:
+                if src == NOPATH or src == 25:
                     continue
                 for t in self._targets(played, src):
                     zz = zt[t]
@@ -690,20 +439,7 @@ class Tracker:
                 self.events.append(("lift", tuple(lifted), tuple(targets)))
 
     def _out_of_sync(self, obs):
-        pos = self.hyps[0][1][-1]
-        self._expect(pos)
-        diffs = []
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                k = self.cap[z]
-                shown = n if n <= k else k
-                if s > n or (s < shown and not obs.open_[z] & BLIND):
-                    diffs.append((z, c, n, s))
-        diffs.sort()
+        diffs = self.zf.diffs(self.hyps[0][1][-1], obs)
         if self.state != SYNC or diffs != self.diffs:
             self.events.append(("sync", diffs))
         self.diffs = diffs
@@ -744,7 +480,7 @@ class Tracker:
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
-              and self._fresh_n == 0):
+              and self.zf.fresh_n == 0):
             # Still "in the hand" for long: the checker may be on a full stack or a
             # full tray. If that makes the turn complete, take it (asked once per
             # observation: the search is not for every cycle).
@@ -754,18 +490,7 @@ class Tracker:
     def _watch_stack(self):
         """Watch the mover's tallest stack that the slots cannot resolve (long
         nardy's head early on): a lift from it changes no class."""
-        c = self.mover
-        b = self.hyps[0][1][-1].board
-        zt = self._zt[c]
-        best = 0
-        most = 0
-        for k in range(1, 25):
-            n = b[26 * c + k]
-            z = zt[k]
-            if n > self.cap[z] and n > most:
-                best = z
-                most = n
-        self.watch.watch(best)
+        self.watch.watch(self.zf.stack_zone(self.hyps[0][1][-1], self.mover))
         self._stirred = False
         if self._stir_lift:
             self._stir_lift = False
@@ -780,7 +505,7 @@ class Tracker:
                 return
             c = self.mover
             src = self._pp[c][self.watch.zone]
-            if src == _NOPATH or src == 25:
+            if src == NOPATH or src == 25:
                 return
             zt = self._zt[c]
             targets = [zt[t] for t in self._targets(self.hyps[0][0], src)]
@@ -821,16 +546,15 @@ class Tracker:
         self._warm_k = 25
 
     def _hidden(self, obs, auto):
-        self._clear_fresh()
-        self._expect(self.hyps[0][1][-1])
-        for c in (WHITE, BLACK):
-            self._ce[c][:] = self._e[c]
+        self.zf.clear_fresh()
+        self.zf.keep_current(self.hyps[0][1][-1])
         cands = self._candidates(obs, hidden=True)
-        cands = [c for c in cands if c[0] == 0]
+        cands = [c for c in cands if c[_C_HAND] == 0]
         if not cands:
             return False
         if auto:
-            cands = [c for c in cands if not self._next(c[4][0]) and not any(c[4][2])]
+            cands = [c for c in cands
+                     if not self._next(c[_C_HYP][0]) and not any(c[_C_HYP][2])]
             if not cands:
                 return False
         self._choose(cands, obs)
@@ -862,10 +586,11 @@ class Tracker:
             if not hid:
                 # no legal step explains where the checker went: an illegal one may
                 bad = self._illegal(obs, hidden=True)
-                if bad is None or bad[0]:
+                if bad is None or bad[_B_HAND]:
                     return self._off_board(obs)
-                alt = self._relocations(bad[1], obs, True, bad[4][1], None, bad[3].key())
-                if alt is not None and alt[4] == bad[4]:
+                alt = self._relocations(bad[_B_HYP], obs, True, bad[_B_RANK][1], None,
+                                        bad[_B_POS].key())
+                if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
                     # Two places out of view fit as well (back onto the own full
                     # stack, or onto the opponent's: L2): the mover says which.
                     self._ask_illegal(bad, alt)
@@ -877,16 +602,16 @@ class Tracker:
                 and not any(self.hyps[0][2]) and self._next(self.hyps[0][0])):
             # The turn looks short, but steps between zones that cannot show them
             # (full stacks, a full tray) would complete it: ask which.
-            self._clear_fresh()
+            self.zf.clear_fresh()
             done = []
             keys = []
             cands = self._candidates(obs, hidden=True)
             # complete turns first, then partial ones (a single unseen step)
-            cands.sort(key=lambda c: (1 if self._next(c[4][0]) else 0, c[3]))
+            cands.sort(key=lambda c: (1 if self._next(c[_C_HYP][0]) else 0, c[_C_STEPS]))
             for c in cands:
-                h = c[4]
+                h = c[_C_HYP]
                 k = h[1][-1].key()
-                if c[0] == 0 and c[2] >= 2 and k not in keys:
+                if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW and k not in keys:
                     keys.append(k)
                     done.append(h)
             if done:
@@ -907,8 +632,8 @@ class Tracker:
             # but the turn breaks a rule anyway: a step the rules forbid that also ends
             # out of view (onto a full stack) is no less likely. Ask which.
             alt = self._relocations(pre, obs, True, 0, None, final.key())
-            if alt is not None and alt[0] == 0:
-                self.hyps.append((pre[0] + (alt[2],), pre[1] + [alt[3]], pre[2] + (1,)))
+            if alt is not None and alt[_B_HAND] == 0:
+                self.hyps.append((pre[0] + (alt[_B_STEP],), pre[1] + [alt[_B_POS]], pre[2] + (1,)))
                 self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
                 self.state = CONFIRM
                 self.events.append(("confirm", len(self.hyps)))
@@ -959,7 +684,7 @@ class Tracker:
         pos = self.observed_position(obs)
         zones = self._diff_zones()
         if pos is None:
-            why = self._count_problem(obs)
+            why = self.zf.count_problem(obs)
             if why is not None:
                 self._warn_board(("C1", why, zones))
             return False
@@ -1015,29 +740,12 @@ class Tracker:
                 out.append(d[0])
         return tuple(out)
 
-    def _count_problem(self, obs):
-        """Why the board's position cannot be read, if a count says: a colour shows
-        more than 15, or fewer with no zone that could hide the rest."""
-        for c in (WHITE, BLACK):
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            total = 0
-            unsure = False
-            for z in range(1, NZONES):
-                total += vis[z]
-                if obs.open_[z] & BLIND or vis[z] >= self.cap[z]:
-                    unsure = True
-            if total > 15:
-                return "too many checkers on the board"
-            if total < 15 and not unsure:
-                return "a checker is off the board"
-        return None
-
     def _ask_illegal(self, bad, alt):
         """Two illegal steps out of view explain the board equally: ask which."""
         self.hyps = []
         for b in (bad, alt):
-            played, chain, flags = b[1]
-            self.hyps.append((played + (b[2],), chain + [b[3]], flags + (1,)))
+            played, chain, flags = b[_B_HYP]
+            self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]], flags + (1,)))
         self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
         self.lifted = []
         self.targets = []
@@ -1047,7 +755,7 @@ class Tracker:
     def observed_position(self, obs):
         """The position the board shows, if counts are certain enough (conservation
         fills one full or blind zone per colour); None otherwise."""
-        return _observed_position(self, obs)
+        return self.zf.observed_position(obs, self.mover)
 
     def _finish(self, rule, accepted=False, observed=False):
         played, chain, flags = self.hyps[0]
@@ -1064,33 +772,3 @@ class Tracker:
 def observed_position(tracker, obs):
     """The position the board shows (see ``Tracker.observed_position``)."""
     return tracker.observed_position(obs)
-
-
-def _observed_position(tracker, obs):
-    from nardy.rules import Position
-    pos = Position(turn=tracker.mover)
-    b = pos.board
-    for c in (WHITE, BLACK):
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = tracker._pp[c]
-        unsure = []
-        total = 0
-        for z in range(1, NZONES):
-            n = vis[z]
-            if not n and not obs.open_[z] & BLIND:
-                continue
-            p = pp[z]
-            if p == _NOPATH:
-                if n:
-                    return None   # a checker in the other colour's tray
-                continue
-            b[26 * c + p] = n
-            total += n
-            if obs.open_[z] & BLIND or n >= tracker.cap[z]:
-                unsure.append(p)
-        rest = 15 - total
-        if rest < 0 or (rest and len(unsure) != 1):
-            return None
-        if rest:
-            b[26 * c + unsure[0]] += rest
-    return pos
