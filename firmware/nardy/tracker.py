@@ -690,7 +690,14 @@ class Tracker:
             return False
         verdict = self.v.check_turn(self.pos0, self.dice, pos)
         if verdict is None:
-            self.hyps = [((), [self.pos0, pos], (0,))]
+            # legal: the record gets steps that reach it (a press, not a scan: the
+            # enumeration may take a while)
+            steps = ()
+            for st, res in self.v.turns(self.pos0, self.dice):
+                if res.board == pos.board:
+                    steps = st
+                    break
+            self.hyps = [(steps, [self.pos0, pos], (0,))]
             self._finish(None, observed=True)
             return True
         self._observed = pos

@@ -520,3 +520,21 @@ def test_a_head_lift_put_back_clears_the_targets():
     for _ in range(20):
         t.tick(obs, 2000)
     assert t.lifted == [] and t.targets == [] and t.events[-1] == ("lift", (), ())
+
+
+def test_a_legal_board_the_search_could_not_explain_ends_as_played():
+    # a search budget of one node cannot find two steps played in one go: the board
+    # is out of sync, but ending the turn reads it, finds it legal, and records it
+    v = ShortNardy()
+    pos = v.start_position()
+    lay = Layout(5)
+    t = Tracker(v, lay, max_nodes=1)
+    t.start_turn(pos, (6, 5), show(v, lay, pos))
+    final = v.apply_step(v.apply_step(pos, (12, 18)), (17, 22))
+    t.update(show(v, lay, final))
+    assert t.state == SYNC
+    assert t.end_turn(show(v, lay, final))
+    r = t.result
+    assert not r["accepted"] and r["rule"] is None and r["observed"]
+    assert r["position"].board == final.board
+    assert v.apply_step(v.apply_step(pos, r["steps"][0]), r["steps"][1]).board == final.board
