@@ -144,8 +144,18 @@ def _positions(v, rnd, n, every=7):
         i += 1
         if i % every == 0:
             out.append((pos, dice))
-        turns = v.legal_turns(pos, dice)
-        steps, nxt = turns[rnd(1)[0] % len(turns)]
+        # a random legal turn, one step at a time (lighter than all the turns)
+        played = ()
+        nxt = pos
+        while True:
+            steps = v.next_steps(pos, dice, played)
+            if not steps:
+                break
+            st = steps[rnd(1)[0] % len(steps)]
+            played += (st,)
+            nxt = v.apply_step(nxt, st)
+        nxt = nxt.copy()
+        nxt.turn = 1 - pos.turn
         done = nxt.side(pos.turn)[25] == 15
         pos = v.start_position() if done else nxt
     return out
