@@ -45,6 +45,11 @@ DONE = const(6)
 STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
 
 _MAX_HYPS = const(6)
+# A hypothesis (partial turn): (played steps, chain of positions from the start,
+# flags: 1 where a step is illegal)
+_H_PLAYED = const(0)
+_H_CHAIN = const(1)
+_H_FLAGS = const(2)
 # A candidate explanation: (in_hand, penalty, kind, nsteps, hyp), compared in that
 # order; kind: the partial turn as it is, steps taken back, new steps, back and new.
 _C_HAND = const(0)
@@ -135,11 +140,11 @@ class Tracker:
 
     @property
     def played(self):
-        return self.hyps[0][0]
+        return self.hyps[0][_H_PLAYED]
 
     @property
     def position(self):
-        return self.hyps[0][1][-1]
+        return self.hyps[0][_H_CHAIN][-1]
 
     def state_name(self):
         return STATE_NAMES[self.state]
@@ -275,14 +280,14 @@ class Tracker:
         looked like a hidden one, e.g. into a full tray, may not have been)."""
         best = None
         for h in self.hyps:
-            for back in range(min(3, len(h[1]))):
-                n0 = len(h[1]) - back
-                hyp = (h[0][:n0 - 1], h[1][:n0], h[2][:n0 - 1])
+            for back in range(min(3, len(h[_H_CHAIN]))):
+                n0 = len(h[_H_CHAIN]) - back
+                hyp = (h[_H_PLAYED][:n0 - 1], h[_H_CHAIN][:n0], h[_H_FLAGS][:n0 - 1])
                 best = self._relocations(hyp, obs, hidden, back, best)
         return best
 
     def _relocations(self, hyp, obs, hidden, back, best, skip=None):
-        pos = hyp[1][-1]
+        pos = hyp[_H_CHAIN][-1]
         srcs, dsts = self.zf.relocation_ends(pos, obs, hidden)
         for f in srcs:
             for t in dsts:
@@ -307,7 +312,7 @@ class Tracker:
         self._drop_board_warning()
         self._stir_lift = False       # the lift is worked out from the counts again
         self._stirred = False
-        self.zf.keep_current(self.hyps[0][1][-1])
+        self.zf.keep_current(self.hyps[0][_H_CHAIN][-1])
         if self.state == CONFIRM:
             self.candidates = []
         cands = self._candidates(obs)
@@ -342,9 +347,9 @@ class Tracker:
         if self.state == SYNC:
             self.events.append(("resync",))
             self.diffs = []
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
-        self._emit_diff(old, self.hyps[0][0])
+        self._emit_diff(old, self.hyps[0][_H_PLAYED])
         self.state = ILLEGAL
         if first:
             rule = self.v.step_error(self.pos0, self.dice, played, step)
@@ -364,23 +369,23 @@ class Tracker:
             if (c[_C_HAND], c[_C_PEN]) != (top[_C_HAND], top[_C_PEN]):
                 break
             h = c[_C_HYP]
-            k = h[1][-1].key()
+            k = h[_H_CHAIN][-1].key()
             if k in keys:
                 continue
             keys.append(k)
             hyps.append(h)
             if len(hyps) >= _MAX_HYPS:
                 break
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         was_sync = self.state == SYNC
         self.hyps = hyps
-        new = hyps[0][0]
+        new = hyps[0][_H_PLAYED]
         self._emit_diff(old, new)
         if was_sync:
             self.events.append(("resync",))
             self.diffs = []
         self._in_hand(obs, top[_C_HAND])
-        if any(hyps[0][2]):
+        if any(hyps[0][_H_FLAGS]):
             self.state = ILLEGAL
         else:
             if self.warning is not None:
@@ -388,7 +393,7 @@ class Tracker:
                 self.events.append(("clear",))
             self.state = LIFTED if top[_C_HAND] else IDLE
         if len(hyps) > 1:
-            self.candidates = [(h[0], h[1][-1]) for h in hyps]
+            self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in hyps]
 
     def _emit_diff(self, old, new):
         i = 0
@@ -407,7 +412,7 @@ class Tracker:
         lifted = []
         c = self.mover
         if de:
-            pos = self.hyps[0][1][-1]
+            pos = self.hyps[0][_H_CHAIN][-1]
             if self.zf.fitted is not pos or self.zf.fitted_obs is not obs:
                 self.zf.fit(pos, obs)
             for col in (WHITE, BLACK):
@@ -418,9 +423,9 @@ class Tracker:
                         if col == c:
                             self._seen.add(z)
         targets = []
-        if lifted and self.state != ILLEGAL and not any(self.hyps[0][2]):
+        if lifted and self.state != ILLEGAL and not any(self.hyps[0][_H_FLAGS]):
             miss = self.zf.miss[c]
-            played = self.hyps[0][0]
+            played = self.hyps[0][_H_PLAYED]
             zt = self._zt[c]
             for z in lifted:
                 if not miss[z]:
@@ -439,7 +444,7 @@ class Tracker:
                 self.events.append(("lift", tuple(lifted), tuple(targets)))
 
     def _out_of_sync(self, obs):
-        diffs = self.zf.diffs(self.hyps[0][1][-1], obs)
+        diffs = self.zf.diffs(self.hyps[0][_H_CHAIN][-1], obs)
         if self.state != SYNC or diffs != self.diffs:
             self.events.append(("sync", diffs))
         self.diffs = diffs
@@ -471,7 +476,7 @@ class Tracker:
                 w.scan(raw)
         if st == IDLE:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
-                    and not self._next(self.hyps[0][0])):
+                    and not self._next(self.hyps[0][_H_PLAYED])):
                 self.end_turn(obs)
             elif w.stirred != self._stirred and (still_ms >= _STIR_QUIET_MS
                                                  or not w.stirred):
@@ -490,7 +495,7 @@ class Tracker:
     def _watch_stack(self):
         """Watch the mover's tallest stack that the slots cannot resolve (long
         nardy's head early on): a lift from it changes no class."""
-        self.watch.watch(self.zf.stack_zone(self.hyps[0][1][-1], self.mover))
+        self.watch.watch(self.zf.stack_zone(self.hyps[0][_H_CHAIN][-1], self.mover))
         self._stirred = False
         if self._stir_lift:
             self._stir_lift = False
@@ -501,14 +506,14 @@ class Tracker:
         """Show (or take back) a lift off the watched stack as the usual lift event:
         only while nothing else is lifted and the partial turn is legal."""
         if on:
-            if self.lifted or len(self.hyps) != 1 or any(self.hyps[0][2]):
+            if self.lifted or len(self.hyps) != 1 or any(self.hyps[0][_H_FLAGS]):
                 return
             c = self.mover
             src = self._pp[c][self.watch.zone]
             if src == NOPATH or src == 25:
                 return
             zt = self._zt[c]
-            targets = [zt[t] for t in self._targets(self.hyps[0][0], src)]
+            targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
             if not targets:
                 return
             self.lifted = [self.watch.zone]
@@ -547,14 +552,14 @@ class Tracker:
 
     def _hidden(self, obs, auto):
         self.zf.clear_fresh()
-        self.zf.keep_current(self.hyps[0][1][-1])
+        self.zf.keep_current(self.hyps[0][_H_CHAIN][-1])
         cands = self._candidates(obs, hidden=True)
         cands = [c for c in cands if c[_C_HAND] == 0]
         if not cands:
             return False
         if auto:
             cands = [c for c in cands
-                     if not self._next(c[_C_HYP][0]) and not any(c[_C_HYP][2])]
+                     if not self._next(c[_C_HYP][_H_PLAYED]) and not any(c[_C_HYP][_H_FLAGS])]
             if not cands:
                 return False
         self._choose(cands, obs)
@@ -599,7 +604,7 @@ class Tracker:
         if self.state == LIFTED:
             return False
         if (obs is not None and len(self.hyps) == 1 and not self._confirmed
-                and not any(self.hyps[0][2]) and self._next(self.hyps[0][0])):
+                and not any(self.hyps[0][_H_FLAGS]) and self._next(self.hyps[0][_H_PLAYED])):
             # The turn looks short, but steps between zones that cannot show them
             # (full stacks, a full tray) would complete it: ask which.
             self.zf.clear_fresh()
@@ -607,17 +612,17 @@ class Tracker:
             keys = []
             cands = self._candidates(obs, hidden=True)
             # complete turns first, then partial ones (a single unseen step)
-            cands.sort(key=lambda c: (1 if self._next(c[_C_HYP][0]) else 0, c[_C_STEPS]))
+            cands.sort(key=lambda c: (1 if self._next(c[_C_HYP][_H_PLAYED]) else 0, c[_C_STEPS]))
             for c in cands:
                 h = c[_C_HYP]
-                k = h[1][-1].key()
+                k = h[_H_CHAIN][-1].key()
                 if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW and k not in keys:
                     keys.append(k)
                     done.append(h)
             if done:
                 self.hyps = done[:_MAX_HYPS - 1] + self.hyps
         if len(self.hyps) > 1:
-            self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+            self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
             self.state = CONFIRM
             self.events.append(("confirm", len(self.hyps)))
             return False
@@ -634,7 +639,7 @@ class Tracker:
             alt = self._relocations(pre, obs, True, 0, None, final.key())
             if alt is not None and alt[_B_HAND] == 0:
                 self.hyps.append((pre[0] + (alt[_B_STEP],), pre[1] + [alt[_B_POS]], pre[2] + (1,)))
-                self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+                self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
                 self.state = CONFIRM
                 self.events.append(("confirm", len(self.hyps)))
                 return False
@@ -647,9 +652,9 @@ class Tracker:
         """Pick candidate ``i`` (the UI cycles them), then end the turn."""
         if self.state != CONFIRM or not 0 <= i < len(self.hyps):
             return False
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         self.hyps = [self.hyps[i]]
-        self._emit_diff(old, self.hyps[0][0])
+        self._emit_diff(old, self.hyps[0][_H_PLAYED])
         self.candidates = []
         self.state = IDLE
         self._confirmed = True     # the mover said what was played: no new question
@@ -753,7 +758,7 @@ class Tracker:
         for b in (bad, alt):
             played, chain, flags = b[_B_HYP]
             self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]], flags + (1,)))
-        self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+        self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
         self.lifted = []
         self.targets = []
         self.state = CONFIRM
