@@ -96,3 +96,21 @@ def test_a_step_off_the_head_beside_it_leaves_no_lift_behind():
     rig.wait(1500)
     assert rig.trk.played == ((1, 2),)
     assert not [e for e in rig.events[n:] if e[0] == "lift" and e[1]], rig.events[n:]
+
+
+def test_the_virtual_board_lights_the_heads_targets(tmp_path, capsys):
+    # the real firmware on the unix MicroPython port, fed the magnet model's readings
+    from nardy_host import cli
+    p = tmp_path / "head.nardy"
+    p.write_text(
+        "new long match 1\nopening 5 3\npress ok\ndice 6 5\npress ok\n"
+        "expect roll side=white dice=6,5\n"
+        "wait 400\n"
+        "lift P24\n"                      # one of 15: no slot's class changes
+        "expect lift zones=P24 targets~P18\n"
+        "expect leds P18=target P19=target\n"
+        "place P18\n"
+        "expect step from=1 to=7\n"
+        "expect dump steps=1/7\n")
+    rc = cli.main(["script", "--quiet", str(p)])
+    assert rc == 0, capsys.readouterr().err
