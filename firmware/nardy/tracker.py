@@ -10,10 +10,13 @@ explains it. Output is plain data for the UI, the journal and the protocol:
   illegal: ``warning``, the opponent may ``accept()``), DONE (``result``);
 - ``lifted``: zones checkers were lifted from; ``targets``: zones the lifted checker
   may go to (legal next steps only, "off" is the mover's tray zone);
-- ``events``: a list the caller drains: ("lift", zones, targets), ("step", (f, t)),
-  ("undo", (f, t)), ("warn", rule, reason, zones), ("clear",), ("sync", diffs),
-  ("resync",), ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted,
-  rule).
+- ``events``: a list the caller drains: ("lift", zones, targets) (("lift", (), ()):
+  a lift off an unresolvable stack was put back), ("step", (f, t)), ("undo", (f, t)),
+  ("warn", rule, reason, zones), ("clear",), ("sync", diffs), ("resync",),
+  ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted, rule).
+- A board no partial turn explains is never a turn by itself: ``end_turn`` judges
+  the position it shows (a VERDICT only the opponent's ``accept()`` records, as that
+  position, or a warning while a checker is off the board).
 
 How observations are explained (candidates, their order, hidden steps, warnings,
 verdicts, a lift off a stack the slots cannot resolve): docs/sensing-and-tracking.md.
