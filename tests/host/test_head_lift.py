@@ -114,3 +114,11 @@ def test_the_virtual_board_lights_the_heads_targets(tmp_path, capsys):
         "expect dump steps=1/7\n")
     rc = cli.main(["script", "--quiet", str(p)])
     assert rc == 0, capsys.readouterr().err
+
+
+def test_stackwatch_docstring_example():
+    import doctest
+
+    import nardy.stackwatch
+    r = doctest.testmod(nardy.stackwatch)
+    assert r.attempted > 0 and r.failed == 0
