@@ -150,7 +150,7 @@ def main():
 
 def steady_with_head_watch():
     """Long nardy's start: the head (15, of which the slots show 10) is watched for
-    lifts in the raw readings (StackWatch) on every cycle. (us per cycle, bytes
+    lifts in the raw readings (ZoneFit._watch_scan) on every cycle. (us per cycle, bytes
     allocated over 2000 cycles); a one-count wobble must never look like a lift."""
     from nardy.longnardy import LongNardy
     v = LongNardy()
@@ -160,7 +160,7 @@ def steady_with_head_watch():
     sens, raw, now = settled(v, lay, cal, pos)
     trk = Tracker(v, lay)
     trk.start_turn(pos, (6, 5), sens)
-    assert trk.watch.zone == 24
+    assert trk._watch_zone == 24
     for _ in range(100):
         now += PERIOD
         sens.scan(raw, now)

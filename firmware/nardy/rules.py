@@ -63,23 +63,25 @@ R_BAR = 8
 R_BEAROFF = 16
 R_OVERBEAR = 32
 
-_REASONS = {
-    E_EMPTY: "no own checker on that point",
-    E_CLOSED: "point is closed",
-    E_HEAD: "only one checker may leave the head",
-    E_BLOCK: "six-block with no opposing checker ahead",
-    E_BAR: "enter from the bar first",
-    E_NOT_HOME: "bear off only when all 15 are home",
-    E_OVERBEAR: "a checker further back must move first",
-    E_MAXUSE: "the dice must be used to the maximum",
-    E_LARGER: "the larger die must be played",
-    E_DICE: "the move does not match the dice",
-    E_COUNT: "checkers missing or extra",
-    E_OPPONENT: "the opponent's checkers moved",
-    E_BACKWARD: "checkers move forward only",
-    E_HEAD_FIRST: "a 2nd head checker only if the 1st is blocked",
-    E_HIT_LEFT: "a hit checker goes to the bar",
-}
+# Reasons by E_* code (a tuple: less RAM than a dict on the board)
+_REASONS = (
+    "illegal",
+    "no own checker on that point",  # E_EMPTY
+    "point is closed",  # E_CLOSED
+    "only one checker may leave the head",  # E_HEAD
+    "six-block with no opposing checker ahead",  # E_BLOCK
+    "enter from the bar first",  # E_BAR
+    "bear off only when all 15 are home",  # E_NOT_HOME
+    "a checker further back must move first",  # E_OVERBEAR
+    "the dice must be used to the maximum",  # E_MAXUSE
+    "the larger die must be played",  # E_LARGER
+    "the move does not match the dice",  # E_DICE
+    "checkers missing or extra",  # E_COUNT
+    "the opponent's checkers moved",  # E_OPPONENT
+    "checkers move forward only",  # E_BACKWARD
+    "a 2nd head checker only if the 1st is blocked",  # E_HEAD_FIRST
+    "a hit checker goes to the bar",  # E_HIT_LEFT
+)
 
 
 class Position:
@@ -231,7 +233,7 @@ class Variant:
 
     def verdict(self, code):
         """(rule id, short reason) for an E_* code, as warnings and logs show it."""
-        return (self.rule_id(code), _REASONS.get(code, "illegal"))
+        return (self.rule_id(code), _REASONS[code] if 0 < code < len(_REASONS) else "illegal")
 
     # -- one step ---------------------------------------------------------------
     def apply_step(self, pos, step):

@@ -163,7 +163,7 @@ class Sensing:
     def scan(self, raw, now):
         """Process one full scan; returns how many zones changed (0 when still)."""
         now &= _TICKS_MASK
-        self.raw = raw          # the readings behind this observation (StackWatch)
+        self.raw = raw          # the readings behind this observation (stack watch)
         lim = self.stuck_scans
         last = self._last
         same = self._same

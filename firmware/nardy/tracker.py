@@ -27,16 +27,11 @@ tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than th
 hides lifts, which the legal moves and the end of the turn then resolve.
 """
 
-from nardy.rules import BLACK, WHITE
-from nardy.sensing import NZONES
-from nardy.stackwatch import StackWatch
-from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import BLIND, NZONES
+from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
 
 IDLE = const(0)
 LIFTED = const(1)
@@ -70,13 +65,13 @@ _B_HYP = const(1)
 _B_STEP = const(2)
 _B_POS = const(3)
 _B_RANK = const(4)
-# A stack lift (StackWatch) is shown only once no class has changed for this long:
+# A stack lift (ZoneFit._watch_scan) is shown only once no class has changed for this long:
 # a checker put down next to the stack moves its readings too, and the step it makes
 # is seen (and the watch re-armed) within the debounce time.
 _STIR_QUIET_MS = const(250)
 
 
-class Tracker:
+class Tracker(ZoneFit):
     def __init__(self, variant, layout, max_hand=3, auto_end_ms=1000, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
@@ -87,14 +82,8 @@ class Tracker:
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
-        self.zf = ZoneFit(variant, layout, max_hand)
-        # the zone tables (zone of (colour, path point), path point of a zone)
-        self._zt = self.zf.zt
-        self._pp = self.zf.pp
-        # lifts off a stack the slots cannot resolve, seen in the raw readings
-        self.watch = StackWatch(layout)
-        self._stir_lift = False
-        self._stirred = False
+        self._zones_init(variant, layout)      # ZoneFit: zone tables, fitting
+        self._stir_lift = False   # a lift off the watched stack is shown
         self.events = []
         self.state = DONE
         self.result = None
@@ -105,13 +94,12 @@ class Tracker:
         self.pos0 = pos.copy()
         self.dice = tuple(dice)
         self.mover = pos.turn
-        self.zf.mover = pos.turn
         a, b = self.dice
         if a == b:
-            self.zf.dists = (a, 2 * a, 3 * a, 4 * a)
+            self._dists = (a, 2 * a, 3 * a, 4 * a)
             self._nsteps = 4
         else:
-            self.zf.dists = (a, b, a + b)
+            self._dists = (a, b, a + b)
             self._nsteps = 2
         self.hyps = [((), [self.pos0], ())]
         self._next_cache = {}
@@ -133,12 +121,11 @@ class Tracker:
         self._board_warn = False  # the warning is about the board, not a step
         self._warn_before = None  # the step warning it covers
         self._stir_lift = False
-        self._stirred = False     # the watch's state the tracker last acted on
         self._watch_stack()
         # Ask the engine now, once: the lift path and tick() then only look it up.
         self._next(())
         if obs is not None:
-            self.zf.remember(obs)
+            self._remember(obs)
             self.update(obs)
 
     @property
@@ -193,7 +180,7 @@ class Tracker:
     def _search(self, hyp, obs, out, hidden=False):
         """Legal continuations of ``hyp`` that fit: appended to ``out``."""
         played, chain, flags = hyp
-        srcs = self.zf.sources(chain[-1], obs)
+        srcs = self._sources(chain[-1], obs)
         if not srcs:
             return
         budget = [self.max_nodes]
@@ -211,8 +198,8 @@ class Tracker:
             p2 = self.v.apply_step(pos, step)
             pl2 = played + (step,)
             ch2 = chain + [p2]
-            fit = self.zf.fit(p2, obs)
-            if self.zf.ok(fit):
+            fit = self._fit(p2, obs)
+            if self._ok(fit):
                 new = pl2[-(depth + 1):]
                 out.append((fit[IN_HAND], self._penalty(new), _K_NEW, depth + 1,
                             (pl2, ch2, flags + (0,))))
@@ -227,7 +214,7 @@ class Tracker:
                 # step brings at most one checker back into view (two with a hit)
                 continue
             nsrcs = srcs if t == 25 else srcs + [t]
-            if left <= 0 or not self.zf.reachable(nsrcs, left):
+            if left <= 0 or not self._reachable(nsrcs, left):
                 continue
             self._dfs(pl2, ch2, flags + (0,), nsrcs, obs, out, budget, depth + 1, hidden)
 
@@ -239,25 +226,25 @@ class Tracker:
         out = []
         for hyp in self.hyps:
             played, chain, flags = hyp
-            fit = self.zf.fit(chain[-1], obs)
-            if self.zf.ok(fit):
+            fit = self._fit(chain[-1], obs)
+            if self._ok(fit):
                 out.append((fit[IN_HAND], 0, _K_AS_IS, 0, hyp))
-                if not deep or (len(self.hyps) == 1 and fit[IN_HAND] == self.zf.fresh_n
+                if not deep or (len(self.hyps) == 1 and fit[IN_HAND] == self._fresh_n
                                 and not hidden and not any(flags)):
                     # nothing can keep fewer in the hand: skip the search (the lift
                     # path, which must be fast). After an illegal step, taking it back
                     # onto a full stack can (_put_back).
                     continue
             for i in range(len(chain) - 2, -1, -1):
-                fit = self.zf.fit(chain[i], obs)
-                if self.zf.ok(fit) or (fit[EXCESS] == 0 and fit[IN_HAND] <= self.max_hand
-                                     and self.zf.put_back(played, flags, i)):
+                fit = self._fit(chain[i], obs)
+                if self._ok(fit) or (fit[EXCESS] == 0 and fit[IN_HAND] <= self.max_hand
+                                     and self._put_back(played, flags, i)):
                     back = len(chain) - 1 - i
                     out.append((fit[IN_HAND], 0, _K_BACK, back,
                                 (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
                 self._search(hyp, obs, out, hidden)
-        if deep and (not out or min(c[_C_HAND] for c in out) > self.zf.fresh_n):
+        if deep and (not out or min(c[_C_HAND] for c in out) > self._fresh_n):
             # No candidate, or each keeps more in the hand than what was just lifted:
             # take steps back and play on in one go (fast hands; an illegal step put
             # back onto a full stack, out of view, then the turn played on; a step
@@ -291,7 +278,28 @@ class Tracker:
 
     def _relocations(self, hyp, obs, hidden, back, best, skip=None):
         pos = hyp[_H_CHAIN][-1]
-        srcs, dsts = self.zf.relocation_ends(pos, obs, hidden)
+        c = self.mover
+        self._expect(pos)
+        e = self._e[c]
+        other = self._e[1 - c]
+        cap = self.cap
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        pp = self._pp[c]
+        srcs = []
+        dsts = []
+        for z in range(1, NZONES):
+            p = pp[z]
+            if p == NOPATH:
+                continue
+            n = e[z]
+            unseen = n >= cap[z] or obs.open_[z] & BLIND
+            if n and p != 25 and (vis[z] < n or unseen):
+                srcs.append(p)
+            if p != 0 and (vis[z] > n or (hidden and unseen)):
+                dsts.append(p)
+            elif hidden and p != 25 and p != 0 and other[z] >= cap[z] and not n:
+                # onto the opponent's full stack: a checker put there cannot be seen
+                dsts.append(p)
         for f in srcs:
             for t in dsts:
                 if f == t:
@@ -299,8 +307,8 @@ class Tracker:
                 p2 = self.v.apply_step(pos, (f, t))
                 if skip is not None and p2.key() == skip:
                     continue      # the same position as an explanation already taken
-                fit = self.zf.fit(p2, obs)
-                if self.zf.ok(fit) and (best is None or (fit[IN_HAND], back) < best[_B_RANK]):
+                fit = self._fit(p2, obs)
+                if self._ok(fit) and (best is None or (fit[IN_HAND], back) < best[_B_RANK]):
                     best = (fit[IN_HAND], hyp, (f, t), p2, (fit[IN_HAND], back))
         return best
 
@@ -308,27 +316,38 @@ class Tracker:
     def update(self, obs, now=0):
         """Take a changed observation (``Sensing`` or anything with vis_w, vis_b,
         open_ arrays indexed by zone). Returns the state."""
-        self.zf.remember(obs)
+        self._remember(obs)
         self._hidden_tried = False
         if self.state == DONE:
             return self.state
-        self._drop_board_warning()
+        if self._board_warn:
+            # the board changed: it is judged again (a board verdict goes with it)
+            self._board_warn = False
+            self._observed = None
+            self.warning = self._warn_before
+            self._warn_before = None
+            if self.warning is None:
+                self.events.append(("clear",))
+            if self.state == VERDICT:
+                self.state = SYNC
         self._stir_lift = False       # the lift is worked out from the counts again
-        self._stirred = False
-        self.zf.keep_current(self.hyps[0][_H_CHAIN][-1])
+        self._stir_on = False
+        self._expect(self.hyps[0][_H_CHAIN][-1])       # the current partial turn
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
         if self.state == CONFIRM:
             self.candidates = []
         cands = self._candidates(obs)
         if cands:
             self._choose(cands, obs)
             return self.state
-        gone = self.zf.blots_gone(obs) if self.v.HITS else ()
+        gone = self._blots_gone(obs) if self.v.HITS else ()
         # one blot at a time first: another may have been hit by a step already made
         tries = [[z] for z in gone]
         if len(gone) > 1:
             tries.append(gone)
         for restore in tries:
-            prep = self.zf.hit_prep(obs, restore)
+            prep = self._hit_prep(obs, restore)
             if prep is None:
                 continue
             cands = self._candidates(prep)
@@ -416,10 +435,10 @@ class Tracker:
         c = self.mover
         if de:
             pos = self.hyps[0][_H_CHAIN][-1]
-            if self.zf.fitted is not pos or self.zf.fitted_obs is not obs:
-                self.zf.fit(pos, obs)
+            if self._fitted is not pos or self._fitted_obs is not obs:
+                self._fit(pos, obs)
             for col in (WHITE, BLACK):
-                miss = self.zf.miss[col]
+                miss = self._miss[col]
                 for z in range(1, NZONES):
                     if miss[z]:
                         lifted.append(z)
@@ -427,7 +446,7 @@ class Tracker:
                             self._seen.add(z)
         targets = []
         if lifted and self.state != ILLEGAL and not any(self.hyps[0][_H_FLAGS]):
-            miss = self.zf.miss[c]
+            miss = self._miss[c]
             played = self.hyps[0][_H_PLAYED]
             zt = self._zt[c]
             for z in lifted:
@@ -447,7 +466,19 @@ class Tracker:
                 self.events.append(("lift", tuple(lifted), tuple(targets)))
 
     def _out_of_sync(self, obs):
-        diffs = self.zf.diffs(self.hyps[0][_H_CHAIN][-1], obs)
+        self._expect(self.hyps[0][_H_CHAIN][-1])
+        diffs = []
+        for c in (WHITE, BLACK):
+            e = self._e[c]
+            vis = obs.vis_w if c == WHITE else obs.vis_b
+            for z in range(1, NZONES):
+                n = e[z]
+                s = vis[z]
+                k = self.cap[z]
+                shown = n if n <= k else k
+                if s > n or (s < shown and not obs.open_[z] & BLIND):
+                    diffs.append((z, c, n, s))
+        diffs.sort()
         if self.state != SYNC or diffs != self.diffs:
             self.events.append(("sync", diffs))
         self.diffs = diffs
@@ -472,62 +503,75 @@ class Tracker:
         """Call every cycle (cheap): ends the turn by itself when no step is left and
         the board has been still for ``auto_end_ms``."""
         st = self.state
-        w = self.watch
-        if w.zone and obs is not None:
+        if self._watch_zone and obs is not None:
             raw = getattr(obs, "raw", None)
             if raw is not None:
-                w.scan(raw)
+                self._watch_scan(raw)
         if st == IDLE:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][_H_PLAYED])):
                 self.end_turn(obs)
-            elif w.stirred != self._stirred and (still_ms >= _STIR_QUIET_MS
-                                                 or not w.stirred):
-                self._stirred = w.stirred
-                self._stack_lift(w.stirred)
+            elif self._stirred != self._stir_on and (still_ms >= _STIR_QUIET_MS
+                                                     or not self._stirred):
+                self._stack_lift()
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
-              and self.zf.fresh_n == 0):
+              and self._fresh_n == 0):
             # Still "in the hand" for long: the checker may be on a full stack or a
             # full tray. If that makes the turn complete, take it (asked once per
             # observation: the search is not for every cycle).
             self._hidden_tried = True
             self._hidden(obs, auto=True)
 
-    def _watch_stack(self):
-        """Watch the mover's tallest stack that the slots cannot resolve (long
-        nardy's head early on): a lift from it changes no class."""
-        self.watch.watch(self.zf.stack_zone(self.hyps[0][_H_CHAIN][-1], self.mover))
-        self._stirred = False
-        if self._stir_lift:
-            self._stir_lift = False
-            self.lifted = []
-            self.targets = []
-
-    def _stack_lift(self, on):
-        """Show (or take back) a lift off the watched stack as the usual lift event:
-        only while nothing else is lifted and the partial turn is legal."""
-        if on:
-            if self.lifted or len(self.hyps) != 1 or any(self.hyps[0][_H_FLAGS]):
-                return
-            c = self.mover
-            src = self._pp[c][self.watch.zone]
-            if src == NOPATH or src == 25:
-                return
-            zt = self._zt[c]
+    def _stack_lift(self):
+        """A lift off the watched stack (or its checker put back), shown as the usual
+        lift event while nothing else is lifted and the partial turn is legal. (Its
+        own method: MicroPython puts a frame with this many locals on the heap, and
+        tick() runs every cycle.)"""
+        on = self._stir_on = self._stirred
+        z = self._watch_zone
+        src = self._pp[self.mover][z]
+        if (on and not self.lifted and len(self.hyps) == 1
+                and not any(self.hyps[0][_H_FLAGS]) and src != NOPATH):
+            zt = self._zt[self.mover]
             targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
-            if not targets:
-                return
-            self.lifted = [self.watch.zone]
-            self.targets = targets
-            self._stir_lift = True
-            self.events.append(("lift", (self.watch.zone,), tuple(targets)))
-        elif self._stir_lift:
+            if targets:
+                self.lifted = [z]
+                self.targets = targets
+                self._stir_lift = True
+                self.events.append(("lift", (z,), tuple(targets)))
+        elif not on and self._stir_lift:
             self._stir_lift = False
             self.lifted = []
             self.targets = []
             self.events.append(("lift", (), ()))
+
+    def _watch_stack(self):
+        """Watch the mover's tallest stack that the slots cannot resolve (long
+        nardy's head early on): a lift from it changes no class."""
+        c = self.mover
+        b = self.hyps[0][_H_CHAIN][-1].board
+        zt = self._zt[c]
+        best = 0
+        most = 0
+        for k in range(1, 25):
+            n = b[26 * c + k]
+            if n > self.cap[zt[k]] and n > most:
+                best = zt[k]
+                most = n
+        self._watch_zone = best
+        self._wn = 0
+        self._wrun = 0
+        self._stirred = False
+        for i in range(len(self._wsum)):
+            self._wsum[i] = 0
+            self._wema[i] = 0
+        self._stir_on = False
+        if self._stir_lift:
+            self._stir_lift = False
+            self.lifted = []
+            self.targets = []
 
     def _warm(self):
         """While nothing happens, ask the engine ahead for the targets of one more
@@ -554,8 +598,10 @@ class Tracker:
         self._warm_k = 25
 
     def _hidden(self, obs, auto):
-        self.zf.clear_fresh()
-        self.zf.keep_current(self.hyps[0][_H_CHAIN][-1])
+        self._clear_fresh()
+        self._expect(self.hyps[0][_H_CHAIN][-1])       # the current partial turn
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
         cands = self._candidates(obs, hidden=True)
         cands = [c for c in cands if c[_C_HAND] == 0]
         if not cands:
@@ -588,29 +634,40 @@ class Tracker:
             hid = self._hidden(obs, auto=False)
             st = self.state
             if not hid and self.lifted:
-                return self._off_board(obs)
+                self._out_of_sync(obs)      # a checker off the board? (see _judge_board)
+                return self._judge_board(obs)
         if st == LIFTED and obs is not None:
             hid = self._hidden(obs, auto=False)
             if not hid:
                 # no legal step explains where the checker went: an illegal one may
                 bad = self._illegal(obs, hidden=True)
                 if bad is None or bad[_B_HAND]:
-                    return self._off_board(obs)
+                    # nothing explains where it went: off the board (in a pocket, on
+                    # the floor)? Not a turn: out of sync until it is put back
+                    self._out_of_sync(obs)
+                    return self._judge_board(obs)
                 alt = self._relocations(bad[_B_HYP], obs, True, bad[_B_RANK][1], None,
                                         bad[_B_POS].key())
                 if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
                     # Two places out of view fit as well (back onto the own full
                     # stack, or onto the opponent's: L2): the mover says which.
-                    self._ask_illegal(bad, alt)
-                    return False
-                self._take_illegal(bad, obs)
+                    self.hyps = []
+                    for b in (bad, alt):
+                        played, chain, flags = b[_B_HYP]
+                        self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]],
+                                          flags + (1,)))
+                    self.lifted = []
+                    self.targets = []
+                    self.state = IDLE       # asked below (CONFIRM)
+                else:
+                    self._take_illegal(bad, obs)
         if self.state == LIFTED:
             return False
         if (obs is not None and len(self.hyps) == 1 and not self._confirmed
                 and not any(self.hyps[0][_H_FLAGS]) and self._next(self.hyps[0][_H_PLAYED])):
             # The turn looks short, but steps between zones that cannot show them
             # (full stacks, a full tray) would complete it: ask which.
-            self.zf.clear_fresh()
+            self._clear_fresh()
             done = []
             keys = []
             cands = self._candidates(obs, hidden=True)
@@ -682,95 +739,50 @@ class Tracker:
     # -- a board the partial turn does not explain --------------------------------------
     def _judge_board(self, obs):
         """The mover ends the turn on a board that no partial turn explains: judge
-        the position the board shows. A legal result is the turn (its steps are
-        unknown); an illegal or impossible one (both colours on a point, the
-        opponent's checker moved) is a VERDICT the opponent may accept, recording
-        that position; a board whose position cannot be read stays out of sync, with
-        a C1 warning when a checker is missing or extra."""
+        the position the board shows. A legal result is the turn; an illegal or
+        impossible one (both colours on a point, the opponent's checker moved) is a
+        VERDICT the opponent may accept, recording that position; a board whose
+        position cannot be read stays out of sync, with a C1 warning when a checker
+        is missing or extra. ``update`` drops such a board warning."""
         if obs is None:
             return False
         pos = self.observed_position(obs)
-        zones = self._diff_zones()
+        zones = []
+        for d in self.diffs:
+            if d[0] not in zones:
+                zones.append(d[0])
+        state = SYNC
         if pos is None:
-            why = self.zf.count_problem(obs)
-            if why is not None:
-                self._warn_board(("C1", why, zones))
-            return False
-        verdict = self.v.check_turn(self.pos0, self.dice, pos)
-        if verdict is None:
-            # legal: the record gets steps that reach it (a press, not a scan: the
-            # enumeration may take a while)
-            steps = ()
-            for st, res in self.v.turns(self.pos0, self.dice):
-                if res.board == pos.board:
-                    steps = st
-                    break
-            self.hyps = [(steps, [self.pos0, pos], (0,))]
-            self._finish(None, observed=True)
-            return True
-        self._observed = pos
-        self._warn_board((verdict[0], verdict[1], zones), VERDICT)
-        return False
-
-    def _off_board(self, obs):
-        """The turn ends with a checker still "in the hand" and nothing on the board
-        explains where it went: it is off the board (in a pocket, on the floor). Not
-        a turn: out of sync, with a C1 warning, until it is put back."""
-        self._out_of_sync(obs)
-        self._warn_board(("C1", "a checker is off the board", self._diff_zones()))
-        return False
-
-    def _warn_board(self, warning, state=SYNC):
-        """Show a warning about the board (not about a step); ``update`` drops it."""
+            if self._why is None:
+                return False
+            warning = ("C1", self._why, tuple(zones))     # a checker missing or extra
+        else:
+            verdict = self.v.check_turn(self.pos0, self.dice, pos)
+            if verdict is None:
+                # legal: the record gets steps that reach it (a press, not a scan:
+                # the enumeration may take a while)
+                steps = ()
+                for st, res in self.v.turns(self.pos0, self.dice):
+                    if res.board == pos.board:
+                        steps = st
+                        break
+                self.hyps = [(steps, [self.pos0, pos], (0,))]
+                self._finish(None, observed=True)
+                return True
+            self._observed = pos
+            warning = (verdict[0], verdict[1], tuple(zones))
+            state = VERDICT
         if not self._board_warn:
             self._warn_before = self.warning
         self._board_warn = True
-        new = warning != self.warning or state != self.state
+        if warning != self.warning or state != self.state:
+            if state == VERDICT:
+                self.events.append(("verdict", warning[0], warning[1]))
+            else:
+                self.events.append(("warn", warning[0], warning[1], warning[2]))
         self.warning = warning
         self.state = state
-        if not new:
-            return
-        if state == VERDICT:
-            self.events.append(("verdict", warning[0], warning[1]))
-        else:
-            self.events.append(("warn", warning[0], warning[1], warning[2]))
-
-    def _drop_board_warning(self):
-        """A new observation: the board is judged again."""
-        if not self._board_warn:
-            return
-        self._board_warn = False
-        self._observed = None
-        self.warning = self._warn_before
-        self._warn_before = None
-        if self.warning is None:
-            self.events.append(("clear",))
-        if self.state == VERDICT:
-            self.state = SYNC
-
-    def _diff_zones(self):
-        out = []
-        for d in self.diffs:
-            if d[0] not in out:
-                out.append(d[0])
-        return tuple(out)
-
-    def _ask_illegal(self, bad, alt):
-        """Two illegal steps out of view explain the board equally: ask which."""
-        self.hyps = []
-        for b in (bad, alt):
-            played, chain, flags = b[_B_HYP]
-            self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]], flags + (1,)))
-        self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
-        self.lifted = []
-        self.targets = []
-        self.state = CONFIRM
-        self.events.append(("confirm", len(self.hyps)))
-
-    def observed_position(self, obs):
-        """The position the board shows, if counts are certain enough (conservation
-        fills one full or blind zone per colour); None otherwise."""
-        return self.zf.observed_position(obs, self.mover)
+        return False
 
     def _finish(self, rule, accepted=False, observed=False):
         played, chain, flags = self.hyps[0]
@@ -782,8 +794,3 @@ class Tracker:
         self.lifted = []
         self.targets = []
         self.events.append(("turn", played, accepted, rule[0] if rule else None))
-
-
-def observed_position(tracker, obs):
-    """The position the board shows (see ``Tracker.observed_position``)."""
-    return tracker.observed_position(obs)

@@ -1,4 +1,5 @@
-"""Zones and fitting: how a position of the rules engine looks to the sensors.
+"""Zones and fitting: how a position of the rules engine looks to the sensors, and
+the lifts only the raw readings show (the stack watch, ``_watch_scan``).
 
 The tracker (``nardy.tracker``) explains observations with partial turns; this part
 holds what does not depend on turns: the zone of each (colour, path point) and back,
@@ -13,14 +14,12 @@ tray. An observation is anything with ``vis_w``, ``vis_b`` and ``open_`` arrays
 indexed by zone (``Sensing``, or a test's stand-in).
 """
 
+from array import array
+
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.rules import BLACK, CHECKERS, WHITE, Position
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
-
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
 
 NOPATH = const(255)     # a zone that is no path point of that colour (the other tray)
 
@@ -29,6 +28,13 @@ EXCESS = const(0)       # checkers seen where the position has none
 IN_HAND = const(1)      # checkers of the position not seen (lifted, or out of view)
 COVERS = const(2)       # False: a checker that just vanished is taken as moved unseen
 FIXED = const(3)        # opponent's checkers seen off their places (not the bar)
+
+# The stack watch (see _watch_scan)
+_MAX_SLOTS = const(8)
+_SHIFT = const(2)       # each slot's deviation is smoothed as ema += (d - ema) / 4
+_STIR = const(40)       # counts: a deviation beyond this is a change (noise: ~8)
+_HOLD = const(5)        # scans a change must hold (a hand sliding past)
+_SETTLE = const(8)      # scans averaged into the reference
 
 
 class _Obs:
@@ -41,17 +47,20 @@ class _Obs:
 
 
 class ZoneFit:
-    def __init__(self, variant, layout, max_hand=3):
+    """Part of ``Tracker`` (its base class): the zone tables, the fitting and its
+    scratch buffers, set up by ``_zones_init``. The tracker sets ``mover``,
+    ``max_hand`` and ``_dists`` (distances one step may cover this turn)."""
+
+    def _zones_init(self, variant, layout):
         self.cap = layout.cap
-        self.max_hand = max_hand
         self.mover = WHITE
-        self.dists = ()           # distances one step may cover this turn
+        self._dists = ()           # distances one step may cover this turn
         # zone of (colour, own path point) and back
-        self.zt = (bytearray(26), bytearray(26))
-        self.pp = (bytearray(NZONES), bytearray(NZONES))
+        self._zt = (bytearray(26), bytearray(26))
+        self._pp = (bytearray(NZONES), bytearray(NZONES))
         for c in (WHITE, BLACK):
-            zt = self.zt[c]
-            pp = self.pp[c]
+            zt = self._zt[c]
+            pp = self._pp[c]
             for z in range(NZONES):
                 pp[z] = NOPATH
             zt[0] = ZONE_BAR
@@ -62,29 +71,32 @@ class ZoneFit:
                 pp[zt[k]] = k
         # scratch: expected counts of a candidate, missing checkers per zone/colour,
         # the previous observation and what vanished in the latest change
-        self.e = (bytearray(NZONES), bytearray(NZONES))
-        self.miss = (bytearray(NZONES), bytearray(NZONES))
-        self.prev = (bytearray(NZONES), bytearray(NZONES))
-        self.fresh = (bytearray(NZONES), bytearray(NZONES))
-        self.fresh_n = 0
-        self.ce = (bytearray(NZONES), bytearray(NZONES))    # the current partial turn
-        self.exm = bytearray(NZONES)                         # mover's excess per zone
-        self.fitted = None        # the position miss was last computed for
-        self.fitted_obs = None
-        self.patch = _Obs()       # scratch observation (hit_prep)
+        self._e = (bytearray(NZONES), bytearray(NZONES))
+        self._miss = (bytearray(NZONES), bytearray(NZONES))
+        self._prev = (bytearray(NZONES), bytearray(NZONES))
+        self._fresh = (bytearray(NZONES), bytearray(NZONES))
+        self._fresh_n = 0
+        self._ce = (bytearray(NZONES), bytearray(NZONES))    # the current partial turn
+        self._exm = bytearray(NZONES)                         # mover's excess per zone
+        self._why = None           # why observed_position could not read the board
+        self._fitted = None        # the position miss was last computed for
+        self._fitted_obs = None
+        self._patch = _Obs()       # scratch observation (hit_prep)
+        # the stack watch
+        self._layout = layout
+        self._wsum = array("i", [0] * _MAX_SLOTS)
+        self._wref = array("h", [0] * _MAX_SLOTS)
+        self._wema = array("h", [0] * _MAX_SLOTS)
+        self._watch_zone = 0
+        self._stirred = False
+        self._wn = 0
+        self._wrun = 0
 
-    def keep_current(self, pos):
-        """``pos`` is the current partial turn's position (what ``fit`` compares a
-        vanished checker against)."""
-        self.expect(pos)
-        for c in (WHITE, BLACK):
-            self.ce[c][:] = self.e[c]
-
-    def expect(self, pos):
+    def _expect(self, pos):
         b = pos.board
         for c in (WHITE, BLACK):
-            e = self.e[c]
-            zt = self.zt[c]
+            e = self._e[c]
+            zt = self._zt[c]
             for z in range(NZONES):
                 e[z] = 0
             o = 26 * c
@@ -93,13 +105,13 @@ class ZoneFit:
                 if n:
                     e[zt[k]] += n
 
-    def fit(self, pos, obs):
+    def _fit(self, pos, obs):
         """(excess, missing, covers_fresh, excess_elsewhere) of ``pos`` against the
         observation; ``excess_elsewhere`` counts what more steps of the mover cannot
         fix (the opponent's checkers seen where they are not, except on the bar)."""
-        self.expect(pos)
-        self.fitted = pos
-        self.fitted_obs = obs
+        self._expect(pos)
+        self._fitted = pos
+        self._fitted_obs = obs
         op = obs.open_
         cap = self.cap
         ex = 0
@@ -108,12 +120,12 @@ class ZoneFit:
         cov = True
         mover = self.mover
         for c in (WHITE, BLACK):
-            e = self.e[c]
-            other = self.e[1 - c]
+            e = self._e[c]
+            other = self._e[1 - c]
             vis = obs.vis_w if c == WHITE else obs.vis_b
-            miss = self.miss[c]
-            fresh = self.fresh[c]
-            exm = self.exm
+            miss = self._miss[c]
+            fresh = self._fresh[c]
+            exm = self._exm
             for z in range(1, NZONES):
                 n = e[z]
                 s = vis[z]
@@ -138,17 +150,17 @@ class ZoneFit:
                         m = k - s
                 de += m
                 miss[z] = m
-                if fresh[z] > m and n < self.ce[c][z]:
+                if fresh[z] > m and n < self._ce[c][z]:
                     # it explains a checker that just vanished as moved away unseen;
                     # no: what was just lifted is in the hand
                     cov = False
         return ex, de, cov, fixed
 
-    def reachable(self, srcs, left):
+    def _reachable(self, srcs, left):
         """Can ``left`` more steps from ``srcs`` bring a checker to every zone where
         more of the mover's checkers show than expected (after the last fit)?"""
-        exm = self.exm
-        pp = self.pp[self.mover]
+        exm = self._exm
+        pp = self._pp[self.mover]
         need = 0
         for z in range(1, NZONES):
             k = exm[z]
@@ -159,25 +171,25 @@ class ZoneFit:
             ok = False
             for f in srcs:
                 d = t - f
-                if d > 0 and (t == 25 or d in self.dists):
+                if d > 0 and (t == 25 or d in self._dists):
                     ok = True
                     break
             if not ok:
                 return False
         return need <= left
 
-    def ok(self, fit):
+    def _ok(self, fit):
         return fit[EXCESS] == 0 and fit[IN_HAND] <= self.max_hand and fit[COVERS]
 
-    def remember(self, obs):
+    def _remember(self, obs):
         """Note what vanished in this change. Only a change that removed checkers and
         added none is a lift; one that also added some is a move (fast hands)."""
         n = 0
         grew = False
         for c in (WHITE, BLACK):
             vis = obs.vis_w if c == WHITE else obs.vis_b
-            prev = self.prev[c]
-            fresh = self.fresh[c]
+            prev = self._prev[c]
+            fresh = self._fresh[c]
             for z in range(NZONES):
                 d = prev[z] - vis[z]
                 if d > 0:
@@ -188,25 +200,25 @@ class ZoneFit:
                     if d < 0:
                         grew = True
                 prev[z] = vis[z]
-        self.fresh_n = n
+        self._fresh_n = n
         if grew and n:
-            self.clear_fresh()
+            self._clear_fresh()
 
-    def clear_fresh(self):
+    def _clear_fresh(self):
         for c in (WHITE, BLACK):
-            f = self.fresh[c]
+            f = self._fresh[c]
             for z in range(NZONES):
                 f[z] = 0
-        self.fresh_n = 0
+        self._fresh_n = 0
 
-    def sources(self, pos, obs):
+    def _sources(self, pos, obs):
         """Zones (as own path points) a new step may start from: the mover's checkers
         missing there, or zones that cannot show a lift (full or blind)."""
         c = self.mover
-        self.expect(pos)
-        e = self.e[c]
+        self._expect(pos)
+        e = self._e[c]
         vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = self.pp[c]
+        pp = self._pp[c]
         out = []
         for z in range(1, NZONES):
             n = e[z]
@@ -216,9 +228,11 @@ class ZoneFit:
                     out.append(p)
         return out
 
-    def count_problem(self, obs):
-        """Why the board's position cannot be read, if a count says: a colour shows
-        more than 15, or fewer with no zone that could hide the rest."""
+    def observed_position(self, obs):
+        """The position the board shows, if counts are certain enough (conservation
+        fills one full or blind zone per colour); None otherwise, with ``why`` set
+        when a count says what is wrong (a checker missing or extra, C1)."""
+        self._why = None
         for c in (WHITE, BLACK):
             vis = obs.vis_w if c == WHITE else obs.vis_b
             total = 0
@@ -228,79 +242,16 @@ class ZoneFit:
                 if obs.open_[z] & BLIND or vis[z] >= self.cap[z]:
                     unsure = True
             if total > CHECKERS:
-                return "too many checkers on the board"
-            if total < CHECKERS and not unsure:
-                return "a checker is off the board"
-        return None
-
-    def relocation_ends(self, pos, obs, hidden):
-        """(sources, destinations) as the mover's path points of one checker moved
-        anywhere: from where checkers are missing or cannot be seen leaving, to where
-        more show (``hidden``: or where one cannot be seen arriving: a full stack, a
-        blind slot, the opponent's full stack)."""
-        c = self.mover
-        self.expect(pos)
-        e = self.e[c]
-        other = self.e[1 - c]
-        cap = self.cap
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = self.pp[c]
-        srcs = []
-        dsts = []
-        for z in range(1, NZONES):
-            p = pp[z]
-            if p == NOPATH:
-                continue
-            n = e[z]
-            unseen = n >= cap[z] or obs.open_[z] & BLIND
-            if n and p != 25 and (vis[z] < n or unseen):
-                srcs.append(p)
-            if p != 0 and (vis[z] > n or (hidden and unseen)):
-                dsts.append(p)
-            elif hidden and p != 25 and p != 0 and other[z] >= cap[z] and not n:
-                # onto the opponent's full stack: a checker put there cannot be seen
-                dsts.append(p)
-        return srcs, dsts
-
-    def diffs(self, pos, obs):
-        """Where the board differs from ``pos``: sorted (zone, colour, expected, seen)."""
-        self.expect(pos)
-        out = []
-        for c in (WHITE, BLACK):
-            e = self.e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                k = self.cap[z]
-                shown = n if n <= k else k
-                if s > n or (s < shown and not obs.open_[z] & BLIND):
-                    out.append((z, c, n, s))
-        out.sort()
-        return out
-
-    def stack_zone(self, pos, c):
-        """The zone of ``c``'s tallest stack that the slots cannot resolve, or 0."""
-        b = pos.board
-        zt = self.zt[c]
-        best = 0
-        most = 0
-        for k in range(1, 25):
-            n = b[26 * c + k]
-            z = zt[k]
-            if n > self.cap[z] and n > most:
-                best = z
-                most = n
-        return best
-
-    def observed_position(self, obs, turn):
-        """The position the board shows, if counts are certain enough (conservation
-        fills one full or blind zone per colour); None otherwise."""
-        pos = Position(turn=turn)
+                self._why = "too many checkers on the board"
+            elif total < CHECKERS and not unsure:
+                self._why = "a checker is off the board"
+            if self._why is not None:
+                return None
+        pos = Position(turn=self.mover)
         b = pos.board
         for c in (WHITE, BLACK):
             vis = obs.vis_w if c == WHITE else obs.vis_b
-            pp = self.pp[c]
+            pp = self._pp[c]
             unsure = []
             total = 0
             for z in range(1, NZONES):
@@ -323,52 +274,52 @@ class ZoneFit:
                 b[26 * c + unsure[0]] += rest
         return pos
 
-    def put_back(self, played, flags, i):
+    def _put_back(self, played, flags, i):
         """Right after ``fit`` of the position before ``played[i]``: were the illegal
         steps from ``i`` on taken back onto where they came from, a zone that cannot
         show a checker arriving (a full stack such as long nardy's head, a blind
         slot)? Then a checker that vanished from where an illegal step put it went
         back there, not into the hand, and the warning goes at once."""
         c = self.mover
-        zt = self.zt[c]
-        e = self.e[c]
+        zt = self._zt[c]
+        e = self._e[c]
         allowed = []
         for j in range(i, len(played)):
             if not flags[j]:
                 return False
             f, t = played[j]
             zs = zt[f]
-            if e[zs] < self.cap[zs] and not self.fitted_obs.open_[zs] & BLIND:
+            if e[zs] < self.cap[zs] and not self._fitted_obs.open_[zs] & BLIND:
                 return False
             allowed.append(zt[t])
         for col in (WHITE, BLACK):
-            fresh = self.fresh[col]
-            miss = self.miss[col]
-            ce = self.ce[col]
-            ec = self.e[col]
+            fresh = self._fresh[col]
+            miss = self._miss[col]
+            ce = self._ce[col]
+            ec = self._e[col]
             for z in range(1, NZONES):
                 if fresh[z] > miss[z] and ec[z] < ce[z] and (col != c or z not in allowed):
                     return False
         return True
 
-    def blots_gone(self, obs):
+    def _blots_gone(self, obs):
         """Short nardy: zones where a blot of the opponent (in the current partial
         turn) is gone, when the opponent's bar shows at least as many more."""
         opp = 1 - self.mover
         vis = obs.vis_w if opp == WHITE else obs.vis_b
-        e = self.ce[opp]
+        e = self._ce[opp]
         gone = [z for z in range(1, 25) if e[z] == 1 and vis[z] == 0]
         if not gone or vis[ZONE_BAR] <= e[ZONE_BAR]:
             return ()
         return gone
 
-    def hit_prep(self, obs, restore):
+    def _hit_prep(self, obs, restore):
         """The observation with the blots of ``restore`` back in place of the bar (a
         scratch copy): a blot put on the bar before the checker that hits it moved.
         What fits it is a hit being prepared: steps played so far are taken, the
         rest waits."""
         opp = 1 - self.mover
-        p = self.patch
+        p = self._patch
         p.vis_w[:] = obs.vis_w
         p.vis_b[:] = obs.vis_b
         p.open_[:] = obs.open_
@@ -379,3 +330,47 @@ class ZoneFit:
             pv[z] = 1
         pv[ZONE_BAR] -= len(restore)
         return p
+
+    # -- the stack watch ----------------------------------------------------------------
+    # A lift the slots cannot show: the top checker of a stack taller than its zone
+    # tells. A slot reads empty, one, or "two or more", so lifting the top checker off a
+    # stack of three (long nardy's head: 15 checkers on 5 slots) changes no class. The
+    # field still changes: the third magnet of a stack adds about 2.4 mT at its sensor,
+    # some 90 ADC counts, against a noise of about 8. The watch follows the raw readings
+    # of one zone's slots against a reference averaged when armed, smooths each slot's
+    # deviation over a few scans, and sets ``_stirred`` once a deviation beyond _STIR
+    # has held for _HOLD scans (and clears it the same way): one short loop over that
+    # zone's slots per scan, nothing allocated.
+
+    def _watch_scan(self, raw):
+        """One scan's raw readings (the layout's channel order)."""
+        z = self._watch_zone
+        lay = self._layout
+        s = lay.start[z]
+        n = lay.size(z)
+        if n > _MAX_SLOTS:
+            n = _MAX_SLOTS
+        if self._wn < _SETTLE:
+            for i in range(n):
+                self._wsum[i] += raw[s + i]
+            self._wn += 1
+            if self._wn == _SETTLE:
+                for i in range(n):
+                    self._wref[i] = self._wsum[i] // _SETTLE
+            return
+        moved = False
+        ref = self._wref
+        ema = self._wema
+        for i in range(n):
+            e = ema[i]
+            e += (raw[s + i] - ref[i] - e) >> _SHIFT
+            ema[i] = e
+            if e > _STIR or e < -_STIR:
+                moved = True
+        if moved == self._stirred:
+            self._wrun = 0
+            return
+        self._wrun += 1
+        if self._wrun >= _HOLD:
+            self._stirred = moved
+            self._wrun = 0

@@ -484,7 +484,7 @@ def test_a_lift_off_the_full_head_shows_its_targets_from_the_raw_readings():
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
-    assert t.watch.zone == 24
+    assert t._watch_zone == 24
     raw = [2000] * lay.n
     obs = show(v, lay, pos, raw=raw)
     for _ in range(12):
@@ -501,7 +501,7 @@ def test_a_lift_off_the_full_head_shows_its_targets_from_the_raw_readings():
     # put down on a target: the step, and the watch starts over on the new stack
     p1 = v.apply_step(pos, (1, 7))
     t.update(show(v, lay, p1, raw=raw))
-    assert t.played == ((1, 7),) and t.lifted == [] and not t.watch.stirred
+    assert t.played == ((1, 7),) and t.lifted == [] and not t._stirred
 
 
 def test_a_head_lift_put_back_clears_the_targets():

@@ -67,7 +67,7 @@ def test_no_false_head_lift_from_noise_or_a_neighbour():
         rig.board.set_position(v, pos, rig.trk._zt)
         rig.settle()
         rig.trk.start_turn(pos, (1, 4), rig.sens)
-        assert rig.trk.watch.zone == 24
+        assert rig.trk._watch_zone == 24
         rig.wait(3000)
         assert not rig.events, rig.events
         rig.board.take(23, WHITE)
@@ -80,7 +80,7 @@ def test_no_false_head_lift_from_noise_or_a_neighbour():
         assert rig.trk.played == ((2, 3),), rig.events
         assert not _head_lifts(rig, 24), rig.events
         # the opponent's head is never watched on the mover's turn
-        assert rig.trk.watch.zone == 24
+        assert rig.trk._watch_zone == 24
 
 
 def test_a_step_off_the_head_beside_it_leaves_no_lift_behind():
@@ -115,10 +115,3 @@ def test_the_virtual_board_lights_the_heads_targets(tmp_path, capsys):
     rc = cli.main(["script", "--quiet", str(p)])
     assert rc == 0, capsys.readouterr().err
 
-
-def test_stackwatch_docstring_example():
-    import doctest
-
-    import nardy.stackwatch
-    r = doctest.testmod(nardy.stackwatch)
-    assert r.attempted > 0 and r.failed == 0
