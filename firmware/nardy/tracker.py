@@ -503,17 +503,19 @@ class Tracker(ZoneFit):
         """Call every cycle (cheap): ends the turn by itself when no step is left and
         the board has been still for ``auto_end_ms``."""
         st = self.state
-        if self._watch_zone and obs is not None:
+        if self._watch_zone:
+            # a stack the slots cannot resolve is watched in the raw readings
             raw = getattr(obs, "raw", None)
             if raw is not None:
                 self._watch_scan(raw)
+            if st == IDLE and self._stirred != self._stir_on and (
+                    still_ms >= _STIR_QUIET_MS or not self._stirred):
+                self._stack_lift()
+                return
         if st == IDLE:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][_H_PLAYED])):
                 self.end_turn(obs)
-            elif self._stirred != self._stir_on and (still_ms >= _STIR_QUIET_MS
-                                                     or not self._stirred):
-                self._stack_lift()
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
