@@ -84,6 +84,7 @@ class Tracker(ZoneFit):
         self._fix_per_step = 2 if variant.HITS else 1
         self._zones_init(variant, layout)      # ZoneFit: zone tables, fitting
         self._stir_lift = False   # a lift off the watched stack is shown
+        self._stir_on = False     # the watch's state that was last acted on
         self.events = []
         self.state = DONE
         self.result = None
