@@ -38,6 +38,7 @@ def main():
                                  for c in cmd))
     rows = (
         ("steady-state cycle (128-channel scan + tracker)", d["steady_us"], 20.0),
+        ("... long nardy's start, head watched for lifts", d["steady_head_us"], 20.0),
         ("lift -> targets, first lift of a turn", d["lift_cold_us"], 50.0),
         ("lift -> targets, again", d["lift_warm_us"], 50.0),
         ("placement -> step committed", d["place_us"], None),
@@ -52,7 +53,8 @@ def main():
             ok = ok and good
             mark = "  (budget %g ms: %s)" % (budget, "ok" if good else "OVER")
         print("%-50s %8.1f us unix  -> %7.2f ms ESP32 (x%d)%s" % (name, us, proj, FACTOR, mark))
-    print("steady-state allocation over 2000 cycles: %d bytes" % d["steady_alloc_bytes"])
+    print("steady-state allocation over 2000 cycles: %d bytes (head watched: %d bytes)"
+          % (d["steady_alloc_bytes"], d["steady_head_alloc_bytes"]))
     print("(the debounce adds its stable time, 100 ms by default, before a lift is seen;"
           "\n the press row is the worst over doubles and 6-5, 2-1: dice %s)"
           % (d["press_head_dice"],))

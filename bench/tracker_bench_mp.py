@@ -144,7 +144,42 @@ def main():
     out["steady_alloc_bytes"] = steady_alloc
     out["played"] = [list(s) for s in trk.played]
     out["press_head_us"], out["press_head_dice"] = press_on_a_full_head()
+    out["steady_head_us"], out["steady_head_alloc_bytes"] = steady_with_head_watch()
     print(json.dumps(out))
+
+
+def steady_with_head_watch():
+    """Long nardy's start: the head (15, of which the slots show 10) is watched for
+    lifts in the raw readings (ZoneFit._watch_scan) on every cycle. (us per cycle, bytes
+    allocated over 2000 cycles); a one-count wobble must never look like a lift."""
+    from nardy.longnardy import LongNardy
+    v = LongNardy()
+    lay = Layout(5)
+    cal = Calibration(lay.n, model_defaults(5))
+    pos = v.start_position()
+    sens, raw, now = settled(v, lay, cal, pos)
+    trk = Tracker(v, lay)
+    trk.start_turn(pos, (6, 5), sens)
+    assert trk._watch_zone == 24
+    for _ in range(100):
+        now += PERIOD
+        sens.scan(raw, now)
+        trk.tick(sens, sens.still_ms(now))
+    n = 2000
+    gc.collect()
+    mem0 = gc.mem_alloc()
+    t0 = time.ticks_us()
+    for i in range(n):
+        raw[i & 127] ^= 1
+        now += PERIOD
+        sens.scan(raw, now)
+        if sens.ready(now):
+            trk.update(sens, now)
+        trk.tick(sens, sens.still_ms(now))
+    t1 = time.ticks_us()
+    alloc = gc.mem_alloc() - mem0
+    assert not trk.events and not trk.lifted, trk.events
+    return time.ticks_diff(t1, t0) / n, alloc
 
 
 def press_on_a_full_head():
@@ -157,16 +192,22 @@ def press_on_a_full_head():
     cal = Calibration(lay.n, model_defaults(5))
     worst = (0, None)
     for dice in ((6, 6), (5, 5), (4, 4), (3, 3), (2, 2), (1, 1), (6, 5), (2, 1)):
-        pos = v.start_position()
-        sens = settled(v, lay, cal, pos)[0]
-        trk = Tracker(v, lay)
-        trk.start_turn(pos, dice, sens)
-        gc.collect()
-        t0 = time.ticks_us()
-        trk.end_turn(sens)
-        us = time.ticks_diff(time.ticks_us(), t0)
-        if us > worst[0]:
-            worst = (us, list(dice))
+        best = None
+        for _ in range(3):
+            # best of 3: one press is a few ms, which a busy machine's scheduler
+            # can multiply tenfold
+            pos = v.start_position()
+            sens = settled(v, lay, cal, pos)[0]
+            trk = Tracker(v, lay)
+            trk.start_turn(pos, dice, sens)
+            gc.collect()
+            t0 = time.ticks_us()
+            trk.end_turn(sens)
+            us = time.ticks_diff(time.ticks_us(), t0)
+            if best is None or us < best:
+                best = us
+        if best > worst[0]:
+            worst = (best, list(dice))
     return worst
 
 

@@ -26,8 +26,13 @@ def _mount_rom():
 
 
 def _virtual(argv):
+    import gc
+
     from nardy.app import App
     from nardy.hal_virtual import Board
+    # the imports' garbage (loader buffers) goes before the board's first tables are
+    # allocated: at 56wK a stale pointer to it can otherwise starve the boot
+    gc.collect()
     here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
     data = argv[1] if len(argv) > 1 else "vboard"
     pm = argv[2] if len(argv) > 2 else here + "/pinmap/esp32s3.json"
@@ -44,9 +49,12 @@ def _virtual(argv):
 
 
 def _esp32():
+    import gc
+
     from nardy.app import App
     from nardy.hal_esp32 import Board
     from nardy.pinmap import load
+    gc.collect()      # as in _virtual
     App(Board.from_pinmap(load("/pinmap.json")), "/data").run()
 
 

@@ -32,7 +32,7 @@ from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
-from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker, observed_position
+from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
 
 SETUP = "setup"
 OPENING = "opening"
@@ -146,8 +146,6 @@ class Game:
         self.result = None
         self.message = None      # (rule id or None, text): shown until the next action
         self.setup = []          # differences while waiting for a roll
-        self.pending = None      # (rule, text, zones): an out-of-sync result the rules
-        #                          reject, waiting for the opponent (hold OK / BACK)
         self.refused = False     # the opponent pressed BACK on the accept prompt
         self.entry = None
         self.cand_i = 0
@@ -413,10 +411,8 @@ class Game:
             elif k == "clear":
                 self.emit({"ev": "warn", "clear": True})
             elif k == "sync":
-                self.pending = None       # another board: judged again on OK
                 self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
             elif k == "resync":
-                self.pending = None
                 self.emit({"ev": "sync", "diffs": []})
             elif k == "lift":
                 self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
@@ -451,7 +447,6 @@ class Game:
 
     def _end_turn(self, steps, after, accepted, rule):
         v = self.variant
-        self.pending = None
         self.refused = False
         side = self.pos.turn
         self.n += 1
@@ -554,31 +549,13 @@ class Game:
             t.accept(obs)
             if t.state != DONE:
                 return False
-        elif t.state == SYNC:
-            self._judge_observed(obs)
         else:
+            # also out of sync: the tracker judges the board as it stands (a legal
+            # result is the turn; one the rules reject becomes a VERDICT, above)
             t.end_turn(obs)
         self._drain(obs)
         self._changed()
         return True
-
-    def _judge_observed(self, obs):
-        """OK on a board the tracker could not follow: a legal result ends the turn
-        (the steps are unknown, the position is kept); one the rules reject waits for
-        the opponent like any illegal turn; an unreadable one waits for the board."""
-        t = self.tracker
-        pos = observed_position(t, obs) if obs is not None else None
-        if pos is None:
-            self._say(None, "fix the lit points first")
-            return
-        verdict = self.variant.check_turn(t.pos0, t.dice, pos)
-        if verdict is None:
-            t.accept(obs)
-            return
-        zones = tuple(d[0] for d in t.diffs)
-        self.pending = (verdict[0], verdict[1], zones)
-        self.refused = False
-        self._commit("warn", record.warn(self.n + 1, verdict[0], verdict[1], zones))
 
     def may_roll_anyway(self):
         """Hold OK rolls on a board that differs only a little (a distrusted sensor)."""
@@ -624,7 +601,7 @@ class Game:
         if self.phase != MOVE:
             return False
         st = self.tracker.state
-        return st == VERDICT or (st == SYNC and self.pending is not None)
+        return st == VERDICT
 
     # -- for the UI ----------------------------------------------------------------------------
     def warning(self):
@@ -632,10 +609,9 @@ class Game:
         if self.phase != MOVE:
             return None
         st = self.tracker.state
-        if st in (ILLEGAL, VERDICT):
+        if st in (ILLEGAL, VERDICT, SYNC):
+            # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
-        if st == SYNC:
-            return self.pending
         return None
 
     def sync_diff(self):

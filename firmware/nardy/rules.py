@@ -51,6 +51,9 @@ E_LARGER = 9     # only one die can be played: it must be the larger (C5)
 E_DICE = 10      # no die (or combination) matches the move (C3)
 E_COUNT = 11     # checkers appeared or vanished (C1)
 E_OPPONENT = 12  # the opponent's checkers moved (C1)
+E_BACKWARD = 13  # a checker moved backwards (C3)
+E_HEAD_FIRST = 14  # a second head checker on a first turn the exception does not cover (L4)
+E_HIT_LEFT = 15  # a blot landed on stays on the point (S2)
 
 # Bits for Variant relaxations: the final-position check asks "which single rule,
 # if lifted, would make this position reachable?" to name the broken rule.
@@ -61,20 +64,25 @@ R_BAR = 8
 R_BEAROFF = 16
 R_OVERBEAR = 32
 
-_REASONS = {
-    E_EMPTY: "no own checker on that point",
-    E_CLOSED: "point is closed",
-    E_HEAD: "only one checker may leave the head",
-    E_BLOCK: "six-block with no opposing checker ahead",
-    E_BAR: "enter from the bar first",
-    E_NOT_HOME: "bear off only when all 15 are home",
-    E_OVERBEAR: "a checker further back must move first",
-    E_MAXUSE: "the dice must be used to the maximum",
-    E_LARGER: "the larger die must be played",
-    E_DICE: "the move does not match the dice",
-    E_COUNT: "checkers missing or extra",
-    E_OPPONENT: "the opponent's checkers moved",
-}
+# Reasons by E_* code (a tuple: less RAM than a dict on the board)
+_REASONS = (
+    "illegal",
+    "no own checker on that point",  # E_EMPTY
+    "point is closed",  # E_CLOSED
+    "only one checker may leave the head",  # E_HEAD
+    "six-block with no opposing checker ahead",  # E_BLOCK
+    "enter from the bar first",  # E_BAR
+    "bear off only when all 15 are home",  # E_NOT_HOME
+    "a checker further back must move first",  # E_OVERBEAR
+    "the dice must be used to the maximum",  # E_MAXUSE
+    "the larger die must be played",  # E_LARGER
+    "the move does not match the dice",  # E_DICE
+    "checkers missing or extra",  # E_COUNT
+    "the opponent's checkers moved",  # E_OPPONENT
+    "checkers move forward only",  # E_BACKWARD
+    "a 2nd head checker only if the 1st is blocked",  # E_HEAD_FIRST
+    "a hit checker goes to the bar",  # E_HIT_LEFT
+)
 
 
 class Position:
@@ -206,8 +214,12 @@ class Variant:
         """RULES.md id for an E_* code."""
         if code == E_CLOSED:
             return "S2" if self.HITS else "L2"
+        if code == E_HIT_LEFT:
+            return "S2"
         if code == E_HEAD:
             return "L3"
+        if code == E_HEAD_FIRST:
+            return "L4"
         if code == E_BLOCK:
             return "L5"
         if code == E_BAR:
@@ -222,7 +234,7 @@ class Variant:
 
     def verdict(self, code):
         """(rule id, short reason) for an E_* code, as warnings and logs show it."""
-        return (self.rule_id(code), _REASONS.get(code, "illegal"))
+        return (self.rule_id(code), _REASONS[code] if 0 < code < len(_REASONS) else "illegal")
 
     # -- one step ---------------------------------------------------------------
     def apply_step(self, pos, step):
@@ -863,41 +875,81 @@ class Variant:
     def _step_error(self, pos, dice, played, step):
         f, t = step
         rems, need = self._after(pos, dice, played)
-        if not rems or need <= 0:
-            return self.verdict(E_DICE)
-        root = self._root
-        worst = E_DICE
-        for mask, code in rems:
-            last = 0
-            for i in range(len(root)):
-                if not (mask >> i) & 1 or root[i] == last:
-                    continue
-                d = last = root[i]
-                if not (f + d == t or (t == 25 and f + d > 25)):
-                    continue
-                r = self._try(f, d)
-                if r < 0:
-                    worst = -r
-                    continue
-                hit = self._do(f, t)
-                ok = self._extends(mask ^ (1 << i), self._child(code, i, f), need - 1, _table())
-                self._undo(f, t, hit)
-                if ok:
-                    return None
-                worst = E_MAXUSE
-        if worst == E_DICE:
-            # C5 may have cut the dice down to one: judge the step against the roll.
-            full = self._dice_list(dice)
-            for d in full:
-                if f + d == t or (t == 25 and f + d > 25):
-                    r = self._try(f, d)
-                    if r < 0:
-                        worst = -r
-                    elif r == t:
-                        worst = E_LARGER if d < full[0] and need == 1 else E_MAXUSE
-        if worst == E_DICE and self.BAR_RULE and f and self._me[0]:
-            worst = E_BAR
-        return self.verdict(worst)
+        if rems and need > 0:
+            root = self._root
+            for mask, code in rems:
+                last = 0
+                for i in range(len(root)):
+                    if not (mask >> i) & 1 or root[i] == last:
+                        continue
+                    d = last = root[i]
+                    if not (f + d == t or (t == 25 and f + d > 25)):
+                        continue
+                    if self._try(f, d) != t:
+                        continue
+                    hit = self._do(f, t)
+                    ok = self._extends(mask ^ (1 << i), self._child(code, i, f), need - 1,
+                                       _table())
+                    self._undo(f, t, hit)
+                    if ok:
+                        return None
+        return self.verdict(self._blame(pos, dice, played, step, need))
+
+    def _blame(self, pos, dice, played, step, need):
+        """The E_* code a player would name for the illegal ``step`` after the legal
+        partial turn ``played``, asked in the order a player looks: whose checker and
+        the bar first (S3), the direction (C3), the landing point (L2/S2), the head
+        (L3/L4), bearing off early (C6), the dice (C3), then what the die itself
+        breaks (C6, L5), and last the maximum use of the dice (C5). Judged against
+        the whole roll: C5 may have cut the dice the search plays with, but a player
+        names the rule the step breaks (seed 001's 4-4 after a 5-5: "only one from
+        the head", not "no die left")."""
+        f, t = step
+        full = self._dice_list(dice)
+        self._setup(pos, full)
+        left = list(full)
+        for f0, t0 in played:
+            self._do(f0, t0)
+            d0 = t0 - f0
+            if d0 in left:
+                left.remove(d0)
+            else:
+                # bearing off with a larger die: the smallest that does it
+                big = [x for x in left if x > d0]
+                if big:
+                    left.remove(min(big))
+        me = self._me
+        if not 0 <= f <= 24 or not me[f]:
+            return E_EMPTY
+        if self.BAR_RULE and f and me[0]:
+            return E_BAR
+        if t <= f:
+            return E_BACKWARD
+        if t < 25 and self._closed[t]:
+            return E_CLOSED
+        if (f == 1 and self.HEAD_RULE and self._head_limit == 1
+                and self._head0 - me[1] >= 1):
+            # a first turn with a double the L4 exception names, which it did not cover
+            if self._head0 == CHECKERS and len(full) == 4 and (
+                    full[0] in (3, 4, 6) or self.options.get("first_turn_any_double")):
+                return E_HEAD_FIRST
+            return E_HEAD
+        if t == 25 and self._outside:
+            return E_NOT_HOME
+        d = t - f
+        use = 0
+        if d in left:
+            use = d
+        elif t == 25:
+            big = [x for x in left if x > d]
+            if big:
+                use = min(big)
+        if not use:
+            return E_DICE
+        r = self._try(f, use)
+        if r < 0:
+            return -r
+        return E_LARGER if use < full[0] and need == 1 else E_MAXUSE
 
     # Final position check --------------------------------------------------------------
     def _check_turn(self, pos, dice, final):
@@ -920,6 +972,15 @@ class Variant:
                     return self.verdict(E_OPPONENT)
         elif fopp != start[oo:oo + 26]:
             return self.verdict(E_OPPONENT)
+        # Both colours on one point: a point holding the opponent's checkers is closed
+        # (L2, S2), and in short nardy a blot landed on goes to the bar (S2).
+        to_opp = self._O
+        for k in range(1, 25):
+            n = fopp[to_opp[k]]
+            if fme[k] and n:
+                if self.HITS and n == 1:
+                    return self.verdict(E_HIT_LEFT)
+                return self.verdict(E_CLOSED)
         # Own checkers only move forward: cumulative counts from the rear.
         slack = bytearray(26)
         cs = cf = 0

@@ -133,6 +133,7 @@ class Sensing:
         self.est_b = bytearray(NZONES)
         self.conf_w = bytearray(NZONES)   # 2 seen, 1 by conservation, 0 lower bound
         self.conf_b = bytearray(NZONES)
+        self.raw = None         # the last scan's raw readings (not copied)
         self.seq = 0            # bumps whenever the observation changes
         self.pending = 0        # channels whose latest class is not debounced yet
         self.max_wait_ms = 4 * stable_ms
@@ -162,6 +163,7 @@ class Sensing:
     def scan(self, raw, now):
         """Process one full scan; returns how many zones changed (0 when still)."""
         now &= _TICKS_MASK
+        self.raw = raw          # the readings behind this observation (stack watch)
         lim = self.stuck_scans
         last = self._last
         same = self._same

@@ -10,50 +10,28 @@ explains it. Output is plain data for the UI, the journal and the protocol:
   illegal: ``warning``, the opponent may ``accept()``), DONE (``result``);
 - ``lifted``: zones checkers were lifted from; ``targets``: zones the lifted checker
   may go to (legal next steps only, "off" is the mover's tray zone);
-- ``events``: a list the caller drains: ("lift", zones, targets), ("step", (f, t)),
-  ("undo", (f, t)), ("warn", rule, reason, zones), ("clear",), ("sync", diffs),
-  ("resync",), ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted,
-  rule).
+- ``events``: a list the caller drains: ("lift", zones, targets) (("lift", (), ()):
+  a lift off an unresolvable stack was put back), ("step", (f, t)), ("undo", (f, t)),
+  ("warn", rule, reason, zones), ("clear",), ("sync", diffs), ("resync",),
+  ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted, rule).
+- A board no partial turn explains is never a turn by itself: ``end_turn`` judges
+  the position it shows (a VERDICT only the opponent's ``accept()`` records, as that
+  position, or a warning while a checker is off the board).
 
-How an observation is explained. A hypothesis is a partial turn (steps played from the
-start position). A candidate position fits the observation when no zone shows more
-checkers than it holds, and the checkers missing from view (in the hand) are at most
-``max_hand``; every checker that vanished in the latest change must be among them
-(what was just lifted is in the hand, not hidden on a full stack). Candidates, best
-first: fewer checkers in the hand; sources that were seen lifted (order of events);
-the current partial turn, then taking steps back (undo), then new steps (searched with
-the engine's ``next_steps``, only from zones where checkers went missing), then steps
-taken back and new ones played in one go (searched only when every candidate so far
-keeps more in the hand than what was just lifted; an illegal step is always taken back
-there: it may have been put back out of view). No legal candidate: in short nardy, a
-blot already put on the bar before the hitting checker moved is a hit being prepared;
-else one checker of the mover moved somewhere else is an illegal step, warned at once
-(the engine says which rule); otherwise the board is out of sync until it matches
-again. Several best candidates with different positions are all kept (hypotheses) and
-narrowed by what follows; if the turn ends with more than one, the UI asks (CONFIRM,
-``confirm(i)``).
-
-Steps nobody can see (between full stacks, into a full tray, onto a blind slot) are
-looked for when the mover ends the turn: a checker still "in the hand" may have gone
-there, and a turn that looks short may have been completed there; a choice between
-such explanations is asked, never guessed. A legal step out of view is preferred to an
-illegal one, unless the turn is illegal either way: then the mover is asked. The turn
-ends by itself only when the engine says no step is left and the board has been still
-for ``auto_end_ms``.
+How observations are explained (candidates, their order, hidden steps, warnings,
+verdicts, a lift off a stack the slots cannot resolve): docs/sensing-and-tracking.md.
+Zones and the fitting of a position to an observation: ``nardy.zonefit``.
 
 Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
 hides lifts, which the legal moves and the end of the turn then resolve.
 """
 
-from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import BLIND, NZONES
+from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
 
 IDLE = const(0)
 LIFTED = const(1)
@@ -64,20 +42,36 @@ VERDICT = const(5)
 DONE = const(6)
 STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
 
-_NOPATH = const(255)
 _MAX_HYPS = const(6)
+# A hypothesis (partial turn): (played steps, chain of positions from the start,
+# flags: 1 where a step is illegal)
+_H_PLAYED = const(0)
+_H_CHAIN = const(1)
+_H_FLAGS = const(2)
+# A candidate explanation: (in_hand, penalty, kind, nsteps, hyp), compared in that
+# order; kind: the partial turn as it is, steps taken back, new steps, back and new.
+_C_HAND = const(0)
+_C_PEN = const(1)
+_C_KIND = const(2)
+_C_STEPS = const(3)
+_C_HYP = const(4)
+_K_AS_IS = const(0)
+_K_BACK = const(1)
+_K_NEW = const(2)
+_K_BACK_NEW = const(3)
+# An illegal-step explanation (_relocations): (in_hand, hyp, step, position, rank)
+_B_HAND = const(0)
+_B_HYP = const(1)
+_B_STEP = const(2)
+_B_POS = const(3)
+_B_RANK = const(4)
+# A stack lift (ZoneFit._watch_scan) is shown only once no class has changed for this long:
+# a checker put down next to the stack moves its readings too, and the step it makes
+# is seen (and the watch re-armed) within the debounce time.
+_STIR_QUIET_MS = const(250)
 
 
-class _Obs:
-    """Scratch observation (same fields as Sensing's)."""
-
-    def __init__(self):
-        self.vis_w = bytearray(NZONES)
-        self.vis_b = bytearray(NZONES)
-        self.open_ = bytearray(NZONES)
-
-
-class Tracker:
+class Tracker(ZoneFit):
     def __init__(self, variant, layout, max_hand=3, auto_end_ms=1000, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
@@ -88,32 +82,9 @@ class Tracker:
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
-        # zone of (colour, own path point) and back
-        self._zt = (bytearray(26), bytearray(26))
-        self._pp = (bytearray(NZONES), bytearray(NZONES))
-        for c in (WHITE, BLACK):
-            zt = self._zt[c]
-            pp = self._pp[c]
-            for z in range(NZONES):
-                pp[z] = _NOPATH
-            zt[0] = ZONE_BAR
-            zt[25] = ZONE_OFF_W if c == WHITE else ZONE_OFF_B
-            for k in range(1, 25):
-                zt[k] = variant.physical(c, k)
-            for k in range(26):
-                pp[zt[k]] = k
-        # scratch: expected counts of a candidate, missing checkers per zone/colour,
-        # the previous observation and what vanished in the latest change
-        self._e = (bytearray(NZONES), bytearray(NZONES))
-        self._miss = (bytearray(NZONES), bytearray(NZONES))
-        self._prev = (bytearray(NZONES), bytearray(NZONES))
-        self._fresh = (bytearray(NZONES), bytearray(NZONES))
-        self._fresh_n = 0
-        self._ce = (bytearray(NZONES), bytearray(NZONES))   # the current partial turn
-        self._exm = bytearray(NZONES)                         # mover's excess per zone
-        self._patch = _Obs()
-        self._fitted = None       # the position _miss was last computed for
-        self._fitted_obs = None
+        self._zones_init(variant, layout)      # ZoneFit: zone tables, fitting
+        self._stir_lift = False   # a lift off the watched stack is shown
+        self._stir_on = False     # the watch's state that was last acted on
         self.events = []
         self.state = DONE
         self.result = None
@@ -147,6 +118,11 @@ class Tracker:
         self.result = None
         self._confirmed = False
         self._hidden_tried = False
+        self._observed = None     # the position a board verdict would record
+        self._board_warn = False  # the warning is about the board, not a step
+        self._warn_before = None  # the step warning it covers
+        self._stir_lift = False
+        self._watch_stack()
         # Ask the engine now, once: the lift path and tick() then only look it up.
         self._next(())
         if obs is not None:
@@ -155,132 +131,16 @@ class Tracker:
 
     @property
     def played(self):
-        return self.hyps[0][0]
+        return self.hyps[0][_H_PLAYED]
 
     @property
     def position(self):
-        return self.hyps[0][1][-1]
+        return self.hyps[0][_H_CHAIN][-1]
 
     def state_name(self):
         return STATE_NAMES[self.state]
 
     # -- fitting a position to the observation --------------------------------------------
-    def _expect(self, pos):
-        b = pos.board
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            zt = self._zt[c]
-            for z in range(NZONES):
-                e[z] = 0
-            o = 26 * c
-            for k in range(26):
-                n = b[o + k]
-                if n:
-                    e[zt[k]] += n
-
-    def _fit(self, pos, obs):
-        """(excess, missing, covers_fresh, excess_elsewhere) of ``pos`` against the
-        observation; ``excess_elsewhere`` counts what more steps of the mover cannot
-        fix (the opponent's checkers seen where they are not, except on the bar)."""
-        self._expect(pos)
-        self._fitted = pos
-        self._fitted_obs = obs
-        op = obs.open_
-        cap = self.cap
-        ex = 0
-        de = 0
-        fixed = 0
-        cov = True
-        mover = self.mover
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            miss = self._miss[c]
-            fresh = self._fresh[c]
-            exm = self._exm
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                m = 0
-                if c == mover:
-                    exm[z] = 0
-                if s > n:
-                    ex += s - n
-                    if c == mover:
-                        exm[z] = s - n
-                    elif z != ZONE_BAR:
-                        fixed += s - n
-                elif s < n:
-                    k = cap[z]
-                    if op[z] & BLIND:
-                        m = 0
-                    elif n <= k:
-                        m = n - s
-                    elif s < k:
-                        m = k - s
-                de += m
-                miss[z] = m
-                if fresh[z] > m and n < self._ce[c][z]:
-                    # it explains a checker that just vanished as moved away unseen;
-                    # no: what was just lifted is in the hand
-                    cov = False
-        return ex, de, cov, fixed
-
-    def _reachable(self, srcs, left):
-        """Can ``left`` more steps from ``srcs`` bring a checker to every zone where
-        more of the mover's checkers show than expected (after the last _fit)?"""
-        exm = self._exm
-        pp = self._pp[self.mover]
-        need = 0
-        for z in range(1, NZONES):
-            k = exm[z]
-            if not k:
-                continue
-            need += k
-            t = pp[z]
-            ok = False
-            for f in srcs:
-                d = t - f
-                if d > 0 and (t == 25 or d in self._dists):
-                    ok = True
-                    break
-            if not ok:
-                return False
-        return need <= left
-
-    def _ok(self, fit):
-        return fit[0] == 0 and fit[1] <= self.max_hand and fit[2]
-
-    def _remember(self, obs):
-        """Note what vanished in this change. Only a change that removed checkers and
-        added none is a lift; one that also added some is a move (fast hands)."""
-        n = 0
-        grew = False
-        for c in (WHITE, BLACK):
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            prev = self._prev[c]
-            fresh = self._fresh[c]
-            for z in range(NZONES):
-                d = prev[z] - vis[z]
-                if d > 0:
-                    fresh[z] = d
-                    n += d
-                else:
-                    fresh[z] = 0
-                    if d < 0:
-                        grew = True
-                prev[z] = vis[z]
-        self._fresh_n = n
-        if grew and n:
-            self._clear_fresh()
-
-    def _clear_fresh(self):
-        for c in (WHITE, BLACK):
-            f = self._fresh[c]
-            for z in range(NZONES):
-                f[z] = 0
-        self._fresh_n = 0
-
     # -- engine queries (cached per partial turn) ---------------------------------------
     def _next(self, played):
         r = self._next_cache.get(played)
@@ -307,23 +167,6 @@ class Tracker:
         return r
 
     # -- explaining an observation -----------------------------------------------------
-    def _sources(self, pos, obs):
-        """Zones (as own path points) a new step may start from: the mover's checkers
-        missing there, or zones that cannot show a lift (full or blind)."""
-        c = self.mover
-        self._expect(pos)
-        e = self._e[c]
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = self._pp[c]
-        out = []
-        for z in range(1, NZONES):
-            n = e[z]
-            if n and (vis[z] < n or n >= self.cap[z] or obs.open_[z] & BLIND):
-                p = pp[z]
-                if p != _NOPATH and p != 25:
-                    out.append(p)
-        return out
-
     def _penalty(self, steps):
         """Sources of new steps not seen lifted (chained steps excepted)."""
         c = self.mover
@@ -359,14 +202,15 @@ class Tracker:
             fit = self._fit(p2, obs)
             if self._ok(fit):
                 new = pl2[-(depth + 1):]
-                out.append((fit[1], self._penalty(new), 2, depth + 1, (pl2, ch2, flags + (0,))))
+                out.append((fit[IN_HAND], self._penalty(new), _K_NEW, depth + 1,
+                            (pl2, ch2, flags + (0,))))
             t = step[1]
-            if fit[3]:
+            if fit[FIXED]:
                 continue      # the opponent's checkers are off: no step of ours fixes it
-            if fit[0] == 0 and fit[1] == 0 and not hidden:
+            if fit[EXCESS] == 0 and fit[IN_HAND] == 0 and not hidden:
                 continue      # all explained; more steps would have to be invisible
             left = self._nsteps - len(pl2)
-            if hidden and fit[1] > left * self._fix_per_step:
+            if hidden and fit[IN_HAND] > left * self._fix_per_step:
                 # a hidden search keeps only candidates with nothing in the hand; one
                 # step brings at most one checker back into view (two with a hit)
                 continue
@@ -385,20 +229,23 @@ class Tracker:
             played, chain, flags = hyp
             fit = self._fit(chain[-1], obs)
             if self._ok(fit):
-                out.append((fit[1], 0, 0, 0, hyp))
-                if not deep or (len(self.hyps) == 1 and fit[1] == self._fresh_n
-                                and not hidden):
+                out.append((fit[IN_HAND], 0, _K_AS_IS, 0, hyp))
+                if not deep or (len(self.hyps) == 1 and fit[IN_HAND] == self._fresh_n
+                                and not hidden and not any(flags)):
                     # nothing can keep fewer in the hand: skip the search (the lift
-                    # path, which must be fast)
+                    # path, which must be fast). After an illegal step, taking it back
+                    # onto a full stack can (_put_back).
                     continue
             for i in range(len(chain) - 2, -1, -1):
                 fit = self._fit(chain[i], obs)
-                if self._ok(fit):
+                if self._ok(fit) or (fit[EXCESS] == 0 and fit[IN_HAND] <= self.max_hand
+                                     and self._put_back(played, flags, i)):
                     back = len(chain) - 1 - i
-                    out.append((fit[1], 0, 1, back, (played[:i], chain[:i + 1], flags[:i])))
+                    out.append((fit[IN_HAND], 0, _K_BACK, back,
+                                (played[:i], chain[:i + 1], flags[:i])))
             if deep and not any(flags):
                 self._search(hyp, obs, out, hidden)
-        if deep and (not out or min(c[0] for c in out) > self._fresh_n):
+        if deep and (not out or min(c[_C_HAND] for c in out) > self._fresh_n):
             # No candidate, or each keeps more in the hand than what was just lifted:
             # take steps back and play on in one go (fast hands; an illegal step put
             # back onto a full stack, out of view, then the turn played on; a step
@@ -414,39 +261,8 @@ class Tracker:
                     self._search((played[:i], chain[:i + 1], flags[:i]), obs, out)
                     for j in range(before, len(out)):
                         c = out[j]
-                        out[j] = (c[0], c[1], 3, c[3], c[4])
+                        out[j] = (c[_C_HAND], c[_C_PEN], _K_BACK_NEW, c[_C_STEPS], c[_C_HYP])
         return out
-
-    def _blots_gone(self, obs):
-        """Short nardy: zones where a blot of the opponent (in the current partial
-        turn) is gone, when the opponent's bar shows at least as many more."""
-        if not self.v.HITS:
-            return ()
-        opp = 1 - self.mover
-        vis = obs.vis_w if opp == WHITE else obs.vis_b
-        e = self._ce[opp]
-        gone = [z for z in range(1, 25) if e[z] == 1 and vis[z] == 0]
-        if not gone or vis[ZONE_BAR] <= e[ZONE_BAR]:
-            return ()
-        return gone
-
-    def _hit_prep(self, obs, restore):
-        """The observation with the blots of ``restore`` back in place of the bar (a
-        scratch copy): a blot put on the bar before the checker that hits it moved.
-        What fits it is a hit being prepared: steps played so far are taken, the
-        rest waits."""
-        opp = 1 - self.mover
-        p = self._patch
-        p.vis_w[:] = obs.vis_w
-        p.vis_b[:] = obs.vis_b
-        p.open_[:] = obs.open_
-        pv = p.vis_w if opp == WHITE else p.vis_b
-        if pv[ZONE_BAR] < len(restore):
-            return None
-        for z in restore:
-            pv[z] = 1
-        pv[ZONE_BAR] -= len(restore)
-        return p
 
     def _illegal(self, obs, hidden=False):
         """One checker of the mover moved anywhere (a free relocation) that fits;
@@ -455,30 +271,35 @@ class Tracker:
         looked like a hidden one, e.g. into a full tray, may not have been)."""
         best = None
         for h in self.hyps:
-            for back in range(min(3, len(h[1]))):
-                n0 = len(h[1]) - back
-                hyp = (h[0][:n0 - 1], h[1][:n0], h[2][:n0 - 1])
+            for back in range(min(3, len(h[_H_CHAIN]))):
+                n0 = len(h[_H_CHAIN]) - back
+                hyp = (h[_H_PLAYED][:n0 - 1], h[_H_CHAIN][:n0], h[_H_FLAGS][:n0 - 1])
                 best = self._relocations(hyp, obs, hidden, back, best)
         return best
 
     def _relocations(self, hyp, obs, hidden, back, best, skip=None):
+        pos = hyp[_H_CHAIN][-1]
         c = self.mover
-        pos = hyp[1][-1]
         self._expect(pos)
         e = self._e[c]
+        other = self._e[1 - c]
+        cap = self.cap
         vis = obs.vis_w if c == WHITE else obs.vis_b
         pp = self._pp[c]
         srcs = []
         dsts = []
         for z in range(1, NZONES):
             p = pp[z]
-            if p == _NOPATH:
+            if p == NOPATH:
                 continue
             n = e[z]
-            unseen = n >= self.cap[z] or obs.open_[z] & BLIND
+            unseen = n >= cap[z] or obs.open_[z] & BLIND
             if n and p != 25 and (vis[z] < n or unseen):
                 srcs.append(p)
             if p != 0 and (vis[z] > n or (hidden and unseen)):
+                dsts.append(p)
+            elif hidden and p != 25 and p != 0 and other[z] >= cap[z] and not n:
+                # onto the opponent's full stack: a checker put there cannot be seen
                 dsts.append(p)
         for f in srcs:
             for t in dsts:
@@ -488,8 +309,8 @@ class Tracker:
                 if skip is not None and p2.key() == skip:
                     continue      # the same position as an explanation already taken
                 fit = self._fit(p2, obs)
-                if self._ok(fit) and (best is None or (fit[1], back) < best[4]):
-                    best = (fit[1], hyp, (f, t), p2, (fit[1], back))
+                if self._ok(fit) and (best is None or (fit[IN_HAND], back) < best[_B_RANK]):
+                    best = (fit[IN_HAND], hyp, (f, t), p2, (fit[IN_HAND], back))
         return best
 
     # -- the main entry ---------------------------------------------------------------------
@@ -500,7 +321,19 @@ class Tracker:
         self._hidden_tried = False
         if self.state == DONE:
             return self.state
-        self._expect(self.hyps[0][1][-1])
+        if self._board_warn:
+            # the board changed: it is judged again (a board verdict goes with it)
+            self._board_warn = False
+            self._observed = None
+            self.warning = self._warn_before
+            self._warn_before = None
+            if self.warning is None:
+                self.events.append(("clear",))
+            if self.state == VERDICT:
+                self.state = SYNC
+        self._stir_lift = False       # the lift is worked out from the counts again
+        self._stir_on = False
+        self._expect(self.hyps[0][_H_CHAIN][-1])       # the current partial turn
         for c in (WHITE, BLACK):
             self._ce[c][:] = self._e[c]
         if self.state == CONFIRM:
@@ -509,7 +342,7 @@ class Tracker:
         if cands:
             self._choose(cands, obs)
             return self.state
-        gone = self._blots_gone(obs)
+        gone = self._blots_gone(obs) if self.v.HITS else ()
         # one blot at a time first: another may have been hit by a step already made
         tries = [[z] for z in gone]
         if len(gone) > 1:
@@ -537,9 +370,9 @@ class Tracker:
         if self.state == SYNC:
             self.events.append(("resync",))
             self.diffs = []
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
-        self._emit_diff(old, self.hyps[0][0])
+        self._emit_diff(old, self.hyps[0][_H_PLAYED])
         self.state = ILLEGAL
         if first:
             rule = self.v.step_error(self.pos0, self.dice, played, step)
@@ -551,39 +384,39 @@ class Tracker:
         self._in_hand(obs, de)
 
     def _choose(self, cands, obs):
-        cands.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
+        cands.sort(key=lambda c: (c[_C_HAND], c[_C_PEN], c[_C_KIND], c[_C_STEPS]))
         top = cands[0]
         keys = []
         hyps = []
         for c in cands:
-            if (c[0], c[1]) != (top[0], top[1]):
+            if (c[_C_HAND], c[_C_PEN]) != (top[_C_HAND], top[_C_PEN]):
                 break
-            h = c[4]
-            k = h[1][-1].key()
+            h = c[_C_HYP]
+            k = h[_H_CHAIN][-1].key()
             if k in keys:
                 continue
             keys.append(k)
             hyps.append(h)
             if len(hyps) >= _MAX_HYPS:
                 break
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         was_sync = self.state == SYNC
         self.hyps = hyps
-        new = hyps[0][0]
+        new = hyps[0][_H_PLAYED]
         self._emit_diff(old, new)
         if was_sync:
             self.events.append(("resync",))
             self.diffs = []
-        self._in_hand(obs, top[0])
-        if any(hyps[0][2]):
+        self._in_hand(obs, top[_C_HAND])
+        if any(hyps[0][_H_FLAGS]):
             self.state = ILLEGAL
         else:
             if self.warning is not None:
                 self.warning = None
                 self.events.append(("clear",))
-            self.state = LIFTED if top[0] else IDLE
+            self.state = LIFTED if top[_C_HAND] else IDLE
         if len(hyps) > 1:
-            self.candidates = [(h[0], h[1][-1]) for h in hyps]
+            self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in hyps]
 
     def _emit_diff(self, old, new):
         i = 0
@@ -595,13 +428,14 @@ class Tracker:
             self.events.append(("step", new[j]))
         if i < len(old) or i < len(new):
             self._seen = set()
+            self._watch_stack()
 
     def _in_hand(self, obs, de):
         """Set lifted zones and the targets for the lifted checker(s)."""
         lifted = []
         c = self.mover
         if de:
-            pos = self.hyps[0][1][-1]
+            pos = self.hyps[0][_H_CHAIN][-1]
             if self._fitted is not pos or self._fitted_obs is not obs:
                 self._fit(pos, obs)
             for col in (WHITE, BLACK):
@@ -612,15 +446,15 @@ class Tracker:
                         if col == c:
                             self._seen.add(z)
         targets = []
-        if lifted and self.state != ILLEGAL and not any(self.hyps[0][2]):
+        if lifted and self.state != ILLEGAL and not any(self.hyps[0][_H_FLAGS]):
             miss = self._miss[c]
-            played = self.hyps[0][0]
+            played = self.hyps[0][_H_PLAYED]
             zt = self._zt[c]
             for z in lifted:
                 if not miss[z]:
                     continue
                 src = self._pp[c][z]
-                if src == _NOPATH or src == 25:
+                if src == NOPATH or src == 25:
                     continue
                 for t in self._targets(played, src):
                     zz = zt[t]
@@ -633,8 +467,7 @@ class Tracker:
                 self.events.append(("lift", tuple(lifted), tuple(targets)))
 
     def _out_of_sync(self, obs):
-        pos = self.hyps[0][1][-1]
-        self._expect(pos)
+        self._expect(self.hyps[0][_H_CHAIN][-1])
         diffs = []
         for c in (WHITE, BLACK):
             e = self._e[c]
@@ -671,9 +504,18 @@ class Tracker:
         """Call every cycle (cheap): ends the turn by itself when no step is left and
         the board has been still for ``auto_end_ms``."""
         st = self.state
+        if self._watch_zone:
+            # a stack the slots cannot resolve is watched in the raw readings
+            raw = getattr(obs, "raw", None)
+            if raw is not None:
+                self._watch_scan(raw)
+            if st == IDLE and self._stirred != self._stir_on and (
+                    still_ms >= _STIR_QUIET_MS or not self._stirred):
+                self._stack_lift()
+                return
         if st == IDLE:
             if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
-                    and not self._next(self.hyps[0][0])):
+                    and not self._next(self.hyps[0][_H_PLAYED])):
                 self.end_turn(obs)
             else:
                 self._warm()
@@ -684,6 +526,55 @@ class Tracker:
             # observation: the search is not for every cycle).
             self._hidden_tried = True
             self._hidden(obs, auto=True)
+
+    def _stack_lift(self):
+        """A lift off the watched stack (or its checker put back), shown as the usual
+        lift event while nothing else is lifted and the partial turn is legal. (Its
+        own method: MicroPython puts a frame with this many locals on the heap, and
+        tick() runs every cycle.)"""
+        on = self._stir_on = self._stirred
+        z = self._watch_zone
+        src = self._pp[self.mover][z]
+        if (on and not self.lifted and len(self.hyps) == 1
+                and not any(self.hyps[0][_H_FLAGS]) and src != NOPATH):
+            zt = self._zt[self.mover]
+            targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
+            if targets:
+                self.lifted = [z]
+                self.targets = targets
+                self._stir_lift = True
+                self.events.append(("lift", (z,), tuple(targets)))
+        elif not on and self._stir_lift:
+            self._stir_lift = False
+            self.lifted = []
+            self.targets = []
+            self.events.append(("lift", (), ()))
+
+    def _watch_stack(self):
+        """Watch the mover's tallest stack that the slots cannot resolve (long
+        nardy's head early on): a lift from it changes no class."""
+        c = self.mover
+        b = self.hyps[0][_H_CHAIN][-1].board
+        zt = self._zt[c]
+        best = 0
+        most = 0
+        for k in range(1, 25):
+            n = b[26 * c + k]
+            if n > self.cap[zt[k]] and n > most:
+                best = zt[k]
+                most = n
+        self._watch_zone = best
+        self._wn = 0
+        self._wrun = 0
+        self._stirred = False
+        for i in range(len(self._wsum)):
+            self._wsum[i] = 0
+            self._wema[i] = 0
+        self._stir_on = False
+        if self._stir_lift:
+            self._stir_lift = False
+            self.lifted = []
+            self.targets = []
 
     def _warm(self):
         """While nothing happens, ask the engine ahead for the targets of one more
@@ -711,15 +602,16 @@ class Tracker:
 
     def _hidden(self, obs, auto):
         self._clear_fresh()
-        self._expect(self.hyps[0][1][-1])
+        self._expect(self.hyps[0][_H_CHAIN][-1])       # the current partial turn
         for c in (WHITE, BLACK):
             self._ce[c][:] = self._e[c]
         cands = self._candidates(obs, hidden=True)
-        cands = [c for c in cands if c[0] == 0]
+        cands = [c for c in cands if c[_C_HAND] == 0]
         if not cands:
             return False
         if auto:
-            cands = [c for c in cands if not self._next(c[4][0]) and not any(c[4][2])]
+            cands = [c for c in cands
+                     if not self._next(c[_C_HYP][_H_PLAYED]) and not any(c[_C_HYP][_H_FLAGS])]
             if not cands:
                 return False
         self._choose(cands, obs)
@@ -735,6 +627,8 @@ class Tracker:
         if st == DONE:
             return True
         if st == SYNC:
+            return self._judge_board(obs)
+        if st == VERDICT and self._observed is not None:
             return False
         pre = self.hyps[0]
         hid = False       # a checker "in the hand" was put where it cannot be seen
@@ -742,18 +636,38 @@ class Tracker:
             # in the hand, or back on a stack that cannot show it (taken back)?
             hid = self._hidden(obs, auto=False)
             st = self.state
+            if not hid and self.lifted:
+                self._out_of_sync(obs)      # a checker off the board? (see _judge_board)
+                return self._judge_board(obs)
         if st == LIFTED and obs is not None:
             hid = self._hidden(obs, auto=False)
             if not hid:
                 # no legal step explains where the checker went: an illegal one may
                 bad = self._illegal(obs, hidden=True)
-                if bad is None or bad[0]:
-                    return False
-                self._take_illegal(bad, obs)
+                if bad is None or bad[_B_HAND]:
+                    # nothing explains where it went: off the board (in a pocket, on
+                    # the floor)? Not a turn: out of sync until it is put back
+                    self._out_of_sync(obs)
+                    return self._judge_board(obs)
+                alt = self._relocations(bad[_B_HYP], obs, True, bad[_B_RANK][1], None,
+                                        bad[_B_POS].key())
+                if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
+                    # Two places out of view fit as well (back onto the own full
+                    # stack, or onto the opponent's: L2): the mover says which.
+                    self.hyps = []
+                    for b in (bad, alt):
+                        played, chain, flags = b[_B_HYP]
+                        self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]],
+                                          flags + (1,)))
+                    self.lifted = []
+                    self.targets = []
+                    self.state = IDLE       # asked below (CONFIRM)
+                else:
+                    self._take_illegal(bad, obs)
         if self.state == LIFTED:
             return False
         if (obs is not None and len(self.hyps) == 1 and not self._confirmed
-                and not any(self.hyps[0][2]) and self._next(self.hyps[0][0])):
+                and not any(self.hyps[0][_H_FLAGS]) and self._next(self.hyps[0][_H_PLAYED])):
             # The turn looks short, but steps between zones that cannot show them
             # (full stacks, a full tray) would complete it: ask which.
             self._clear_fresh()
@@ -761,17 +675,17 @@ class Tracker:
             keys = []
             cands = self._candidates(obs, hidden=True)
             # complete turns first, then partial ones (a single unseen step)
-            cands.sort(key=lambda c: (1 if self._next(c[4][0]) else 0, c[3]))
+            cands.sort(key=lambda c: (1 if self._next(c[_C_HYP][_H_PLAYED]) else 0, c[_C_STEPS]))
             for c in cands:
-                h = c[4]
-                k = h[1][-1].key()
-                if c[0] == 0 and c[2] >= 2 and k not in keys:
+                h = c[_C_HYP]
+                k = h[_H_CHAIN][-1].key()
+                if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW and k not in keys:
                     keys.append(k)
                     done.append(h)
             if done:
                 self.hyps = done[:_MAX_HYPS - 1] + self.hyps
         if len(self.hyps) > 1:
-            self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+            self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
             self.state = CONFIRM
             self.events.append(("confirm", len(self.hyps)))
             return False
@@ -786,9 +700,9 @@ class Tracker:
             # but the turn breaks a rule anyway: a step the rules forbid that also ends
             # out of view (onto a full stack) is no less likely. Ask which.
             alt = self._relocations(pre, obs, True, 0, None, final.key())
-            if alt is not None and alt[0] == 0:
-                self.hyps.append((pre[0] + (alt[2],), pre[1] + [alt[3]], pre[2] + (1,)))
-                self.candidates = [(h[0], h[1][-1]) for h in self.hyps]
+            if alt is not None and alt[_B_HAND] == 0:
+                self.hyps.append((pre[0] + (alt[_B_STEP],), pre[1] + [alt[_B_POS]], pre[2] + (1,)))
+                self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
                 self.state = CONFIRM
                 self.events.append(("confirm", len(self.hyps)))
                 return False
@@ -801,9 +715,9 @@ class Tracker:
         """Pick candidate ``i`` (the UI cycles them), then end the turn."""
         if self.state != CONFIRM or not 0 <= i < len(self.hyps):
             return False
-        old = self.hyps[0][0]
+        old = self.hyps[0][_H_PLAYED]
         self.hyps = [self.hyps[i]]
-        self._emit_diff(old, self.hyps[0][0])
+        self._emit_diff(old, self.hyps[0][_H_PLAYED])
         self.candidates = []
         self.state = IDLE
         self._confirmed = True     # the mover said what was played: no new question
@@ -812,19 +726,65 @@ class Tracker:
         return r
 
     def accept(self, obs=None):
-        """The opponent accepts the turn as played (seed 001 §3.4)."""
-        if self.state == VERDICT:
-            self._finish(self.warning, accepted=True)
+        """The opponent accepts the turn as played (seed 001 §3.4): only a VERDICT
+        (the mover ended the turn and the board names the broken rule). A board out
+        of sync is never accepted as it stands: ``end_turn`` judges it first."""
+        if self.state != VERDICT:
+            return False
+        if self._observed is not None:
+            # The steps are unknown: the record keeps the position on the board.
+            self.hyps = [((), [self.pos0, self._observed], (1,))]
+            self._finish(self.warning, accepted=True, observed=True)
             return True
-        if self.state == SYNC and obs is not None:
-            pos = observed_position(self, obs)
-            if pos is None:
+        self._finish(self.warning, accepted=True)
+        return True
+
+    # -- a board the partial turn does not explain --------------------------------------
+    def _judge_board(self, obs):
+        """The mover ends the turn on a board that no partial turn explains: judge
+        the position the board shows. A legal result is the turn; an illegal or
+        impossible one (both colours on a point, the opponent's checker moved) is a
+        VERDICT the opponent may accept, recording that position; a board whose
+        position cannot be read stays out of sync, with a C1 warning when a checker
+        is missing or extra. ``update`` drops such a board warning."""
+        if obs is None:
+            return False
+        pos = self.observed_position(obs)
+        zones = []
+        for d in self.diffs:
+            if d[0] not in zones:
+                zones.append(d[0])
+        state = SYNC
+        if pos is None:
+            if self._why is None:
                 return False
-            # The steps are unknown: the record keeps the observed position only.
-            self.hyps = [((), [self.pos0, pos], (1,))]
+            warning = ("C1", self._why, tuple(zones))     # a checker missing or extra
+        else:
             verdict = self.v.check_turn(self.pos0, self.dice, pos)
-            self._finish(verdict, accepted=verdict is not None, observed=True)
-            return True
+            if verdict is None:
+                # legal: the record gets steps that reach it (a press, not a scan:
+                # the enumeration may take a while)
+                steps = ()
+                for st, res in self.v.turns(self.pos0, self.dice):
+                    if res.board == pos.board:
+                        steps = st
+                        break
+                self.hyps = [(steps, [self.pos0, pos], (0,))]
+                self._finish(None, observed=True)
+                return True
+            self._observed = pos
+            warning = (verdict[0], verdict[1], tuple(zones))
+            state = VERDICT
+        if not self._board_warn:
+            self._warn_before = self.warning
+        self._board_warn = True
+        if warning != self.warning or state != self.state:
+            if state == VERDICT:
+                self.events.append(("verdict", warning[0], warning[1]))
+            else:
+                self.events.append(("warn", warning[0], warning[1], warning[2]))
+        self.warning = warning
+        self.state = state
         return False
 
     def _finish(self, rule, accepted=False, observed=False):
@@ -837,35 +797,3 @@ class Tracker:
         self.lifted = []
         self.targets = []
         self.events.append(("turn", played, accepted, rule[0] if rule else None))
-
-
-def observed_position(tracker, obs):
-    """The position the board shows, if counts are certain enough (conservation fills
-    one full or blind zone per colour); None otherwise."""
-    from nardy.rules import Position
-    pos = Position(turn=tracker.mover)
-    b = pos.board
-    for c in (WHITE, BLACK):
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        pp = tracker._pp[c]
-        unsure = []
-        total = 0
-        for z in range(1, NZONES):
-            n = vis[z]
-            if not n and not obs.open_[z] & BLIND:
-                continue
-            p = pp[z]
-            if p == _NOPATH:
-                if n:
-                    return None   # a checker in the other colour's tray
-                continue
-            b[26 * c + p] = n
-            total += n
-            if obs.open_[z] & BLIND or n >= tracker.cap[z]:
-                unsure.append(p)
-        rest = 15 - total
-        if rest < 0 or (rest and len(unsure) != 1):
-            return None
-        if rest:
-            b[26 * c + unsure[0]] += rest
-    return pos

@@ -9,6 +9,7 @@ class Obs:
         self.vis_w = bytearray(NZONES)
         self.vis_b = bytearray(NZONES)
         self.open_ = bytearray(NZONES)
+        self.raw = None
 
 
 def zone_of(v, colour, k):
@@ -19,11 +20,13 @@ def zone_of(v, colour, k):
     return v.physical(colour, k)
 
 
-def show(v, layout, pos, obs=None, lift=(), add=(), blind=()):
+def show(v, layout, pos, obs=None, lift=(), add=(), blind=(), raw=None):
     """Fill ``obs`` from ``pos``; ``lift``: (colour, zone) checkers in the hand;
-    ``add``: (colour, zone) extra checkers seen; ``blind``: zones with a dead slot."""
+    ``add``: (colour, zone) extra checkers seen; ``blind``: zones with a dead slot;
+    ``raw``: the readings behind it (for the tracker's stack watch)."""
     if obs is None:
         obs = Obs()
+    obs.raw = raw
     n = [bytearray(NZONES), bytearray(NZONES)]
     for c in (0, 1):
         for k in range(26):

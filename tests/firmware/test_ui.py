@@ -373,7 +373,7 @@ def warning_texts():
     from nardy.shortnardy import ShortNardy
     out = []
     for v in (LongNardy(), ShortNardy()):
-        for code in rules._REASONS:
+        for code in range(1, len(rules._REASONS)):
             out.append(v.verdict(code))
     fw = _here + "/../../firmware/nardy/"
     for name in ("rules.py", "tracker.py", "game.py"):

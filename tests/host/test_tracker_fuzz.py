@@ -1,5 +1,6 @@
-"""Fuzz the tracker with arbitrary observation sequences: it never raises, and it
-never finishes a turn with an illegal position unless the opponent accepted it."""
+"""Fuzz the tracker with arbitrary observation sequences: it never raises, it never
+finishes a turn with an illegal position unless the opponent accepted it (and only a
+verdict can be accepted), and a result read off the board is the board."""
 
 import random
 
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from nardy.longnardy import LongNardy
 from nardy.sensing import BLIND, NZONES, Layout
 from nardy.shortnardy import ShortNardy
-from nardy.tracker import DONE, Tracker
+from nardy.tracker import DONE, VERDICT, Tracker
 
 
 def reachable(v, seed, turns):
@@ -23,7 +24,7 @@ def reachable(v, seed, turns):
 
 
 ACTIONS = ("arbitrary", "step", "lift", "perturb", "button", "accept", "confirm", "tick",
-           "restore")
+           "restore", "opponent")
 
 
 @settings(max_examples=300, deadline=None,
@@ -69,13 +70,25 @@ def test_arbitrary_observations(data):
             vis = obs.vis_w if c == 0 else obs.vis_b
             vis[z] = data.draw(st.integers(0, lay.cap[z]))
             trk.update(obs)
+        elif act == "opponent":
+            # the mover moves one of the opponent's checkers (or a hit blot stays)
+            c = 1 - pos.turn
+            vis = obs.vis_w if c == 0 else obs.vis_b
+            a = data.draw(st.integers(1, NZONES - 1))
+            b = data.draw(st.integers(1, NZONES - 1))
+            if vis[a] and vis[b] < lay.cap[b] and a != b:
+                vis[a] -= 1
+                vis[b] += 1
+                trk.update(obs)
         elif act == "restore":
             obs = show(v, lay, truth)
             trk.update(obs)
         elif act == "button":
             trk.end_turn(obs)
         elif act == "accept":
+            was = trk.state
             if trk.accept(obs):
+                assert was == VERDICT       # never the mover's OK on anything else
                 accepted_by_call = True
         elif act == "confirm":
             trk.confirm(data.draw(st.integers(0, 6)))
@@ -90,4 +103,8 @@ def test_arbitrary_observations(data):
                 # finished without the opponent's acceptance: must be a legal result
                 assert v.check_turn(pos, dice, r["position"]) is None, (r, dice)
             assert r["position"].turn == 1 - pos.turn
+            if r["observed"]:
+                # read off the board: the journal holds what the board shows
+                seen = trk.observed_position(obs)
+                assert seen is not None and seen.board == r["position"].board
             break
