@@ -1,29 +1,51 @@
-"""Game records: the journal format, one JSON object per line.
+"""Game records: the journal format (one JSON object per line) and its ONE reader.
 
 The board appends to one journal file per game on its flash and flushes every line
 before it shows the step as done; self-play (``nardy selfplay --log DIR``) writes the
-same lines, one ``.jsonl`` file per game. Pure: building and checking lines only, the
-caller does the I/O.
+same lines, one ``.jsonl`` file per game. Everything that reads a journal (the board's
+boot, resume, ``log`` and ``index``; the host's ``nardy log`` and ``nardy export``)
+reads it through :class:`Reader`, so every reader applies the same rules.
 
 Records (``"r"`` is the kind, ``"n"`` the turn number from 1, ``"side"`` "white" or
 "black", positions are ``notation.position_id`` texts, steps are ``[from, to]`` in the
 mover's path points, 0 = bar, 25 = off)::
 
     {"r": "game", "v": 1, "variant": "long", "options": {...}, "start": "Lw-...",
-     "meta": {...}}                                     first line of every journal
+     "first": "white" | "black" | null, "meta": {...}}  first line of every journal
+    {"r": "open", "rolls": [[3, 5], [2, 2], ...], "first": "black"}   opening roll (C2)
     {"r": "roll", "n": 1, "side": "white", "dice": [6, 5]}
     {"r": "step", "n": 1, "from": 1, "to": 7}           a committed step
     {"r": "undo", "n": 1, "from": 1, "to": 7}           the step was taken back
     {"r": "warn", "n": 1, "rule": "L3", "text": "...", "points": [24, 18]}
     {"r": "turn", "n": 1, "side": "white", "dice": [6, 5], "steps": [[1, 7], [7, 12]],
      "pos": "Lb-...", "accepted": false, "rule": null}  the turn as finally played
-    {"r": "end", "winner": "white", "kind": "oin", "points": 1}
+    {"r": "end", "winner": "white", "kind": "oin", "points": 1}   (+ "resigned": side)
+    {"r": "end", "winner": null, "kind": "abandoned", "points": 0}  a new match was
+                                                        started before this game ended
+
+Who moved first (``Reader.first``), stated once and unambiguously: the ``open``
+record's ``first`` (the opening winner, C2: every try is in ``rolls`` as [white,
+black]); a game without an opening roll (long nardy after the first game of a match,
+L8; self-play) has it in the ``game`` line's ``first``. ``start`` is the position
+before the first turn; its side to move is only meaningful when ``first`` is in the
+``game`` line (the board writes the header before the opening is rolled). Journals
+written before ``first`` existed: the side of the first ``roll``/``turn`` record.
 
 ``turn`` lines are authoritative: replaying a journal applies their ``pos``; roll,
 step, undo and warn lines tell the story of the turn (and let a rebooted board resume
 a turn in progress). ``accepted`` is true when the opponent accepted an illegal turn
 as played (seed 001 §3.4); ``rule`` then names the rule it broke. ``steps`` may be
-empty for an accepted turn whose steps the board could not tell.
+empty for an accepted turn whose steps the board could not tell. A game always ends
+with an ``end`` record (finished, resigned, or abandoned); a journal without one is
+the game being played (or one cut off by a power failure before it ended).
+
+Reading (:class:`Reader`): a line at a time, at most ``MAX_LINE`` bytes held, never
+an exception for what is in the file. The torn-tail rule: an unreadable LAST line (a
+power cut during a write, an erased-flash tail of 0xFF or NUL bytes) is dropped and
+``torn`` is set; an unreadable line with a readable one after it makes the whole
+file unreadable (``problem`` says which line and why; nothing after it is read).
+Unreadable: not UTF-8, not JSON, longer than ``MAX_LINE``, a kind this module does
+not know, or a field of the wrong type or range (``check``).
 """
 
 import json
@@ -32,13 +54,25 @@ from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS
 
 VERSION = 1
-KINDS = ("game", "roll", "step", "undo", "warn", "turn", "end")
+KINDS = ("game", "open", "roll", "step", "undo", "warn", "turn", "end")
+END_KINDS = ("oin", "mars", "home_mars", "koks", "draw", "abandoned")
+MAX_LINE = 2048          # bytes: the longest record the board writes is ~600
 
 
-def game(variant, start, meta=None):
+def _side(first):
+    return None if first is None else COLORS[first]
+
+
+def game(variant, start, meta=None, first=None):
+    """The header. ``first``: the colour that moves first when no opening roll
+    decides it (else None: the ``open`` record will say)."""
     return {"r": "game", "v": VERSION, "variant": variant.name,
             "options": dict(variant.options), "start": position_id(variant, start),
-            "meta": meta or {}}
+            "first": _side(first), "meta": meta or {}}
+
+
+def opening(rolls, first):
+    return {"r": "open", "rolls": [[w, b] for w, b in rolls], "first": COLORS[first]}
 
 
 def roll(n, side, dice):
@@ -60,8 +94,11 @@ def turn(variant, n, side, dice, steps, pos, accepted=False, rule=None):
 
 
 def end(winner, kind, points):
-    return {"r": "end", "winner": None if winner is None else COLORS[winner],
-            "kind": kind, "points": points}
+    return {"r": "end", "winner": _side(winner), "kind": kind, "points": points}
+
+
+def abandoned():
+    return end(None, "abandoned", 0)
 
 
 def dumps(rec):
@@ -69,50 +106,303 @@ def dumps(rec):
     return json.dumps(rec)
 
 
-def loads(line):
-    """Parse and check one line; ValueError if it is not a journal record."""
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        raise ValueError("not JSON") from None
-    if not isinstance(rec, dict) or rec.get("r") not in KINDS:
+# -- checking ------------------------------------------------------------------------
+def _int(rec, key, lo, hi):
+    v = rec.get(key)
+    if type(v) is not int or not lo <= v <= hi:
+        raise ValueError("%s: %s must be an integer %d..%d" % (rec["r"], key, lo, hi))
+    return v
+
+
+def _color(rec, key, none_ok=False):
+    v = rec.get(key)
+    if v is None and none_ok:
+        return
+    if v not in COLORS:
+        raise ValueError("%s: %s must be white or black" % (rec["r"], key))
+
+
+def _dice(rec, key="dice"):
+    d = rec.get(key)
+    if (type(d) is not list or len(d) != 2 or type(d[0]) is not int
+            or type(d[1]) is not int or not (1 <= d[0] <= 6 and 1 <= d[1] <= 6)):
+        raise ValueError("%s: %s must be two dice 1..6" % (rec["r"], key))
+
+
+def _pos(rec, key):
+    v = rec.get(key)
+    if type(v) is not str:
+        raise ValueError("%s: %s must be a position id" % (rec["r"], key))
+    parse_position_id(v)
+
+
+def _str(rec, key, none_ok=False, cap=200):
+    v = rec.get(key)
+    if v is None and none_ok:
+        return
+    if type(v) is not str or len(v) > cap:
+        raise ValueError("%s: %s must be a text" % (rec["r"], key))
+
+
+def _match_meta(m):
+    """``meta.match`` as the board writes it (a dict), or a number (self-play)."""
+    if type(m) is int:
+        return
+    if type(m) is not dict:
+        raise ValueError("game: meta.match must be an object")
+    r = {"r": "game: meta.match"}
+    r.update(m)
+    _int(r, "length", 1, 99)
+    _int(r, "game", 1, 9999)
+    if "no" in m:
+        _int(r, "no", 1, 999999)
+    if m.get("white_player", 0) not in (0, 1):
+        raise ValueError("game: meta.match.white_player must be 0 or 1")
+    s = m.get("score")
+    if (type(s) is not list or len(s) != 2 or type(s[0]) is not int
+            or type(s[1]) is not int or not (0 <= s[0] <= 999 and 0 <= s[1] <= 999)):
+        raise ValueError("game: meta.match.score must be two integers")
+
+
+def check(rec):
+    """``rec`` if it is a journal record with fields of the right types and ranges,
+    else ValueError saying what is wrong."""
+    if type(rec) is not dict:
         raise ValueError("not a journal record")
-    k = rec["r"]
-    if k == "game" and rec.get("v") != VERSION:
-        raise ValueError("journal version %r" % rec.get("v"))
-    if k == "turn":
-        for f in ("n", "side", "dice", "steps", "pos", "accepted"):
-            if f not in rec:
-                raise ValueError("turn record without %s" % f)
-        parse_position_id(rec["pos"])
+    k = rec.get("r")
+    if k not in KINDS:
+        raise ValueError("not a journal record")
+    if k == "game":
+        if rec.get("v") != VERSION:
+            raise ValueError("journal version %r" % (rec.get("v"),))
+        if rec.get("variant") not in ("long", "short"):
+            raise ValueError("game: unknown variant")
+        opts = rec.get("options", {})
+        if type(opts) is not dict:
+            raise ValueError("game: options must be an object")
+        for name in opts:
+            if type(opts[name]) is not bool:
+                raise ValueError("game: option %s must be true or false" % name)
+        _pos(rec, "start")
+        _color(rec, "first", True)
+        meta = rec.get("meta", {})
+        if type(meta) is not dict:
+            raise ValueError("game: meta must be an object")
+        if "match" in meta:
+            _match_meta(meta["match"])
+    elif k == "open":
+        rolls = rec.get("rolls")
+        if type(rolls) is not list or not rolls:
+            raise ValueError("open: rolls must be a list of [white, black] dice")
+        for x in rolls:
+            _dice({"r": "open", "dice": x})
+        _color(rec, "first", True)
+    elif k == "roll":
+        _int(rec, "n", 1, 99999)
+        _color(rec, "side")
+        _dice(rec)
+    elif k in ("step", "undo"):
+        _int(rec, "n", 1, 99999)
+        _int(rec, "from", 0, 25)
+        _int(rec, "to", 0, 25)
+    elif k == "warn":
+        _int(rec, "n", 1, 99999)
+        _str(rec, "rule", True, 8)
+        _str(rec, "text")
+        if type(rec.get("points", [])) is not list:
+            raise ValueError("warn: points must be a list")
+    elif k == "turn":
+        _int(rec, "n", 1, 99999)
+        _color(rec, "side")
+        _dice(rec)
+        steps = rec.get("steps")
+        if type(steps) is not list:
+            raise ValueError("turn: steps must be a list")
+        for s in steps:
+            if (type(s) is not list or len(s) != 2 or type(s[0]) is not int
+                    or type(s[1]) is not int or not (0 <= s[0] <= 25 and 0 <= s[1] <= 25)):
+                raise ValueError("turn: a step must be [from, to], 0..25")
+        _pos(rec, "pos")
+        if type(rec.get("accepted")) is not bool:
+            raise ValueError("turn: accepted must be true or false")
+        _str(rec, "rule", True, 8)
+    else:   # end
+        _color(rec, "winner", True)
+        if rec.get("kind") not in END_KINDS:
+            raise ValueError("end: unknown kind")
+        _int(rec, "points", 0, 99)
+        _color(rec, "resigned", True)
     return rec
 
 
-def replay(lines):
-    """Read a journal: (header, list of turn records, end record or None, the last
-    position as (variant name, Position) or None). A broken last line (power cut
-    during a write) is ignored; a broken line elsewhere raises ValueError."""
-    header = None
+def loads(line):
+    """Parse and check one line (str or bytes); ValueError if it is not a journal
+    record."""
+    if isinstance(line, (bytes, bytearray)):
+        if len(line) > MAX_LINE:
+            raise ValueError("line too long")
+        try:
+            line = bytes(line).decode()
+        except (UnicodeError, ValueError):
+            raise ValueError("not UTF-8") from None
+    if len(line) > MAX_LINE:
+        raise ValueError("line too long")
+    try:
+        rec = json.loads(line)
+    except (ValueError, TypeError, RuntimeError, MemoryError):
+        # RuntimeError: CPython's RecursionError on a deeply nested line
+        raise ValueError("not JSON") from None
+    return check(rec)
+
+
+# -- reading ---------------------------------------------------------------------------
+class Reader:
+    """Stream the records of one journal file, a line at a time.
+
+    ``for rec in Reader(path): ...`` yields every readable record in order (checked
+    by ``check``); the file is open only while iterating. Afterwards (also after
+    ``scan()``, which just reads to the end) these tell what was in the file:
+
+    - ``problem``: None, or why the file cannot be read ("line 7: not UTF-8", "no
+      game line", "empty", "cannot open: ..."). Records yielded before a problem
+      was found must then be thrown away: the file as a whole is unreadable.
+    - ``header``, ``end``: the ``game`` and ``end`` records (or None);
+      ``finished``: an ``end`` record was read;
+    - ``first``: "white"/"black", who moved first (see the module docstring), None
+      while not known;
+    - ``lines``: readable records; ``keep``: bytes up to the end of the last
+      readable line; ``torn``: the file has a torn tail (an unreadable last line, or
+      a last line without its newline) that a writer must cut off (``keep``) before
+      appending.
+    """
+
+    def __init__(self, src):
+        self.src = src          # a path, or a binary file object (not closed here)
+        self.problem = None
+        self.header = None
+        self.end = None
+        self.first = None
+        self.lines = 0
+        self.keep = 0
+        self.torn = False
+        self.newline = True     # the last readable line ended with a newline
+
+    @property
+    def finished(self):
+        return self.end is not None
+
+    def scan(self):
+        for _ in self:
+            pass
+        return self
+
+    def _line(self, f):
+        """(bytes of one line, its length in the file) or (None, 0) at the end; an
+        over-long line is read to its end and returned as ``b"\\x00"`` + nothing."""
+        ln = f.readline(MAX_LINE + 1)
+        if not ln:
+            return None, 0
+        n = len(ln)
+        if n > MAX_LINE and ln[-1] != 10:
+            while True:       # skip the rest of an over-long line, a chunk at a time
+                more = f.readline(MAX_LINE + 1)
+                n += len(more)
+                if not more or more[-1] == 10:
+                    break
+            return None, n
+        return ln, n
+
+    def __iter__(self):
+        src = self.src
+        if isinstance(src, str):
+            try:
+                f = open(src, "rb")  # noqa: SIM115 - closed in finally
+            except OSError as e:
+                self.problem = "cannot open: %s" % e
+                return
+        else:
+            f = src
+        try:
+            yield from self._records(f)
+        except (OSError, MemoryError) as e:
+            self.problem = "cannot read: %s" % e
+        finally:
+            if f is not src:
+                f.close()
+
+    def _records(self, f):
+        at = 0            # bytes read so far
+        no = 0            # line number
+        bad = None        # (line number, why) of an unreadable line not yet known torn
+        while True:
+            ln, n = self._line(f)
+            if not n:
+                break
+            no += 1
+            at += n
+            if ln is not None and not ln.strip():
+                continue
+            if bad is not None:
+                # an unreadable line with more after it: not a torn tail
+                self.problem = "line %d: %s" % bad
+                return
+            if ln is None:
+                bad = (no, "line too long")
+                continue
+            try:
+                rec = loads(ln)
+            except ValueError as e:
+                bad = (no, str(e))
+                continue
+            k = rec["r"]
+            if self.header is None:
+                if k != "game":
+                    self.problem = "no game line"
+                    return
+                self.header = rec
+                self.first = rec.get("first")
+            elif k == "game":
+                self.problem = "line %d: a second game line" % no
+                return
+            elif self.end is not None:
+                self.problem = "line %d: a record after the end" % no
+                return
+            elif k == "open":
+                self.first = rec.get("first") or self._opening_winner(rec["rolls"][-1])
+            elif k in ("roll", "turn") and self.first is None:
+                self.first = rec["side"]
+            elif k == "end":
+                self.end = rec
+            self.lines += 1
+            self.keep = at
+            self.newline = ln[-1] == 10
+            yield rec
+        if self.header is None and self.problem is None:
+            self.problem = "line %d: %s" % bad if bad else "empty"
+        self.torn = bad is not None or not self.newline
+
+    @staticmethod
+    def _opening_winner(d):
+        return None if d[0] == d[1] else COLORS[0 if d[0] > d[1] else 1]
+
+
+def replay(src):
+    """Read a whole journal (a path, a binary file, or a list of lines): (header,
+    turn records, end record or None, the last position as (variant name,
+    Position)); ValueError if it is unreadable. Holds every turn record: for host
+    tools and tests, not the board."""
+    if isinstance(src, list):
+        import io
+        src = io.BytesIO("".join(ln + "\n" for ln in src).encode())
+    r = Reader(src)
     turns = []
     last = None
-    fin = None
-    lines = [ln for ln in lines if ln.strip()]
-    for i, ln in enumerate(lines):
-        try:
-            rec = loads(ln)
-        except ValueError:
-            if i == len(lines) - 1:
-                break
-            raise
-        k = rec["r"]
-        if k == "game":
-            header = rec
+    for rec in r:
+        if rec["r"] == "game":
             last = parse_position_id(rec["start"])
-        elif k == "turn":
+        elif rec["r"] == "turn":
             turns.append(rec)
             last = parse_position_id(rec["pos"])
-        elif k == "end":
-            fin = rec
-    if header is None:
-        raise ValueError("journal without a game line")
-    return header, turns, fin, last
+    if r.problem:
+        raise ValueError(r.problem)
+    return r.header, turns, r.end, last
