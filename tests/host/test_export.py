@@ -149,4 +149,4 @@ def test_torn_journal_and_garbage(tmp_path):
     g = tmp_path / "garbage.jsonl"
     g.write_text("hello\nworld\n")
     r = nardy("export", str(g))
-    assert r.returncode == 2 and "not a journal" in r.stderr
+    assert r.returncode == 2 and "not a readable journal" in r.stderr
