@@ -164,6 +164,27 @@ def _match_meta(m):
         raise ValueError("game: meta.match.score must be two integers")
 
 
+def _options(opts, what):
+    if type(opts) is not dict:
+        raise ValueError("%s: options must be an object" % what)
+    for name in opts:
+        if type(opts[name]) is not bool:
+            raise ValueError("%s: option %s must be true or false" % (what, name))
+
+
+def check_match(m):
+    """The board's match state between games (``match.json``): ``{"variant",
+    "options", "length", "score", "white_player", "game" (games played), "no"}``;
+    returns it, or ValueError."""
+    if type(m) is not dict:
+        raise ValueError("match: not an object")
+    if m.get("variant") not in ("long", "short"):
+        raise ValueError("match: unknown variant")
+    _options(m.get("options", {}), "match")
+    _match_meta(m)
+    return m
+
+
 def check(rec):
     """``rec`` if it is a journal record with fields of the right types and ranges,
     else ValueError saying what is wrong."""
@@ -177,12 +198,7 @@ def check(rec):
             raise ValueError("journal version %r" % (rec.get("v"),))
         if rec.get("variant") not in ("long", "short"):
             raise ValueError("game: unknown variant")
-        opts = rec.get("options", {})
-        if type(opts) is not dict:
-            raise ValueError("game: options must be an object")
-        for name in opts:
-            if type(opts[name]) is not bool:
-                raise ValueError("game: option %s must be true or false" % name)
+        _options(rec.get("options", {}), "game")
         _pos(rec, "start")
         _color(rec, "first", True)
         meta = rec.get("meta", {})
@@ -286,6 +302,7 @@ class Reader:
         self.keep = 0
         self.torn = False
         self.newline = True     # the last readable line ended with a newline
+        self.raw = None         # the bytes of the line just yielded (for ``log``)
 
     @property
     def finished(self):
@@ -324,7 +341,8 @@ class Reader:
             f = src
         try:
             yield from self._records(f)
-        except (OSError, MemoryError) as e:
+        except OSError as e:
+            # (not MemoryError: a full heap is the board's problem, not the file's)
             self.problem = "cannot read: %s" % e
         finally:
             if f is not src:
@@ -376,6 +394,7 @@ class Reader:
             self.lines += 1
             self.keep = at
             self.newline = ln[-1] == 10
+            self.raw = ln
             yield rec
         if self.header is None and self.problem is None:
             self.problem = "line %d: %s" % bad if bad else "empty"

@@ -104,69 +104,68 @@ def _table():
 
     ok = ("ok",)
     # (name, file bytes, expected): ("ok", lines, torn, finished) or ("bad", text)
-    return [
-        ("clean", _bytes(lines), ok + (n, False, True)),
-        ("torn json tail", _bytes(lines[:4], lines[4][:9].encode()), ok + (4, True, False)),
-        ("last line without newline", _bytes(lines[:4]) + lines[4].encode(),
-         ok + (5, True, False)),
-        ("erased 0xFF tail", _bytes(lines[:4], b"\xff" * 300), ok + (4, True, False)),
-        ("erased NUL tail", _bytes(lines[:4], b"\x00" * 300), ok + (4, True, False)),
-        ("0xFF tail with newlines", _bytes(lines[:4], b"\xff" * 100), ok + (4, True, False)),
-        ("bit-7 flip, last line", _bytes(lines[:4]) + _flip(lines[4]) + b"\n",
-         ok + (4, True, False)),
-        ("1 MB last line", [_bytes(lines[:4])] + big, ok + (4, True, False)),
-        ("blank lines", _bytes(lines[:2] + ["", "  "] + lines[2:]), ok + (n, False, True)),
-        ("bit-7 flip, middle", _bytes(lines[:3]) + _flip(lines[3]) + b"\n" +
-         _bytes(lines[4:]), ("bad", "line 4: not UTF-8")),
-        ("bit-7 flip, header", _flip(lines[0]) + b"\n" + _bytes(lines[1:]),
-         ("bad", "line 1: not UTF-8")),
-        ("1 MB line, middle", [_bytes(lines[:3])] + big + [b"\n", _bytes(lines[3:])],
-         ("bad", "line 4: line too long")),
-        ("garbage, middle", _bytes(lines[:3] + ["garbage"] + lines[3:]),
-         ("bad", "line 4: not JSON")),
-        ("NULs, middle", _bytes(lines[:3], b"\x00" * 40 + b"\n") + _bytes(lines[3:]),
-         ("bad", "line 4")),
-        ("empty file", b"", ("bad", "empty")),
-        ("only blank lines", b"\n\n  \n", ("bad", "empty")),
-        ("only 0xFF", b"\xff" * 4096, ("bad", "line 1")),
-        ("no game line", _bytes(lines[2:]), ("bad", "no game line")),
-        ("string scores", _bytes([hdr_with(meta={"match": {
-            "length": 3, "score": ["1", "0"], "game": 2, "no": 1, "white_player": 0}})]
-            + lines[1:]), ("bad", "line 1: game: meta.match.score")),
-        ("string match length", _bytes([hdr_with(meta={"match": {
-            "length": "3", "score": [0, 0], "game": 1}})] + lines[1:]),
-         ("bad", "meta.match: length")),
-        ("unknown variant", _bytes([hdr_with(variant="chess")] + lines[1:]),
-         ("bad", "unknown variant")),
-        ("option not bool", _bytes([hdr_with(options={"home_mars": "false"})] + lines[1:]),
-         ("bad", "option home_mars")),
-        ("bad start", _bytes([hdr_with(start="Lw-zz")] + lines[1:]),
-         ("bad", "not a position id")),
-        ("version 9", _bytes([hdr_with(v=9)] + lines[1:]), ("bad", "journal version")),
-        ("string turn number", _bytes(lines[:2] + [lines[2].replace('"n": 1', '"n": "1"')]
-                                      + lines[3:]), ("bad", "line 3: roll: n")),
-        ("dice out of range", _bytes(lines[:2] + [lines[2].replace("[6, 5]", "[9, 5]")]
-                                     + lines[3:]), ("bad", "line 3: roll: dice")),
-        ("1e999 points", _bytes(lines[:-1] + [lines[-1].replace('"points": 2',
-                                                                '"points": 1e999')] + [lines[0]]),
-         ("bad", "line 8: end: points")),
-        ("step out of range", _bytes(lines[:3] + [lines[3].replace('"to": 7', '"to": 99')]
-                                     + lines[4:]), ("bad", "line 4: step: to")),
-        ("turn pos not an id", _bytes(lines[:6] + ['{"r": "turn", "n": 1, "side": "white", '
-                                                   '"dice": [1, 2], "steps": [], "pos": 5, '
-                                                   '"accepted": false, "rule": null}']
-                                      + lines[7:]), ("bad", "line 7: turn: pos")),
-        ("unknown kind, middle", _bytes(lines[:3] + ['{"r": "dance"}'] + lines[3:]),
-         ("bad", "line 4: not a journal record")),
-        ("not an object", _bytes(lines[:3] + ["[1, 2]"] + lines[3:]),
-         ("bad", "line 4: not a journal record")),
-        ("deeply nested", _bytes(lines[:3] + ["[" * 1000 + "]" * 1000] + lines[3:]),
-         ("bad", "line 4")),
-        ("record after the end", _bytes(lines + [lines[2]]),
-         ("bad", "line %d: a record after the end" % (n + 1))),
-        ("second game line", _bytes(lines[:3] + [lines[0]] + lines[3:]),
-         ("bad", "line 4: a second game line")),
-    ]
+    # built one at a time: the whole table at once would crowd a 112wK heap
+    yield ("clean", _bytes(lines), ok + (n, False, True))
+    yield ("torn json tail", _bytes(lines[:4], lines[4][:9].encode()), ok + (4, True, False))
+    yield ("last line without newline", _bytes(lines[:4]) + lines[4].encode(),
+     ok + (5, True, False))
+    yield ("erased 0xFF tail", _bytes(lines[:4], b"\xff" * 300), ok + (4, True, False))
+    yield ("erased NUL tail", _bytes(lines[:4], b"\x00" * 300), ok + (4, True, False))
+    yield ("0xFF tail with newlines", _bytes(lines[:4], b"\xff" * 100), ok + (4, True, False))
+    yield ("bit-7 flip, last line", _bytes(lines[:4]) + _flip(lines[4]) + b"\n",
+     ok + (4, True, False))
+    yield ("1 MB last line", [_bytes(lines[:4])] + big, ok + (4, True, False))
+    yield ("blank lines", _bytes(lines[:2] + ["", "  "] + lines[2:]), ok + (n, False, True))
+    yield ("bit-7 flip, middle", _bytes(lines[:3]) + _flip(lines[3]) + b"\n" +
+     _bytes(lines[4:]), ("bad", "line 4: not UTF-8"))
+    yield ("bit-7 flip, header", _flip(lines[0]) + b"\n" + _bytes(lines[1:]),
+     ("bad", "line 1: not UTF-8"))
+    yield ("1 MB line, middle", [_bytes(lines[:3])] + big + [b"\n", _bytes(lines[3:])],
+     ("bad", "line 4: line too long"))
+    yield ("garbage, middle", _bytes(lines[:3] + ["garbage"] + lines[3:]),
+     ("bad", "line 4: not JSON"))
+    yield ("NULs, middle", _bytes(lines[:3], b"\x00" * 40 + b"\n") + _bytes(lines[3:]),
+     ("bad", "line 4"))
+    yield ("empty file", b"", ("bad", "empty"))
+    yield ("only blank lines", b"\n\n  \n", ("bad", "empty"))
+    yield ("only 0xFF", b"\xff" * 4096, ("bad", "line 1"))
+    yield ("no game line", _bytes(lines[2:]), ("bad", "no game line"))
+    yield ("string scores", _bytes([hdr_with(meta={"match": {
+        "length": 3, "score": ["1", "0"], "game": 2, "no": 1, "white_player": 0}})]
+        + lines[1:]), ("bad", "line 1: game: meta.match.score"))
+    yield ("string match length", _bytes([hdr_with(meta={"match": {
+        "length": "3", "score": [0, 0], "game": 1}})] + lines[1:]),
+     ("bad", "meta.match: length"))
+    yield ("unknown variant", _bytes([hdr_with(variant="chess")] + lines[1:]),
+     ("bad", "unknown variant"))
+    yield ("option not bool", _bytes([hdr_with(options={"home_mars": "false"})] + lines[1:]),
+     ("bad", "option home_mars"))
+    yield ("bad start", _bytes([hdr_with(start="Lw-zz")] + lines[1:]),
+     ("bad", "not a position id"))
+    yield ("version 9", _bytes([hdr_with(v=9)] + lines[1:]), ("bad", "journal version"))
+    yield ("string turn number", _bytes(lines[:2] + [lines[2].replace('"n": 1', '"n": "1"')]
+                                  + lines[3:]), ("bad", "line 3: roll: n"))
+    yield ("dice out of range", _bytes(lines[:2] + [lines[2].replace("[6, 5]", "[9, 5]")]
+                                 + lines[3:]), ("bad", "line 3: roll: dice"))
+    yield ("1e999 points", _bytes(lines[:-1] + [lines[-1].replace('"points": 2',
+                                                            '"points": 1e999')] + [lines[0]]),
+     ("bad", "line 8: end: points"))
+    yield ("step out of range", _bytes(lines[:3] + [lines[3].replace('"to": 7', '"to": 99')]
+                                 + lines[4:]), ("bad", "line 4: step: to"))
+    yield ("turn pos not an id", _bytes(lines[:6] + ['{"r": "turn", "n": 1, "side": "white", '
+                                               '"dice": [1, 2], "steps": [], "pos": 5, '
+                                               '"accepted": false, "rule": null}']
+                                  + lines[7:]), ("bad", "line 7: turn: pos"))
+    yield ("unknown kind, middle", _bytes(lines[:3] + ['{"r": "dance"}'] + lines[3:]),
+     ("bad", "line 4: not a journal record"))
+    yield ("not an object", _bytes(lines[:3] + ["[1, 2]"] + lines[3:]),
+     ("bad", "line 4: not a journal record"))
+    yield ("deeply nested", _bytes(lines[:3] + ["[" * 1000 + "]" * 1000] + lines[3:]),
+     ("bad", "line 4"))
+    yield ("record after the end", _bytes(lines + [lines[2]]),
+     ("bad", "line %d: a record after the end" % (n + 1)))
+    yield ("second game line", _bytes(lines[:3] + [lines[0]] + lines[3:]),
+     ("bad", "line 4: a second game line"))
 
 
 _BIG = 1000000
@@ -189,9 +188,9 @@ def _read(data, path=None):
 
 
 def test_damaged_journals_are_reported_never_raised():
-    table = _table()
-    assert len(table) >= 30
-    for name, data, want in table:
+    n = 0
+    for name, data, want in _table():
+        n += 1
         r = _read(data)
         if want[0] == "ok":
             got = ("ok", r.lines, r.torn, r.finished)
@@ -199,6 +198,8 @@ def test_damaged_journals_are_reported_never_raised():
             assert r.header is not None, name
         else:
             assert r.problem is not None and want[1] in r.problem, (name, r.problem)
+        data = r = None
+    assert n >= 30
 
 
 def test_keep_is_where_the_readable_lines_end():

@@ -43,10 +43,24 @@ def _played(tmp_path, seeds=(("short", 2),), name="flash"):
     return flash
 
 
+def index_of(b, limit=32):
+    """Every game on the board, through the paged ``index`` command."""
+    games = []
+    after = 0
+    while True:
+        b.send({"cmd": "index", "after": after, "limit": limit})
+        ev = b.wait("index")
+        games += ev["games"]
+        if ev["next"] is None:
+            return games
+        assert ev["next"] > after
+        after = ev["next"]
+
+
 def _journal_on_board(flash):
     b = VBoard(str(flash), heap=HEAP)
     try:
-        return b.dump()["journal"]
+        return index_of(b)
     finally:
         b.close()
 
