@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import gnubg_import  # noqa: E402
 from boardshape import board_shape, write  # noqa: E402
 from gnubg_ref import to_gnubg  # noqa: E402
 from journals import play, write_games  # noqa: E402
@@ -211,3 +212,22 @@ def test_a_turn_by_the_wrong_side_is_a_clean_error(tmp_path):
     r = nardy("export", write(tmp_path / "x.jsonl", recs))
     assert r.returncode == 2 and "white's turn" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_short_games_with_accepted_illegal_turns_import_into_gnubg(tmp_path):
+    """Exported by default as gnubg SGF: the accepted turn a commented setup node."""
+    paths = []
+    for i in range(12):
+        recs = board_shape(_play("short", 300 + i, accept_illegal=0.08 if i > 3 else 0))
+        paths.append(write(tmp_path / ("s%02d.jsonl" % i), recs))
+    r = nardy("export", str(tmp_path), "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    files = sorted((tmp_path / "out").iterdir())
+    assert {f.suffix for f in files} == {".sgf", ".mat"}
+    seen = gnubg_import.load_all(tmp_path, files)
+    turns = accepted = 0
+    for j, f in zip(paths, files):
+        n, a = gnubg_import.compare(j, seen[str(f)])
+        turns += n
+        accepted += a
+    assert accepted >= 10 and turns > 500, (accepted, turns)

@@ -1,0 +1,105 @@
+"""Import exported games into the real GNU Backgammon (Debian ``gnubg``, run with
+``-t`` and a Python script) and compare every position gnubg reconstructs with the
+journal's: a legal turn must be a gnubg move by the same side with the same dice
+reaching the same position, an accepted illegal turn a setup (dice, then the
+position after it, commented with the rule)."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import gnubg_nn
+from gnubg_ref import to_gnubg
+
+from nardy.rules import COLORS
+from nardy_host import gamefile
+
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+
+# Runs inside gnubg (its embedded Python): load every file and walk through it record
+# by record (gnubg.navigate) taking the position gnubg itself holds at each: the
+# "board" of gnubg.match()'s dump is not reliable after a setup node with the second
+# player to roll. The dump still gives each record's kind, player, dice and comment.
+_SCRIPT = """
+import gnubg, json
+out = {}
+for path in open(%(list)r).read().split():
+    gnubg.command("new match 1")
+    if path.endswith(".sgf"):
+        gnubg.command("load match " + path)
+    else:
+        gnubg.command("import mat " + path)
+    g = gnubg.match(analysis=0, boards=0, statistics=0, verbose=0)["games"][0]
+    walk = []
+    gnubg.navigate()
+    for _ in range(len(g["game"]) + 1):
+        try:
+            walk.append(gnubg.positionid())
+        except ValueError:
+            walk.append(None)
+        gnubg.navigate(next=1)
+    out[path] = {"actions": [[a.get("action"), a.get("player"), a.get("dice"),
+                              a.get("comment")] for a in g["game"]],
+                 "walk": walk, "info": g["info"]}
+json.dump(out, open(%(out)r, "w"))
+"""
+
+
+def load_all(tmp_path, files):
+    """{file: what gnubg saw} for .mat and .sgf files, one gnubg run."""
+    assert os.path.exists(GNUBG), "GNU Backgammon is missing: apt-get install gnubg"
+    lst = tmp_path / "gnubg-list.txt"
+    lst.write_text("\n".join(str(f) for f in files))
+    script = tmp_path / "gnubg-import.py"
+    result = tmp_path / "gnubg-seen.json"
+    script.write_text(_SCRIPT % {"list": str(lst), "out": str(result)})
+    r = subprocess.run([GNUBG, "-t", "-q", "-p", str(script)], capture_output=True,
+                       text=True, timeout=900)
+    assert result.exists(), r.stdout[-2000:] + r.stderr[-2000:]
+    return json.loads(result.read_text())
+
+
+def pid(pos, turn):
+    p = pos.copy()
+    p.turn = turn
+    return gnubg_nn.position_id(to_gnubg(p))
+
+
+def player(side):
+    """gnubg's name of our side: white is gnubg's X (the .mat's left column, the
+    SGF's W), black its O."""
+    return "X" if side == 0 else "O"
+
+
+def compare(journal, seen):
+    """Assert gnubg's game equals the journal's; returns (turns compared, accepted
+    turns among them)."""
+    game = gamefile.read(str(journal))
+    acts = [a for a in seen["actions"] if a[0] in ("move", "set")]
+    walk = seen["walk"]
+    assert walk[0] == pid(game.start, game.first), journal
+    k = 0
+    accepted = 0
+    for t, after in zip(game.turns, game.afters):
+        side = COLORS.index(t["side"])
+        if not t["accepted"]:
+            act, who, dice, _ = acts[k]
+            assert act == "move" and who == player(side), (journal, t["n"], acts[k])
+            assert sorted(dice) == sorted(t["dice"]), (journal, t["n"])
+            k += 1
+        else:
+            act, who, dice, _ = acts[k]
+            assert act == "set" and sorted(dice) == sorted(t["dice"]), (journal, acts[k])
+            act, _, _, comment = acts[k + 1]
+            assert act == "set" and t["rule"] in comment and "accepted" in comment, comment
+            k += 2
+            accepted += 1
+        # the position gnubg holds after the record(s), the opponent on roll
+        assert walk[k] in (pid(after, 1 - side), None if k == len(walk) - 1 else 0), (
+            journal, t["n"], walk[k], pid(after, 1 - side))
+    assert k == len(acts) == len(walk) - 1, (journal, "gnubg has more records", acts[k:])
+    if game.end and game.end["winner"] in COLORS:
+        assert seen["info"]["winner"] == player(COLORS.index(game.end["winner"]))
+        assert seen["info"]["points-won"] == game.end["points"]
+    return len(game.turns), accepted
