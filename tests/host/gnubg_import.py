@@ -1,8 +1,8 @@
 """Import exported games into the real GNU Backgammon (Debian ``gnubg``, run with
 ``-t`` and a Python script) and compare every position gnubg reconstructs with the
 journal's: a legal turn must be a gnubg move by the same side with the same dice
-reaching the same position, an accepted illegal turn a setup (dice, then the
-position after it, commented with the rule)."""
+reaching the same position, an accepted illegal turn a setup of the position after
+it, commented with the rule and the dice."""
 
 import json
 import os
@@ -81,21 +81,25 @@ def compare(journal, seen):
     assert walk[0] == pid(game.start, game.first), journal
     k = 0
     accepted = 0
-    for t, after in zip(game.turns, game.afters):
+    turns = list(zip(game.turns, game.afters))
+    for i, (t, after) in enumerate(turns):
         side = COLORS.index(t["side"])
-        if not t["accepted"]:
-            act, who, dice, _ = acts[k]
-            assert act == "move" and who == player(side), (journal, t["n"], acts[k])
-            assert sorted(dice) == sorted(t["dice"]), (journal, t["n"])
-            k += 1
-        else:
-            act, who, dice, _ = acts[k]
-            assert act == "set" and sorted(dice) == sorted(t["dice"]), (journal, acts[k])
-            act, _, _, comment = acts[k + 1]
-            assert act == "set" and t["rule"] in comment and "accepted" in comment, comment
-            k += 2
+        act, who, dice, comment = acts[k]
+        if t["accepted"]:       # marked: the rule and the dice in gnubg's comment
             accepted += 1
-        # the position gnubg holds after the record(s), the opponent on roll
+            assert t["rule"] in comment and "accepted" in comment, comment
+            assert "%s's turn %d, dice %d-%d" % (
+                t["side"].capitalize(), t["n"], t["dice"][0], t["dice"][1]) in comment
+            if act == "set" and i + 1 < len(turns) and turns[i + 1][0]["accepted"] and (
+                    "turn %d," % turns[i + 1][0]["n"]) in comment:
+                continue        # one setup for accepted turns in a row: check the last
+        if act == "move":
+            assert who == player(side), (journal, t["n"], acts[k])
+            assert sorted(dice) == sorted(t["dice"]), (journal, t["n"])
+        else:
+            assert act == "set" and t["accepted"], (journal, t["n"], acts[k])
+        k += 1
+        # the position gnubg holds after the record, the opponent on roll
         assert walk[k] in (pid(after, 1 - side), None if k == len(walk) - 1 else 0), (
             journal, t["n"], walk[k], pid(after, 1 - side))
     assert k == len(acts) == len(walk) - 1, (journal, "gnubg has more records", acts[k:])
