@@ -215,19 +215,29 @@ def test_a_turn_by_the_wrong_side_is_a_clean_error(tmp_path):
 
 
 def test_short_games_with_accepted_illegal_turns_import_into_gnubg(tmp_path):
-    """Exported by default as gnubg SGF: the accepted turn a commented setup node."""
-    paths = []
-    for i in range(12):
-        recs = board_shape(_play("short", 300 + i, accept_illegal=0.08 if i > 3 else 0))
-        paths.append(write(tmp_path / ("s%02d.jsonl" % i), recs))
-    r = nardy("export", str(tmp_path), "--out-dir", str(tmp_path / "out"))
+    """Exported by default as gnubg SGF when a turn was accepted although illegal:
+    a marked move where gnubg can replay it, else a setup node. Self-play's tracker
+    records real illegal turns (backward steps, wrong distances); board-shaped
+    journals add the opening roll."""
+    src = tmp_path / "games"
+    r = nardy("selfplay", "--variant", "short", "--games", "12", "--illegal", "0.1",
+              "--seed", "5", "--log", str(src))
+    assert r.returncode in (0, 1), r.stderr
+    for i in range(6):
+        recs = board_shape(_play("short", 300 + i, accept_illegal=0.08 if i > 1 else 0))
+        write(src / ("board%02d.jsonl" % i), recs)
+    journals = sorted(src.iterdir())
+    r = nardy("export", str(src), "--out-dir", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
-    files = sorted((tmp_path / "out").iterdir())
+    files = [tmp_path / "out" / (j.name[:-6] + (".sgf" if '"accepted": true' in j.read_text()
+                                                else ".mat")) for j in journals]
     assert {f.suffix for f in files} == {".sgf", ".mat"}
+    texts = "".join(f.read_text() for f in files if f.suffix == ".sgf")
+    assert "AE[a:y]" in texts and "BM[2]" in texts      # both ways of holding them
     seen = gnubg_import.load_all(tmp_path, files)
     turns = accepted = 0
-    for j, f in zip(paths, files):
+    for j, f in zip(journals, files):
         n, a = gnubg_import.compare(j, seen[str(f)])
         turns += n
         accepted += a
-    assert accepted >= 10 and turns > 500, (accepted, turns)
+    assert accepted >= 30 and turns > 1000, (accepted, turns)
