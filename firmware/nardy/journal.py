@@ -90,6 +90,10 @@ class Journal:
         self.count = 0          # games on flash (set-aside ones too)
         self.latest = None      # record.Reader of the latest game, read at boot
         self.usable = True      # False: no journal directory could be made
+        try:
+            os.mkdir(path)      # (a file in its way is dealt with by scan)
+        except OSError:
+            pass
 
     def name(self, gid, ext="jsonl"):
         return "%s/g%05d.%s" % (self.dir, gid, ext)

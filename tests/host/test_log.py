@@ -244,7 +244,10 @@ def test_bad_port_is_a_clear_error(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("lines,finished,problem", [
-    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": "x"}'], False, None),
+    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": '
+      '"Lw-0f000000000000000000000000-0f000000000000000000000000"}'], False, None),
+    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": "x"}'], True,
+     "line 1: not a position id: 'x'"),
     (["garbage"], True, "line 1: not JSON"),
     ([], False, "empty"),
 ])
