@@ -176,6 +176,7 @@ class App:
         for gid, why in j.scan():
             self.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
         r = j.latest
+        j.latest = None         # its header and last line are not needed after boot
         if r is not None and not r.finished:
             gid = j.current
             try:
@@ -313,7 +314,9 @@ class App:
             st["settings"] = self.settings
             self.emit(st)
         elif c == "index":
-            games, nxt = self.journal.index(cmd.get("after", 0), cmd.get("limit", 16))
+            gc.collect()        # a page is built in one piece (~600 bytes)
+            games, nxt = self.journal.index(cmd.get("after", 0),
+                                            cmd.get("limit", protocol.INDEX_LIMIT))
             self.emit({"ev": "index", "games": games, "next": nxt})
         elif c == "log":
             self._log(cmd["game"])

@@ -43,7 +43,7 @@ def _played(tmp_path, seeds=(("short", 2),), name="flash"):
     return flash
 
 
-def index_of(b, limit=32):
+def index_of(b, limit=8):
     """Every game on the board, through the paged ``index`` command."""
     games = []
     after = 0
