@@ -21,16 +21,19 @@ import json
 import sys
 from array import array
 
-# The biggest module first, on a heap not yet cut up by the small ones: compiled
-# from source (the virtual board at 112wK) it needs the largest free blocks.
+# The biggest modules first, each on a heap collected after the one before:
+# compiled from source (the virtual board at 112wK) they need the largest free
+# blocks, and the heap is left in fewer pieces (a 4 KB line still finds room).
 from nardy import tracker  # noqa: F401, I001  (isort: keep this first)
+
+gc.collect()
+from nardy.game import MOVE, Game  # noqa: E402, I001
 
 gc.collect()
 
 from nardy import __version__, protocol  # noqa: E402
 from nardy.calibration import load as load_calibration  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
-from nardy.game import MOVE, Game  # noqa: E402
 from nardy.journal import Journal, set_aside_name  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.menu import Menu, defaults  # noqa: E402
@@ -176,6 +179,7 @@ class App:
         for gid, why in j.scan():
             self.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
         r = j.latest
+        j.latest = None         # its header and last line are not needed after boot
         if r is not None and not r.finished:
             gid = j.current
             try:
@@ -313,7 +317,9 @@ class App:
             st["settings"] = self.settings
             self.emit(st)
         elif c == "index":
-            games, nxt = self.journal.index(cmd.get("after", 0), cmd.get("limit", 16))
+            gc.collect()        # a page is built in one piece (~600 bytes)
+            games, nxt = self.journal.index(cmd.get("after", 0),
+                                            cmd.get("limit", protocol.INDEX_LIMIT))
             self.emit({"ev": "index", "games": games, "next": nxt})
         elif c == "log":
             self._log(cmd["game"])
@@ -419,9 +425,8 @@ class App:
         try:
             n = _size(path)
             if n == -2:
-                self._set_aside(path, "errors.log was a directory")
-                self.problems = []
-            elif n > ERRORS_MAX:
+                return          # a directory in its way: USB and the OLED still say it
+            if n > ERRORS_MAX:
                 import os
                 try:
                     os.remove(self.dir + "/errors.old")

@@ -18,6 +18,7 @@ Memory does not grow with the number of games: nothing is kept per game. Boot
 ``index`` pages through the games by id, reading only each file's last line.
 """
 
+import gc
 import json
 import os
 
@@ -29,6 +30,7 @@ FULL = "full"
 
 MATCH_MAX = 512          # bytes: match.json is ~150
 _DIR = 0x4000            # stat mode bit of a directory
+_TAIL = 256              # bytes read to find a game's last line
 
 
 def _stat(path):
@@ -90,6 +92,10 @@ class Journal:
         self.count = 0          # games on flash (set-aside ones too)
         self.latest = None      # record.Reader of the latest game, read at boot
         self.usable = True      # False: no journal directory could be made
+        try:
+            os.mkdir(path)      # (a file in its way is dealt with by scan)
+        except OSError:
+            pass
 
     def name(self, gid, ext="jsonl"):
         return "%s/g%05d.%s" % (self.dir, gid, ext)
@@ -245,12 +251,13 @@ class Journal:
 
     # -- the index ----------------------------------------------------------------------
     def _ends(self, path, size):
-        """Whether the file's last line is an ``end`` record (reads only the tail)."""
+        """Whether the file's last line is an ``end`` record (reads only the tail:
+        an end record is ~100 bytes)."""
         try:
             with open(path, "rb") as f:
-                if size > record.MAX_LINE:
-                    f.seek(size - record.MAX_LINE)
-                tail = f.read(record.MAX_LINE)
+                if size > _TAIL:
+                    f.seek(size - _TAIL)
+                tail = f.read(_TAIL)
         except OSError:
             return False
         end = len(tail)
@@ -281,7 +288,7 @@ class Journal:
         return {"game": gid, "finished": finished, "current": gid == self.current,
                 "bytes": st[6], "broken": broken}
 
-    def index(self, after=0, limit=16):
+    def index(self, after=0, limit=8):
         """The games with ids after ``after``, at most ``limit``, in order, and the id
         to ask after for the next page (None on the last page)."""
         ids = []
@@ -297,7 +304,10 @@ class Journal:
                 if len(ids) > limit + 1:
                     ids.pop()
         more = len(ids) > limit
-        ids = ids[:limit]
+        del ids[limit:]
+        # the names read above are garbage now, scattered: collected before the
+        # page (and its one-piece JSON line) is built, it finds whole free blocks
+        gc.collect()
         games = []
         for gid in ids:
             g = self.info(gid)

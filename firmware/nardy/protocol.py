@@ -10,7 +10,8 @@ import json
 
 MAX_LINE = 4096
 MAX_NESTING = 32         # brackets in a line: no command needs more than a few
-INDEX_LIMIT = 32         # games in one ``index`` reply (one line of ~3 KB)
+INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
+                         # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
 VARIANTS = ("long", "short")
@@ -128,7 +129,7 @@ def parse(line):
         _int(obj, "game", 1, 99999)
     elif cmd == "index":
         _int(obj, "after", 0, 99999, 0)
-        _int(obj, "limit", 1, INDEX_LIMIT, 16)
+        _int(obj, "limit", 1, INDEX_LIMIT, INDEX_LIMIT)
     elif cmd == "new":
         v = obj.get("variant", "long")
         if v not in VARIANTS:

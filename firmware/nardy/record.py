@@ -107,147 +107,131 @@ def dumps(rec):
 
 
 # -- checking ------------------------------------------------------------------------
-def _int(rec, key, lo, hi):
-    v = rec.get(key)
-    if type(v) is not int or not lo <= v <= hi:
-        raise ValueError("%s: %s must be an integer %d..%d" % (rec["r"], key, lo, hi))
-    return v
+# (few functions and few distinct texts: each costs heap on the board even when the
+# code itself stays in flash)
+_N = 99999
+_MAYBE_SIDE = (None,) + tuple(COLORS)
 
 
-def _color(rec, key, none_ok=False):
-    v = rec.get(key)
-    if v is None and none_ok:
-        return
-    if v not in COLORS:
-        raise ValueError("%s: %s must be white or black" % (rec["r"], key))
+def _is_int(v, lo, hi):
+    return type(v) is int and lo <= v <= hi
 
 
-def _dice(rec, key="dice"):
-    d = rec.get(key)
-    if (type(d) is not list or len(d) != 2 or type(d[0]) is not int
-            or type(d[1]) is not int or not (1 <= d[0] <= 6 and 1 <= d[1] <= 6)):
-        raise ValueError("%s: %s must be two dice 1..6" % (rec["r"], key))
+def _is_pair(v, lo, hi):
+    return type(v) is list and len(v) == 2 and _is_int(v[0], lo, hi) and _is_int(v[1], lo, hi)
 
 
-def _pos(rec, key):
-    v = rec.get(key)
-    if type(v) is not str:
-        raise ValueError("%s: %s must be a position id" % (rec["r"], key))
-    parse_position_id(v)
-
-
-def _str(rec, key, none_ok=False, cap=200):
-    v = rec.get(key)
-    if v is None and none_ok:
-        return
-    if type(v) is not str or len(v) > cap:
-        raise ValueError("%s: %s must be a text" % (rec["r"], key))
-
-
-def _match_meta(m):
-    """``meta.match`` as the board writes it (a dict), or a number (self-play)."""
-    if type(m) is int:
-        return
-    if type(m) is not dict:
-        raise ValueError("game: meta.match must be an object")
-    r = {"r": "game: meta.match"}
-    r.update(m)
-    _int(r, "length", 1, 99)
-    _int(r, "game", 1, 9999)
-    if "no" in m:
-        _int(r, "no", 1, 999999)
-    if m.get("white_player", 0) not in (0, 1):
-        raise ValueError("game: meta.match.white_player must be 0 or 1")
-    s = m.get("score")
-    if (type(s) is not list or len(s) != 2 or type(s[0]) is not int
-            or type(s[1]) is not int or not (0 <= s[0] <= 999 and 0 <= s[1] <= 999)):
-        raise ValueError("game: meta.match.score must be two integers")
-
-
-def _options(opts, what):
+def _is_options(opts):
     if type(opts) is not dict:
-        raise ValueError("%s: options must be an object" % what)
+        return False
     for name in opts:
         if type(opts[name]) is not bool:
-            raise ValueError("%s: option %s must be true or false" % (what, name))
+            return False
+    return True
+
+
+def _is_match(m):
+    """``meta.match`` as the board writes it (also the shape of match.json)."""
+    return (type(m) is dict and _is_int(m.get("length"), 1, 99)
+            and _is_int(m.get("game"), 1, 9999) and _is_int(m.get("no", 1), 1, 999999)
+            and m.get("white_player", 0) in (0, 1) and _is_pair(m.get("score"), 0, 999))
 
 
 def check_match(m):
     """The board's match state between games (``match.json``): ``{"variant",
     "options", "length", "score", "white_player", "game" (games played), "no"}``;
     returns it, or ValueError."""
-    if type(m) is not dict:
-        raise ValueError("match: not an object")
-    if m.get("variant") not in ("long", "short"):
-        raise ValueError("match: unknown variant")
-    _options(m.get("options", {}), "match")
-    _match_meta(m)
+    if (type(m) is not dict or m.get("variant") not in ("long", "short")
+            or not _is_options(m.get("options", {})) or not _is_match(m)):
+        raise ValueError("not a match")
     return m
 
 
 def check(rec):
     """``rec`` if it is a journal record with fields of the right types and ranges,
-    else ValueError saying what is wrong."""
+    else ValueError saying which field is wrong ("roll: bad dice")."""
     if type(rec) is not dict:
         raise ValueError("not a journal record")
     k = rec.get("r")
-    if k not in KINDS:
-        raise ValueError("not a journal record")
-    if k == "game":
-        if rec.get("v") != VERSION:
-            raise ValueError("journal version %r" % (rec.get("v"),))
-        if rec.get("variant") not in ("long", "short"):
-            raise ValueError("game: unknown variant")
-        _options(rec.get("options", {}), "game")
-        _pos(rec, "start")
-        _color(rec, "first", True)
-        meta = rec.get("meta", {})
-        if type(meta) is not dict:
-            raise ValueError("game: meta must be an object")
-        if "match" in meta:
-            _match_meta(meta["match"])
+    g = rec.get
+    bad = None
+    if k in ("roll", "step", "undo", "warn", "turn") and not _is_int(g("n"), 1, _N):
+        bad = "n"
+    elif k == "game":
+        if g("v") != VERSION:
+            raise ValueError("journal version %r" % (g("v"),))
+        meta = g("meta", {})
+        if g("variant") not in ("long", "short"):
+            bad = "variant"
+        elif not _is_options(g("options", {})):
+            bad = "options"
+        elif type(g("start")) is not str:
+            bad = "start"
+        elif g("first") not in _MAYBE_SIDE:
+            bad = "first"
+        elif type(meta) is not dict:
+            bad = "meta"
+        elif "match" in meta and type(meta["match"]) is not int and not _is_match(
+                meta["match"]):
+            bad = "meta.match"
+        else:
+            parse_position_id(rec["start"])
     elif k == "open":
-        rolls = rec.get("rolls")
+        rolls = g("rolls")
         if type(rolls) is not list or not rolls:
-            raise ValueError("open: rolls must be a list of [white, black] dice")
-        for x in rolls:
-            _dice({"r": "open", "dice": x})
-        _color(rec, "first", True)
-    elif k == "roll":
-        _int(rec, "n", 1, 99999)
-        _color(rec, "side")
-        _dice(rec)
+            bad = "rolls"
+        else:
+            for x in rolls:
+                if not _is_pair(x, 1, 6):
+                    bad = "rolls"
+        if g("first") not in _MAYBE_SIDE:
+            bad = "first"
+    elif k in ("roll", "turn"):
+        if g("side") not in COLORS:
+            bad = "side"
+        elif not _is_pair(g("dice"), 1, 6):
+            bad = "dice"
+        elif k == "turn":
+            steps = g("steps")
+            if type(steps) is not list:
+                bad = "steps"
+            else:
+                for x in steps:
+                    if not _is_pair(x, 0, 25):
+                        bad = "steps"
+            if type(g("pos")) is not str:
+                bad = "pos"
+            elif type(g("accepted")) is not bool:
+                bad = "accepted"
+            elif g("rule") is not None and type(g("rule")) is not str:
+                bad = "rule"
+            else:
+                parse_position_id(rec["pos"])
     elif k in ("step", "undo"):
-        _int(rec, "n", 1, 99999)
-        _int(rec, "from", 0, 25)
-        _int(rec, "to", 0, 25)
+        if not _is_int(g("from"), 0, 25):
+            bad = "from"
+        elif not _is_int(g("to"), 0, 25):
+            bad = "to"
     elif k == "warn":
-        _int(rec, "n", 1, 99999)
-        _str(rec, "rule", True, 8)
-        _str(rec, "text")
-        if type(rec.get("points", [])) is not list:
-            raise ValueError("warn: points must be a list")
-    elif k == "turn":
-        _int(rec, "n", 1, 99999)
-        _color(rec, "side")
-        _dice(rec)
-        steps = rec.get("steps")
-        if type(steps) is not list:
-            raise ValueError("turn: steps must be a list")
-        for s in steps:
-            if (type(s) is not list or len(s) != 2 or type(s[0]) is not int
-                    or type(s[1]) is not int or not (0 <= s[0] <= 25 and 0 <= s[1] <= 25)):
-                raise ValueError("turn: a step must be [from, to], 0..25")
-        _pos(rec, "pos")
-        if type(rec.get("accepted")) is not bool:
-            raise ValueError("turn: accepted must be true or false")
-        _str(rec, "rule", True, 8)
-    else:   # end
-        _color(rec, "winner", True)
-        if rec.get("kind") not in END_KINDS:
-            raise ValueError("end: unknown kind")
-        _int(rec, "points", 0, 99)
-        _color(rec, "resigned", True)
+        if g("rule") is not None and type(g("rule")) is not str:
+            bad = "rule"
+        elif type(g("text")) is not str:
+            bad = "text"
+        elif type(g("points", [])) is not list:
+            bad = "points"
+    elif k == "end":
+        if g("winner") not in _MAYBE_SIDE:
+            bad = "winner"
+        elif g("kind") not in END_KINDS:
+            bad = "kind"
+        elif not _is_int(g("points"), 0, 99):
+            bad = "points"
+        elif g("resigned") not in _MAYBE_SIDE:
+            bad = "resigned"
+    else:
+        raise ValueError("not a journal record")
+    if bad:
+        raise ValueError("%s: bad %s" % (k, bad))
     return rec
 
 

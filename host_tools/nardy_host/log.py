@@ -60,7 +60,7 @@ def _say(msg):
     print("nardy log: " + msg, file=sys.stderr, flush=True)
 
 
-PAGE = 16       # games per ``index`` request
+PAGE = 8       # games per ``index`` request
 
 
 def fetch(link, gid, on_event=None, problem=None):

@@ -132,30 +132,30 @@ def _table():
     yield ("no game line", _bytes(lines[2:]), ("bad", "no game line"))
     yield ("string scores", _bytes([hdr_with(meta={"match": {
         "length": 3, "score": ["1", "0"], "game": 2, "no": 1, "white_player": 0}})]
-        + lines[1:]), ("bad", "line 1: game: meta.match.score"))
+        + lines[1:]), ("bad", "line 1: game: bad meta.match"))
     yield ("string match length", _bytes([hdr_with(meta={"match": {
         "length": "3", "score": [0, 0], "game": 1}})] + lines[1:]),
-     ("bad", "meta.match: length"))
+     ("bad", "line 1: game: bad meta.match"))
     yield ("unknown variant", _bytes([hdr_with(variant="chess")] + lines[1:]),
-     ("bad", "unknown variant"))
+     ("bad", "game: bad variant"))
     yield ("option not bool", _bytes([hdr_with(options={"home_mars": "false"})] + lines[1:]),
-     ("bad", "option home_mars"))
+     ("bad", "game: bad options"))
     yield ("bad start", _bytes([hdr_with(start="Lw-zz")] + lines[1:]),
      ("bad", "not a position id"))
     yield ("version 9", _bytes([hdr_with(v=9)] + lines[1:]), ("bad", "journal version"))
     yield ("string turn number", _bytes(lines[:2] + [lines[2].replace('"n": 1', '"n": "1"')]
-                                  + lines[3:]), ("bad", "line 3: roll: n"))
+                                  + lines[3:]), ("bad", "line 3: roll: bad n"))
     yield ("dice out of range", _bytes(lines[:2] + [lines[2].replace("[6, 5]", "[9, 5]")]
-                                 + lines[3:]), ("bad", "line 3: roll: dice"))
+                                 + lines[3:]), ("bad", "line 3: roll: bad dice"))
     yield ("1e999 points", _bytes(lines[:-1] + [lines[-1].replace('"points": 2',
                                                             '"points": 1e999')] + [lines[0]]),
-     ("bad", "line 8: end: points"))
+     ("bad", "line 8: end: bad points"))
     yield ("step out of range", _bytes(lines[:3] + [lines[3].replace('"to": 7', '"to": 99')]
-                                 + lines[4:]), ("bad", "line 4: step: to"))
+                                 + lines[4:]), ("bad", "line 4: step: bad to"))
     yield ("turn pos not an id", _bytes(lines[:6] + ['{"r": "turn", "n": 1, "side": "white", '
                                                '"dice": [1, 2], "steps": [], "pos": 5, '
                                                '"accepted": false, "rule": null}']
-                                  + lines[7:]), ("bad", "line 7: turn: pos"))
+                                  + lines[7:]), ("bad", "line 7: turn: bad pos"))
     yield ("unknown kind, middle", _bytes(lines[:3] + ['{"r": "dance"}'] + lines[3:]),
      ("bad", "line 4: not a journal record"))
     yield ("not an object", _bytes(lines[:3] + ["[1, 2]"] + lines[3:]),
