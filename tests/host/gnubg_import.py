@@ -76,8 +76,9 @@ def compare(journal, seen):
     """Assert gnubg's game equals the journal's; returns (turns compared, accepted
     turns among them)."""
     game = gamefile.read(str(journal))
-    acts = [a for a in seen["actions"] if a[0] in ("move", "set")]
-    walk = seen["walk"]
+    where = [i for i, a in enumerate(seen["actions"]) if a[0] in ("move", "set")]
+    acts = [seen["actions"][i] for i in where]
+    walk = seen["walk"]         # walk[i + 1]: the position after gnubg's record i
     assert walk[0] == pid(game.start, game.first), journal
     k = 0
     accepted = 0
@@ -98,11 +99,15 @@ def compare(journal, seen):
             assert sorted(dice) == sorted(t["dice"]), (journal, t["n"])
         else:
             assert act == "set" and t["accepted"], (journal, t["n"], acts[k])
+        # the position gnubg holds after the record, the opponent on roll (None: the
+        # game is over, gnubg has no position on roll)
+        at = walk[where[k] + 1]
+        assert at == pid(after, 1 - side) or (at is None and i == len(turns) - 1), (
+            journal, t["n"], at, pid(after, 1 - side))
         k += 1
-        # the position gnubg holds after the record, the opponent on roll
-        assert walk[k] in (pid(after, 1 - side), None if k == len(walk) - 1 else 0), (
-            journal, t["n"], walk[k], pid(after, 1 - side))
-    assert k == len(acts) == len(walk) - 1, (journal, "gnubg has more records", acts[k:])
+    assert k == len(acts), (journal, "gnubg has more records", acts[k:])
+    others = [a[0] for a in seen["actions"] if a[0] not in ("move", "set")]
+    assert others == (["resign"] if game.end and game.end.get("resigned") else []), others
     if game.end and game.end["winner"] in COLORS:
         assert seen["info"]["winner"] == player(COLORS.index(game.end["winner"]))
         assert seen["info"]["points-won"] == game.end["points"]
