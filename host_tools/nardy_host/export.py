@@ -235,11 +235,15 @@ def read_text(text):
     out = []
     for dice, moves, rule in turns:
         steps = []
+        if not (1 <= dice[0] <= 6 and 1 <= dice[1] <= 6):
+            raise UserError("bad dice %d%d" % dice)
         for m in moves:
             try:
                 f, t = (int(x) for x in m.split("/"))
             except ValueError:
                 raise UserError("bad move %r" % m) from None
+            if not (1 <= f <= 24 and 1 <= t <= 25):    # long-nardy path points
+                raise UserError("bad move %r: points are 1..24, 25 = off" % m)
             steps.append((f, t))
         final = pos
         try:

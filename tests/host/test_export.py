@@ -241,3 +241,13 @@ def test_short_games_with_accepted_illegal_turns_import_into_gnubg(tmp_path):
         turns += n
         accepted += a
     assert accepted >= 30 and turns > 1000, (accepted, turns)
+
+
+@pytest.mark.parametrize("body", ["  1) 77: 1/7", "  1) 65: 1/99", "  1) 65: 0/6 1/7",
+                                  "  1) 65: a/b"])
+def test_a_hostile_text_record_is_a_clean_error(tmp_path, body):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("; nardy long-nardy record 1\n; options: -\n; first: white\n%s\n" % body)
+    r = nardy("export", "--read", str(bad))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count("error:") == 1
