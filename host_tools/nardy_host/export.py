@@ -1,13 +1,20 @@
-"""``nardy export``: a game journal to GNU Backgammon's .mat, a long-nardy text
-record, or JSON; and reading such a text record back.
+"""``nardy export``: game journals to GNU Backgammon's .mat or .sgf, a long-nardy
+text record, or JSON; and reading such a text record back.
 
-A GAME is one journal (JSON lines, ``nardy.record``): pulled from a board, from the
-virtual board, or written by ``nardy selfplay --log DIR``.
+A GAME is one journal (JSON lines, ``nardy.record``) as the board keeps it: pulled
+with ``nardy log``, downloaded from the simulator page, written by the virtual
+board or by ``nardy selfplay --log DIR``. Several GAMEs, or a folder of them, go to
+``--out-dir DIR`` as DIR/NAME.mat (.sgf, .txt, .json). A file that is not a readable
+game gets one error line and exit status 2; the others are still exported.
 
 Short nardy becomes a Jellyfish ``.mat`` file, the match format gnubg imports: one
 numbered line per pair of turns, white's turn on the left, black's on the right,
 each as ``dice: from/to ...`` in the mover's gnubg point numbers (25 = bar, 0 = off,
-``*`` for a hit), then ``Wins N point(s)`` under the winner.
+``*`` for a hit), then ``Wins N point(s)`` under the winner. A game with a turn the
+opponent accepted although it broke a rule (seed 001 §3.4) cannot be a .mat (gnubg
+replays and checks every move of one): it becomes gnubg's SGF (``load match`` in
+gnubg), where that turn is marked with the rule and holds the position the board
+saw (see ``nardy_host.sgf``).
 
 Long nardy has no such standard, so the text record keeps the same layout in the
 long-nardy path numbers of RULES.md (each side counts from its head, 1, to 24; 0 is
@@ -24,10 +31,12 @@ never used, 25 = off)::
       2) 44: -                            ...
                                           Wins 2 points (mars)
 
-``-`` is a turn with no legal move (the dice are lost, C5); a turn the opponent
-accepted although it broke a rule ends with ``!L3`` (its rule, seed 001 §3.4) and
-shows the moves as they were read off the board. ``nardy export --read FILE``
-replays such a record through the engine and checks every turn.
+``; first:`` is the side that won the opening roll (C2); when it is black, the first
+row's white cell is empty. ``-`` is a turn with no legal move (the dice are lost,
+C5); a turn the opponent accepted although it broke a rule ends with ``!L3`` (its
+rule) and shows the moves as they were read off the board. ``nardy export --read
+FILE`` replays such a record through the engine and checks every turn. The JSON
+export is the journal's own records plus ``first``.
 """
 
 import json

@@ -176,3 +176,43 @@ def test_play_pull_export_and_import_into_gnubg(tmp_path):
     assert r.stdout.strip().endswith(games[2].turns[-1]["pos"])
     r = _run("export", str(journals[2]), "--format", "json")
     assert json.loads(r.stdout)["first"] == "black"
+
+
+def test_a_game_downloaded_from_the_simulator_page_exports(tmp_path):
+    """The page's "download the game" (GET /api/log) gives a journal export reads."""
+    import urllib.request
+
+    from nardy_host.session import Session, VirtualLink
+    from nardy_host.simweb import Hub, Server
+    s = Session(lambda cb: VirtualLink(str(tmp_path / "flash"), cb))
+    s.start()
+    srv = Server(Hub(s, "sim")).start()
+    try:
+        def act(**a):
+            req = urllib.request.Request(srv.url.rstrip("/") + "/api/action",
+                                         data=json.dumps(a).encode(),
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=60) as r:
+                assert r.status == 200
+        act(action="new", variant="short", match=3)
+        act(action="dice", dice=[2, 5])            # the opening: black starts
+        act(action="press", button="ok", kind="short")
+        act(action="dice", dice=[6, 1])
+        act(action="press", button="ok", kind="short")
+        act(action="move", **{"from": 12, "to": 18})
+        act(action="move", **{"from": 17, "to": 18})
+        act(action="press", button="ok", kind="short")
+        act(action="press", button="back", kind="long")   # white resigns
+        with urllib.request.urlopen(srv.url.rstrip("/") + "/api/log", timeout=60) as r:
+            body = r.read()
+    finally:
+        srv.stop()
+        s.close()
+    j = tmp_path / "game1.jsonl"
+    j.write_bytes(body)
+    r = _run("export", str(j), "--format", "json")
+    got = json.loads(r.stdout)
+    assert got["first"] == "black" and got["end"]["resigned"] == "white"
+    assert [t["side"] for t in got["turns"]] == ["black"]
+    r = _run("export", str(j))
+    assert " 3 point match" in r.stdout and "61: 13/7 8/7" in r.stdout
