@@ -22,6 +22,7 @@ from nardy.longnardy import LongNardy  # noqa: E402
 from nardy.notation import parse_position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
 from nardy.shortnardy import ShortNardy  # noqa: E402
+from nardy_host import gamefile  # noqa: E402
 
 NARDY = os.path.join(os.path.dirname(sys.executable), "nardy")
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
@@ -251,3 +252,19 @@ def test_a_hostile_text_record_is_a_clean_error(tmp_path, body):
     r = nardy("export", "--read", str(bad))
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.count("error:") == 1
+
+
+def test_self_play_long_logs_export_and_read_back(tmp_path):
+    src = tmp_path / "logs"
+    r = nardy("selfplay", "--variant", "long", "--games", "3", "--illegal", "0.1",
+              "--seed", "3", "--log", str(src))
+    assert r.returncode in (0, 1), r.stderr
+    r = nardy("export", str(src), "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    for j in sorted(src.iterdir()):
+        game = gamefile.read(str(j))
+        txt = tmp_path / "out" / (j.name[:-6] + ".txt")
+        assert "; first: %s" % COLORS[game.first] in txt.read_text()
+        r = nardy("export", "--read", str(txt))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip().endswith(game.turns[-1]["pos"])
