@@ -185,3 +185,19 @@ def test_a_folder_of_hostile_journals_in_one_run(tmp_path):
         stem = os.path.basename(paths[name])[:-6]
         assert (stem + ".mat" in made) == ok, name
     assert "%d of %d games exported" % (len(CASES) - len(bad) + 2, len(CASES) + 2) in r.stderr
+
+
+def test_missing_files_and_folders_named_like_journals(tmp_path, capsys):
+    src = tmp_path / "in"
+    (src / "dir.jsonl").mkdir(parents=True)
+    (src / "good.jsonl").write_bytes(GOOD)
+    rc = cli.main(["export", str(src), str(tmp_path / "missing.jsonl"),
+                   "--out-dir", str(tmp_path / "out")])
+    _, err = capsys.readouterr()
+    assert rc == 2 and err.count("error:") == 2, err
+    assert "dir.jsonl" in err and "missing.jsonl" in err
+    assert os.listdir(tmp_path / "out") == ["good.mat"]
+    assert cli.main(["export", str(tmp_path / "empty-folder-x")]) == 2
+    (tmp_path / "empty").mkdir()
+    assert cli.main(["export", str(tmp_path / "empty")]) == 2
+    assert "no .jsonl journals" in capsys.readouterr().err
