@@ -57,6 +57,7 @@ VERSION = 1
 KINDS = ("game", "open", "roll", "step", "undo", "warn", "turn", "end")
 END_KINDS = ("oin", "mars", "home_mars", "koks", "draw", "abandoned")
 MAX_LINE = 2048          # bytes: the longest record the board writes is ~600
+_PIECE = 256
 
 
 def _side(first):
@@ -298,20 +299,26 @@ class Reader:
         return self
 
     def _line(self, f):
-        """(bytes of one line, its length in the file) or (None, 0) at the end; an
-        over-long line is read to its end and returned as ``b"\\x00"`` + nothing."""
-        ln = f.readline(MAX_LINE + 1)
-        if not ln:
-            return None, 0
+        """(bytes of one line, its length in the file), (None, length) for a line
+        over ``MAX_LINE``, or (None, 0) at the end. Read in pieces of ``_PIECE``
+        bytes: most lines fit one, and a fragmented heap has no 2 KB block to spare."""
+        ln = f.readline(_PIECE)
         n = len(ln)
-        if n > MAX_LINE and ln[-1] != 10:
-            while True:       # skip the rest of an over-long line, a chunk at a time
-                more = f.readline(MAX_LINE + 1)
-                n += len(more)
-                if not more or more[-1] == 10:
-                    break
-            return None, n
-        return ln, n
+        if not n or ln[-1] == 10 or n < _PIECE:
+            return (ln if n else None), n
+        parts = [ln]
+        while True:
+            more = f.readline(_PIECE)
+            if not more:
+                break
+            n += len(more)
+            if n <= MAX_LINE:
+                parts.append(more)
+            if more[-1] == 10:
+                break
+        if n > MAX_LINE:
+            return None, n          # skipped to its end, a piece at a time
+        return b"".join(parts), n
 
     def __iter__(self):
         src = self.src
