@@ -298,27 +298,40 @@ class Reader:
             pass
         return self
 
-    def _line(self, f):
-        """(bytes of one line, its length in the file), (None, length) for a line
-        over ``MAX_LINE``, or (None, 0) at the end. Read in pieces of ``_PIECE``
-        bytes: most lines fit one, and a fragmented heap has no 2 KB block to spare."""
-        ln = f.readline(_PIECE)
-        n = len(ln)
-        if not n or ln[-1] == 10 or n < _PIECE:
-            return (ln if n else None), n
-        parts = [ln]
+    @staticmethod
+    def _lines(f):
+        """(bytes of a line with its newline, its length), or (None, length) for a
+        line over ``MAX_LINE`` (skipped, never held). Read ``_PIECE`` bytes at a
+        time: a file's readline goes a byte at a time, and a fragmented heap has no
+        2 KB block to spare for every line."""
+        rest = b""
+        skipped = 0         # bytes of an over-long line dropped so far
         while True:
-            more = f.readline(_PIECE)
-            if not more:
+            i = rest.find(b"\n")
+            if i >= 0:
+                yield rest[:i + 1], i + 1
+                rest = rest[i + 1:]
+                continue
+            piece = f.read(_PIECE)
+            if not piece:
                 break
-            n += len(more)
-            if n <= MAX_LINE:
-                parts.append(more)
-            if more[-1] == 10:
-                break
-        if n > MAX_LINE:
-            return None, n          # skipped to its end, a piece at a time
-        return b"".join(parts), n
+            if skipped:
+                j = piece.find(b"\n")
+                if j < 0:
+                    skipped += len(piece)
+                    continue
+                yield None, skipped + j + 1
+                skipped = 0
+                rest = piece[j + 1:]
+                continue
+            rest += piece
+            if len(rest) > MAX_LINE:
+                skipped = len(rest)
+                rest = b""
+        if skipped:
+            yield None, skipped
+        elif rest:
+            yield rest, len(rest)
 
     def __iter__(self):
         src = self.src
@@ -343,10 +356,7 @@ class Reader:
         at = 0            # bytes read so far
         no = 0            # line number
         bad = None        # (line number, why) of an unreadable line not yet known torn
-        while True:
-            ln, n = self._line(f)
-            if not n:
-                break
+        for ln, n in self._lines(f):
             no += 1
             at += n
             if ln is not None and not ln.strip():
