@@ -285,7 +285,9 @@ class Journal:
             finished = self.ended
         else:
             finished = broken is None and self._ends(p, st[6])
-        return {"game": gid, "finished": finished, "current": gid == self.current,
+        # current: the game being played (the only one that can still go on)
+        return {"game": gid, "finished": finished,
+                "current": gid == self.current and not self.ended,
                 "bytes": st[6], "broken": broken}
 
     def index(self, after=0, limit=8):

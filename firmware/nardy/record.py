@@ -57,6 +57,7 @@ VERSION = 1
 KINDS = ("game", "open", "roll", "step", "undo", "warn", "turn", "end")
 END_KINDS = ("oin", "mars", "home_mars", "koks", "draw", "abandoned")
 MAX_LINE = 2048          # bytes: the longest record the board writes is ~600
+_PIECE = 256
 
 
 def _side(first):
@@ -297,21 +298,40 @@ class Reader:
             pass
         return self
 
-    def _line(self, f):
-        """(bytes of one line, its length in the file) or (None, 0) at the end; an
-        over-long line is read to its end and returned as ``b"\\x00"`` + nothing."""
-        ln = f.readline(MAX_LINE + 1)
-        if not ln:
-            return None, 0
-        n = len(ln)
-        if n > MAX_LINE and ln[-1] != 10:
-            while True:       # skip the rest of an over-long line, a chunk at a time
-                more = f.readline(MAX_LINE + 1)
-                n += len(more)
-                if not more or more[-1] == 10:
-                    break
-            return None, n
-        return ln, n
+    @staticmethod
+    def _lines(f):
+        """(bytes of a line with its newline, its length), or (None, length) for a
+        line over ``MAX_LINE`` (skipped, never held). Read ``_PIECE`` bytes at a
+        time: a file's readline goes a byte at a time, and a fragmented heap has no
+        2 KB block to spare for every line."""
+        rest = b""
+        skipped = 0         # bytes of an over-long line dropped so far
+        while True:
+            i = rest.find(b"\n")
+            if i >= 0:
+                yield rest[:i + 1], i + 1
+                rest = rest[i + 1:]
+                continue
+            piece = f.read(_PIECE)
+            if not piece:
+                break
+            if skipped:
+                j = piece.find(b"\n")
+                if j < 0:
+                    skipped += len(piece)
+                    continue
+                yield None, skipped + j + 1
+                skipped = 0
+                rest = piece[j + 1:]
+                continue
+            rest += piece
+            if len(rest) > MAX_LINE:
+                skipped = len(rest)
+                rest = b""
+        if skipped:
+            yield None, skipped
+        elif rest:
+            yield rest, len(rest)
 
     def __iter__(self):
         src = self.src
@@ -336,10 +356,7 @@ class Reader:
         at = 0            # bytes read so far
         no = 0            # line number
         bad = None        # (line number, why) of an unreadable line not yet known torn
-        while True:
-            ln, n = self._line(f)
-            if not n:
-                break
+        for ln, n in self._lines(f):
             no += 1
             at += n
             if ln is not None and not ln.strip():

@@ -98,7 +98,7 @@ def test_a_thousand_games_boot_and_page_at_56wK_from_romfs(tmp_path):
             after = ev["next"]
         assert seen == GAMES
         evs = b.ping({"cmd": "log", "game": 500}, {"cmd": "confirm", "game": 500})
-        assert [e["lines"] for e in evs if e["ev"] == "log_end"] == [5]
+        assert [e["lines"] for e in evs if e["ev"] == "log_end"] == [5], evs
         assert [e["deleted"] for e in evs if e["ev"] == "confirm"] == [True]
         assert not [e for e in evs if e["ev"] == "error"]
         print("56wK ROMFS, %d games: free heap after boot %d, after paging %d"
