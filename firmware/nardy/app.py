@@ -7,6 +7,12 @@ every 50 ms), ``usb`` (protocol lines in, assembled without waiting for the rest
 of a line on the board (nardy.lines); events out). A global exception handler
 shows the error on the OLED, appends it to ``errors.log`` and reports it over USB;
 the scan keeps running.
+
+Boot always reaches ``hello``: every file read at boot (settings.json, calib.json,
+match.json, the journal) is size-capped and checked; one that cannot be used is
+reported (OLED, an ``error`` event, errors.log) and set aside (renamed ``.bad``),
+and the board goes on with defaults. errors.log is kept under ``ERRORS_MAX`` bytes
+(the older half goes to errors.old).
 """
 
 import asyncio
@@ -15,25 +21,49 @@ import json
 import sys
 from array import array
 
-from nardy import __version__, protocol
-from nardy.calibration import load as load_calibration
-from nardy.dice import Dice
-from nardy.game import MOVE, Game
-from nardy.journal import Journal
-from nardy.lines import TOO_LONG
-from nardy.menu import Menu, defaults
-from nardy.sensing import Sensing
-from nardy.ui import draw, led_frame
+# The biggest modules first, each on a heap collected after the one before:
+# compiled from source (the virtual board at 112wK) they need the largest free
+# blocks, and the heap is left in fewer pieces (a 4 KB line still finds room).
+from nardy import tracker  # noqa: F401, I001  (isort: keep this first)
+
+gc.collect()
+from nardy.game import MOVE, Game  # noqa: E402, I001
+
+gc.collect()
+
+from nardy import __version__, protocol  # noqa: E402
+from nardy.calibration import load as load_calibration  # noqa: E402
+from nardy.dice import Dice  # noqa: E402
+from nardy.journal import Journal, set_aside_name  # noqa: E402
+from nardy.lines import TOO_LONG  # noqa: E402
+from nardy.menu import Menu, defaults  # noqa: E402
+from nardy.sensing import Sensing  # noqa: E402
+from nardy.ui import draw, led_frame  # noqa: E402
+
+SETTINGS_MAX = 2048       # bytes: settings.json is ~150
+CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
+ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
+
+
+def _size(path):
+    """Bytes in a file, -1 if there is none, -2 for a directory."""
+    import os
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1
+    return -2 if st[0] & 0x4000 else st[6]
 
 
 class App:
     def __init__(self, board, data_dir):
         self.board = board
         self.dir = data_dir
+        self.problems = []   # what boot found wrong on flash (reported by boot())
+        self.note = None
         pm = board.pinmap
         self.layout = pm.layout
-        cal = load_calibration(data_dir + "/calib.json", self.layout.n, pm.slots)
-        self.sensing = Sensing(self.layout, cal)
+        self.sensing = Sensing(self.layout, self._load_calibration(pm))
         self.raw = array("H", [0] * self.layout.n)
         self.settings = self._load_settings()
         self.journal = Journal(data_dir + "/journal", board.flash_free)
@@ -44,25 +74,79 @@ class App:
         self.frame = bytearray(3 * pm.led_count)
         self.drawn = -1
         self.ready = False
-        self.note = None
         self.busy = 0        # protocol commands being worked on (for ping)
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
         self.board.out(obj)
 
-    # -- settings ---------------------------------------------------------------------
+    # -- files read at boot -------------------------------------------------------------
+    def _set_aside(self, path, why):
+        """A file the board cannot use: keep it under a new name, say so."""
+        import os
+        try:
+            aside = set_aside_name(path)
+            os.rename(path, aside)
+            why = "%s (set aside as %s)" % (why, aside.rsplit("/", 1)[-1])
+        except OSError:
+            pass
+        self.problems.append(why)
+
+    def _read_small(self, name, cap):
+        """A small JSON file's object, or None (missing, or reported and set
+        aside: too big, a directory, not UTF-8, not JSON)."""
+        path = self.dir + "/" + name
+        n = _size(path)
+        if n == -1:
+            return None
+        try:
+            if n == -2:
+                raise ValueError("a directory")
+            if n > cap:
+                raise ValueError("%d bytes, more than %d" % (n, cap))
+            with open(path, "rb") as f:
+                return json.loads(f.read().decode())
+        except (OSError, ValueError, UnicodeError, TypeError, RuntimeError,
+                MemoryError) as e:
+            self._set_aside(path, "%s unreadable: %s" % (name, e))
+            return None
+
+    def _load_calibration(self, pm):
+        path = self.dir + "/calib.json"
+        n = _size(path)
+        if n == -2 or n > CALIB_MAX:
+            self._set_aside(path, "calib.json unreadable: %s" % (
+                "a directory" if n == -2 else "%d bytes" % n))
+        try:
+            return load_calibration(path, self.layout.n, pm.slots)
+        except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
+            self._set_aside(path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
+            return load_calibration(self.dir + "/calib.none", self.layout.n, pm.slots)
+
     def _load_settings(self):
         s = defaults()
-        try:
-            with open(self.dir + "/settings.json") as f:
-                d = json.loads(f.read())
-            for k in s:
-                if k in d and type(d[k]) is type(s[k]):
-                    s[k] = d[k]
-        except (OSError, ValueError):
-            pass
-        return s
+        d = self._read_small("settings.json", SETTINGS_MAX)
+        if d is None:
+            return s
+        if not isinstance(d, dict):
+            self.problems.append("settings.json is not an object: defaults used")
+            return s
+        merged = dict(s)
+        for k in s:
+            if k in d:
+                merged[k] = d[k]
+        bad = protocol.check_settings(merged)
+        for k in bad:
+            k = k.split(".")[0]
+            if k == "options":
+                merged["options"] = s["options"]
+            else:
+                merged[k] = s[k]
+        if bad:
+            self.problems.append("settings.json: bad %s: defaults used" % ", ".join(bad))
+        merged["options"] = {"long": dict(merged["options"].get("long", {})),
+                             "short": dict(merged["options"].get("short", {}))}
+        return merged
 
     def save_settings(self):
         try:
@@ -80,21 +164,49 @@ class App:
         gc.collect()
         if hasattr(gc, "threshold"):
             gc.threshold(gc.mem_free() // 4 + gc.mem_alloc())  # pyright: ignore
-        for gid, why in self.journal.scan():
-            self.emit({"ev": "error", "error": "journal %d skipped: %s" % (gid, why),
-                       "game": gid})
-        gid = self.journal.unfinished()
-        if gid is not None:
-            try:
-                self.game.resume(gid, self.journal.records(gid))
-                self.journal.resume(gid)
-            except (ValueError, KeyError, TypeError, IndexError) as e:
-                self.journal.index[gid]["broken"] = str(e)
-                self.journal.index[gid]["finished"] = True
-                self.emit({"ev": "error", "error": "journal %d not resumed: %s" % (gid, e),
-                           "game": gid})
+        for why in self.problems:
+            self.report(why)
+        self.problems = []
+        try:
+            self._boot_journal()
+        except Exception as e:  # noqa: BLE001 - boot must reach hello whatever flash holds
+            self.report("journal: %s: %s" % (type(e).__name__, e))
         self.ready = True
         self.emit(self.hello())
+
+    def _boot_journal(self):
+        j = self.journal
+        for gid, why in j.scan():
+            self.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
+        r = j.latest
+        j.latest = None         # its header and last line are not needed after boot
+        if r is not None and not r.finished:
+            gid = j.current
+            try:
+                self.game.resume(gid, j.reader(gid))
+                j.resume(gid)
+                return
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError,
+                    OSError) as e:
+                self.report("journal %d not resumed: %s" % (
+                    gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
+        m, why = j.load_match()
+        if why:
+            self.report(why)
+        if m is not None:
+            try:
+                self.game.restore_match(m)
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                self.report("match not restored: %s" % e)
+
+    def report(self, text, gid=None):
+        """Something on flash is wrong: USB, errors.log and the OLED say so."""
+        ev = {"ev": "error", "error": text}
+        if gid is not None:
+            ev["game"] = gid
+        self.emit(ev)
+        self.log_error(text)
+        self.note = ("ERR " + text)[:16]
 
     def hello(self):
         g = self.game
@@ -187,7 +299,8 @@ class App:
             return
         try:
             self._command(cmd)
-        except (ValueError, KeyError, TypeError, OSError) as e:
+        except (ValueError, KeyError, TypeError, OSError, MemoryError) as e:
+            gc.collect()
             self.emit(protocol.error("%s failed: %s" % (cmd.get("cmd"), e)))
 
     def _command(self, cmd):
@@ -199,26 +312,26 @@ class App:
         elif c == "dump":
             st = g.state()
             st["ev"] = "dump"
-            st["journal"] = self.journal.listing()
+            st["journal"] = self.journal.summary()
             st["flash"] = self.journal.space()
             st["settings"] = self.settings
             self.emit(st)
+        elif c == "index":
+            gc.collect()        # a page is built in one piece (~600 bytes)
+            games, nxt = self.journal.index(cmd.get("after", 0),
+                                            cmd.get("limit", protocol.INDEX_LIMIT))
+            self.emit({"ev": "index", "games": games, "next": nxt})
         elif c == "log":
-            gid = cmd["game"]
-            if gid not in self.journal.index:
-                raise ValueError("no game %d" % gid)
-            n = 0
-            for ln in self.journal.raw_lines(gid):
-                b.out({"ev": "log", "game": gid, "seq": n, "line": ln})
-                n += 1
-            self.emit({"ev": "log_end", "game": gid, "lines": n})
+            self._log(cmd["game"])
         elif c == "confirm":
             ok = self.journal.confirm(cmd["game"])
             self.emit({"ev": "confirm", "game": cmd["game"], "deleted": ok})
         elif c == "new":
-            self.settings["variant"] = cmd.get("variant", "long")
+            # parse() checked every field: only now is anything changed
+            v = cmd.get("variant", "long")
+            self.settings["variant"] = v
             self.settings["match"] = cmd.get("match", 1)
-            self.settings["options"][self.settings["variant"]] = cmd.get("options", {})
+            self.settings["options"][v] = dict(cmd.get("options", {}))
             self.save_settings()
             g.new_match()
         elif c == "set":
@@ -251,6 +364,23 @@ class App:
             self.emit({"ev": "pong", "id": cmd.get("id")})
         elif c == "mem":
             self.emit(self.mem())
+
+    def _log(self, gid):
+        """Send a game's readable lines; ``log_end`` says how many, and why the rest
+        could not be read (a set-aside game)."""
+        gc.collect()
+        r = self.journal.reader(gid)
+        if r is None:
+            raise ValueError("no game %d" % gid)
+        n = 0
+        out = self.board.out
+        for _ in r:
+            out({"ev": "log", "game": gid, "seq": n, "line": r.raw.decode().rstrip()})
+            n += 1
+        end = {"ev": "log_end", "game": gid, "lines": n}
+        if r.problem:
+            end["problem"] = r.problem
+        self.emit(end)
 
     def mem(self):
         """The heap after a collection (MicroPython); -1 where there is no such
@@ -288,16 +418,32 @@ class App:
                     await asyncio.sleep_ms(0)
 
     # -- errors -------------------------------------------------------------------------
-    def crashed(self, exc):
-        text = "%s: %s" % (type(exc).__name__, exc)
+    def log_error(self, text, exc=None):
+        """Append to errors.log, which never grows past ERRORS_MAX: when full it
+        becomes errors.old (the one before is dropped)."""
+        path = self.dir + "/errors.log"
         try:
-            with open(self.dir + "/errors.log", "a") as f:
-                f.write(text + "\n")
+            n = _size(path)
+            if n == -2:
+                return          # a directory in its way: USB and the OLED still say it
+            if n > ERRORS_MAX:
+                import os
+                try:
+                    os.remove(self.dir + "/errors.old")
+                except OSError:
+                    pass
+                os.rename(path, self.dir + "/errors.old")
+            with open(path, "a") as f:
+                f.write(text[:200] + "\n")
                 pe = getattr(sys, "print_exception", None)   # MicroPython: where
-                if pe is not None:
+                if exc is not None and pe is not None:
                     pe(exc, f)
         except (OSError, MemoryError):
             pass
+
+    def crashed(self, exc):
+        text = "%s: %s" % (type(exc).__name__, exc)
+        self.log_error(text, exc)
         self.note = ("ERR " + text)[:16]
         self.emit({"ev": "error", "error": "crash: " + text})
         try:

@@ -200,7 +200,62 @@ class Game:
         return d
 
     # -- starting -------------------------------------------------------------------------
+    def _abandon(self):
+        """Close the game being played with an ``abandoned`` end record, so it is
+        over in the journal too: never resumed, and ``confirm`` deletes it."""
+        j = self.journal
+        if self.gid is None or self.result is not None or j.current != self.gid or j.ended:
+            return
+        try:
+            self._commit("game_end", record.abandoned())
+        except OSError:
+            pass    # a full flash: the game stays open, but a newer one is resumed
+
+    def _clear(self):
+        """No game, no match (a game that could not be resumed)."""
+        self.phase = SETUP
+        self.variant = None
+        self.tracker = None
+        self.match = None
+        self.gid = None
+        self.pos = None
+        self.dice = None
+        self.n = 0
+        self.jsteps = []
+        self.opening = []
+        self.last_roll = False
+        self.result = None
+        self._changed()
+
+    def _match_state(self):
+        m = self.match
+        return {"variant": self.variant.name, "options": dict(self.variant.options),
+                "length": m.length, "score": list(m.score),
+                "white_player": m.white_player, "game": self.game_no,
+                "no": self.match_no}
+
+    def restore_match(self, m):
+        """The match between two games, as ``Journal.load_match`` read it (checked
+        by record.check_match): waits for OK to start its next game."""
+        try:
+            v = variant_for(m["variant"], m.get("options") or {})
+            self.variant = v
+            self.tracker = Tracker(v, self.layout)
+            self.match = Match(v, m["length"], m.get("white_player", 0))
+            self.match.score = [m["score"][0], m["score"][1]]
+            self.game_no = m["game"]
+            self.match_no = m.get("no", 1)
+        except (ValueError, KeyError, TypeError, IndexError):
+            self._clear()
+            raise
+        self.gid = None
+        self.pos = None
+        self.result = None
+        self.phase = MATCH_END if self.match.over else GAME_END
+        self._changed()
+
     def new_match(self, variant_name=None, length=None, options=None):
+        self._abandon()
         s = self.settings
         name = variant_name or s.get("variant", "long")
         opts = options if options is not None else s.get("options", {}).get(name, {})
@@ -222,14 +277,19 @@ class Game:
         meta = {"match": {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player,
                           "game": self.game_no + 1, "no": self.match_no}}
+        # L8: after the first game of a long-nardy match the player who had black
+        # starts, as white, without an opening roll: the header says who is first
+        first = WHITE if v.name == "long" and self.game_no > 0 else None
+        hdr = record.game(v, start, meta, first)
         try:
-            self.gid = self.journal.start(record.game(v, start, meta))
-        except OSError:
-            self._say(None, "flash full: send games to the host")
-            self.emit({"ev": "error", "error": "flash full: new game refused"})
+            self.gid = self.journal.start(hdr)
+        except OSError as e:
+            full = e.args and e.args[0] == 28
+            self._say(None, "flash full: send games to the host" if full
+                      else "journal unusable: see errors")
+            self.emit({"ev": "error", "error": "new game refused: %s" % e})
             return False
-        self.emit({"ev": "game", "game": self.gid, "seq": 0,
-                   "rec": record.game(v, start, meta)})
+        self.emit({"ev": "game", "game": self.gid, "seq": 0, "rec": hdr})
         self.game_no += 1
         self.pos = start
         self.n = 0
@@ -251,8 +311,17 @@ class Game:
 
     # -- resume after boot ------------------------------------------------------------------
     def resume(self, gid, recs):
-        """Rebuild the state from a game's records (an iterable, as
-        ``Journal.records``: read one at a time)."""
+        """Rebuild the state from a game's records (an iterable, as a
+        ``record.Reader``: read one at a time). If they do not make a game, the
+        error is raised with the game cleared (SETUP): half a game left behind would
+        fail on every scan."""
+        try:
+            self._resume(gid, recs)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            self._clear()
+            raise
+
+    def _resume(self, gid, recs):
         recs = iter(recs)
         hdr = next(recs)
         if hdr.get("r") != "game":
@@ -317,9 +386,9 @@ class Game:
     def _roll_opening(self):
         tries = self.dice_src.opening()
         self.opening = tries
-        self._commit("roll", {"r": "open", "rolls": [[w, b] for w, b in tries]})
         w, b = tries[-1]
         first = opening_winner(w, b)
+        self._commit("roll", record.opening(tries, first))
         self.pos.turn = first
         if self.variant.options.get("opening_dice_played"):
             self._start_turn((max(w, b), min(w, b)))
@@ -479,6 +548,8 @@ class Game:
         self.result = res
         self._commit("game_end", rec)
         self.match.record(res)
+        # between games the match lives in match.json: a power cut loses nothing
+        self.journal.save_match(None if self.match.over else self._match_state())
         self.phase = MATCH_END if self.match.over else GAME_END
         self.dice = None
         self._changed()

@@ -1,52 +1,81 @@
-"""The journal on flash: one append-only file per game, JSON lines.
+"""The journal on flash: one append-only file per game, JSON lines (``nardy.record``).
 
-The lines are those of ``nardy.record`` (the same as ``nardy selfplay --log``), plus
-the kinds this module adds: ``open`` (the opening roll, C2: every try as [white,
-black]) and ``resign`` fields on ``end``. Every line is written and flushed before
-the caller shows what it records (``append`` returns only then).
+Every line is written and flushed before the caller shows what it records
+(``append`` returns only then).
 
-Files: ``<dir>/g00001.jsonl``, numbered in order. A game stays until the host
-confirms it has a copy (``confirm``); only then, and only a finished game, is it
-deleted. When the flash runs low the board says so first (``LOW``) and refuses new
-games only at ``FULL``; it never deletes an unconfirmed game to make room.
+Files in ``<dir>``: ``g00001.jsonl``, numbered in order; ``gNNNNN.tmp`` while a torn
+tail is being cut; ``gNNNNN.bad``: a game the board could not read, set aside (never
+resumed, written or deleted; ``log`` still sends what is readable of it);
+``match.json``: the match between two games (so a power cut then loses nothing).
+A game stays until the host confirms it has a copy (``confirm``); only then, and
+only a game that is over (an ``end`` record, or one that is not the game being
+played and so can never be resumed) is it deleted. When the flash runs low the
+board says so first (``LOW``) and refuses new games only at ``FULL``; it never
+deletes an unconfirmed game to make room.
 
-Boot: ``scan()`` reads every file's last line; ``load()`` reads a game back. A torn
-last line (power cut during a write) is dropped and the file rewritten without it;
-a file broken elsewhere is reported and left alone for the host.
+Memory does not grow with the number of games: nothing is kept per game. Boot
+(``scan``) lists the names once and reads only the latest game (to resume it);
+``index`` pages through the games by id, reading only each file's last line.
 """
 
+import gc
 import json
 import os
 
 from nardy import record
 
-KINDS = record.KINDS + ("open",)
-
 OK = "ok"
 LOW = "low"
 FULL = "full"
 
+MATCH_MAX = 512          # bytes: match.json is ~150
+_DIR = 0x4000            # stat mode bit of a directory
+_TAIL = 256              # bytes read to find a game's last line
 
-def _exists(path):
+
+def _stat(path):
     try:
-        os.stat(path)
-        return True
+        return os.stat(path)
     except OSError:
-        return False
+        return None
 
 
-def loads(line):
-    """One journal line: record.loads, or a kind this module adds."""
+def _names(path):
+    """The names in a directory one at a time (MicroPython's ilistdir does not build
+    a list of 1,000 names on the heap)."""
+    il = getattr(os, "ilistdir", None)
+    if il is not None:
+        for e in il(path):
+            yield e[0]
+    else:
+        yield from os.listdir(path)
+
+
+def parse_name(name):
+    """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None)."""
+    if not name.startswith("g"):
+        return None, None
+    dot = name.find(".")
+    if dot != 6:
+        return None, None
+    ext = name[7:]
+    if ext not in ("jsonl", "tmp", "bad"):
+        return None, None
     try:
-        rec = json.loads(line)
+        gid = int(name[1:6])
     except ValueError:
-        raise ValueError("not JSON") from None
-    if isinstance(rec, dict) and rec.get("r") == "open":
-        rolls = rec.get("rolls")
-        if not isinstance(rolls, list) or not rolls:
-            raise ValueError("open record without rolls")
-        return rec
-    return record.loads(line)
+        return None, None
+    return (gid, ext) if gid > 0 else (None, None)
+
+
+def set_aside_name(path):
+    """A free name ``path.bad``, ``path.bad2``, ... for a file set aside."""
+    cand = path + ".bad"
+    n = 1
+    while _stat(cand) is not None:
+        n += 1
+        cand = "%s.bad%d" % (path, n)
+    return cand
 
 
 class Journal:
@@ -55,133 +84,238 @@ class Journal:
         self._free = free
         self.low_bytes = low_bytes
         self.full_bytes = full_bytes
-        self.current = None     # game id being written
+        self.current = None     # game id being written (or last written)
+        self.ended = False      # the current game has its end record
         self._f = None
         self.lines = 0          # lines in the current game
-        self.index = {}         # id -> {"finished": bool, "broken": str|None, "lines": n}
+        self.last = 0           # highest game id on flash: new games count on from it
+        self.count = 0          # games on flash (set-aside ones too)
+        self.latest = None      # record.Reader of the latest game, read at boot
+        self.usable = True      # False: no journal directory could be made
         try:
-            os.mkdir(path)
+            os.mkdir(path)      # (a file in its way is dealt with by scan)
         except OSError:
             pass
 
-    def _name(self, gid):
-        return "%s/g%05d.jsonl" % (self.dir, gid)
+    def name(self, gid, ext="jsonl"):
+        return "%s/g%05d.%s" % (self.dir, gid, ext)
 
     # -- boot ------------------------------------------------------------------------
-    def scan(self):
-        """Index every game on flash; returns a list of (id, problem) reports."""
-        reports = []
-        names = []
-        for n in os.listdir(self.dir):
-            if n.startswith("g") and n.endswith(".tmp"):
-                # a rewrite was cut: the temp copy is complete only if the original
-                # is gone (it is removed after the copy is flushed)
-                final = self.dir + "/" + n[:-4] + ".jsonl"
-                if _exists(final):
-                    os.remove(self.dir + "/" + n)
-                else:
-                    os.rename(self.dir + "/" + n, final)
-                    names.append(n[:-4] + ".jsonl")
-            elif n.startswith("g") and n.endswith(".jsonl"):
-                names.append(n)
-        for n in names:
+    def _setup(self, reports):
+        st = _stat(self.dir)
+        if st is not None and not st[0] & _DIR:
+            # a file where the journal directory should be: keep it, under a new name
+            aside = set_aside_name(self.dir)
             try:
-                gid = int(n[1:-6])
-            except ValueError:
-                continue
-            info = self._check(gid)
-            self.index[gid] = info
-            if info["broken"]:
-                reports.append((gid, info["broken"]))
+                os.rename(self.dir, aside)
+                reports.append((None, "%s was a file: set aside as %s" % (self.dir, aside)))
+            except OSError as e:
+                reports.append((None, "%s is a file and cannot be moved: %s" % (self.dir, e)))
+                self.usable = False
+                return
+            st = None
+        if st is None:
+            try:
+                os.mkdir(self.dir)
+            except OSError as e:
+                reports.append((None, "cannot make %s: %s" % (self.dir, e)))
+                self.usable = False
+
+    def scan(self):
+        """Find the games on flash and read the latest one (``self.latest``, a
+        record.Reader that read it to the end; None if there is none or it was set
+        aside). Returns [(game id or None, problem)] to report. Never raises."""
+        reports = []
+        self._setup(reports)
+        if not self.usable:
+            return reports
+        tmps = []
+        last = 0
+        top = [0, 0, 0]     # the three latest games: if one is set aside, the next
+        count = 0
+        try:
+            for n in _names(self.dir):
+                gid, ext = parse_name(n)
+                if gid is None:
+                    continue
+                if ext == "tmp":
+                    if len(tmps) < 8:
+                        tmps.append(gid)
+                    continue
+                count += 1
+                if gid > last:
+                    last = gid
+                if ext == "jsonl" and gid > top[-1]:
+                    top[-1] = gid
+                    top.sort(reverse=True)
+        except OSError as e:
+            reports.append((None, "cannot list %s: %s" % (self.dir, e)))
+            self.usable = False
+            return reports
+        for gid in tmps:
+            # a cut was interrupted: the temp copy is complete only if the original
+            # is gone (it is removed after the copy is flushed)
+            try:
+                if _stat(self.name(gid)) is not None:
+                    os.remove(self.name(gid, "tmp"))
+                else:
+                    os.rename(self.name(gid, "tmp"), self.name(gid))
+                    count += 1
+                    last = max(last, gid)
+                    if gid > top[-1]:
+                        top[-1] = gid
+                        top.sort(reverse=True)
+            except OSError as e:
+                reports.append((gid, "cannot recover %s: %s" % (self.name(gid, "tmp"), e)))
+        self.last = last
+        self.count = count
+        self.latest = None
+        for latest in top:
+            if latest and self._read_latest(latest, reports):
+                break
         return reports
 
-    def _check(self, gid):
-        """Read a game: finished?, broken?, and repair a torn last line. Streams the
-        file a line at a time: a long finished game must not need its size in heap
-        at boot."""
-        info = {"finished": False, "broken": None, "lines": 0}
-        good = 0
-        bad_at = 0          # line number of an unreadable line, 0 if none so far
-        bad_why = None
-        newline_end = True
-        n = 0
-        with open(self._name(gid)) as f:
-            for ln in f:
-                n += 1
-                newline_end = ln.endswith("\n")
-                if not ln.strip():
-                    continue
-                if bad_at:
-                    # an unreadable line with more after it: not a torn tail
-                    info["broken"] = "line %d: %s" % (bad_at, bad_why)
-                    info["finished"] = True   # never resumed, never written again
-                    return info
-                try:
-                    rec = loads(ln)
-                except ValueError as e:
-                    bad_at = n
-                    bad_why = e
-                    continue
-                if not good and rec.get("r") != "game":
-                    info["broken"] = "no game line"
-                    info["finished"] = True
-                    return info
-                good += 1
-                if rec.get("r") == "end":
-                    info["finished"] = True
-        if not good:
-            info["broken"] = "empty"
-            info["finished"] = True
-            return info
-        info["lines"] = good
-        if bad_at or not newline_end:
-            self._rewrite(gid, good)
-            if bad_at:
-                info["torn"] = True
-        return info
-
-    def _rewrite(self, gid, keep):
-        """Keep the first ``keep`` readable lines (the torn tail goes), streaming."""
-        tmp = "%s/g%05d.tmp" % (self.dir, gid)
-        with open(self._name(gid)) as src, open(tmp, "w") as dst:
-            left = keep
-            for ln in src:
-                if left == 0:
-                    break
-                if not ln.strip():
-                    continue
-                dst.write(ln.rstrip("\n"))
-                dst.write("\n")
-                left -= 1
-        os.remove(self._name(gid))
-        os.rename(tmp, self._name(gid))
+    def _read_latest(self, gid, reports):
+        r = record.Reader(self.name(gid)).scan()
+        if r.problem:
+            self.set_aside(gid, r.problem, reports)
+            return False
+        if r.torn:
+            try:
+                self._cut(gid, r.keep, r.newline)
+            except OSError as e:
+                self.set_aside(gid, "torn tail not cut: %s" % e, reports)
+                return False
+        self.latest = r
+        self.current = gid
+        self.ended = r.finished
+        self.lines = r.lines
+        return True
 
     def unfinished(self):
-        """The latest game that has no end line (to resume), or None."""
-        best = None
-        for gid in self.index:
-            if not self.index[gid]["finished"] and (best is None or gid > best):
-                best = gid
-        return best
-
-    def records(self, gid):
-        """Every record of a game, one at a time (a whole game as a list would not
-        fit the heap); a broken line is skipped."""
-        with open(self._name(gid)) as f:
-            for ln in f:
-                if ln.strip():
-                    try:
-                        rec = loads(ln)
-                    except ValueError:
-                        continue
-                    yield rec
+        """The game to resume (read by ``scan``), or None."""
+        r = self.latest
+        return self.current if r is not None and not r.finished else None
 
     def raw_lines(self, gid):
-        with open(self._name(gid)) as f:
-            for ln in f:
-                ln = ln.rstrip("\n")
-                if ln:
-                    yield ln
+        """The readable lines of a game as text (what ``log`` sends)."""
+        r = self.reader(gid)
+        for _ in r or ():
+            yield r.raw.decode().rstrip()
+
+    def records(self, gid):
+        """Every record of a game, one at a time (see ``reader``)."""
+        return iter(self.reader(gid) or ())
+
+    def set_aside(self, gid, why, reports=None):
+        """Rename a game the board cannot use to ``gNNNNN.bad``: never resumed,
+        written or deleted; the host can still pull what is readable."""
+        if gid == self.current:
+            self.close()
+            self.current = None
+        try:
+            os.rename(self.name(gid), self.name(gid, "bad"))
+            why = "%s (set aside as g%05d.bad)" % (why, gid)
+        except OSError as e:
+            why = "%s (not set aside: %s)" % (why, e)
+        if reports is not None:
+            reports.append((gid, why))
+        return why
+
+    def _cut(self, gid, keep, newline):
+        """Keep the first ``keep`` bytes (the torn tail goes), through a temp copy."""
+        tmp = self.name(gid, "tmp")
+        buf = bytearray(512)
+        with open(self.name(gid), "rb") as src, open(tmp, "wb") as dst:
+            left = keep
+            while left > 0:
+                n = src.readinto(buf)
+                if not n:
+                    break
+                if n > left:
+                    n = left
+                dst.write(memoryview(buf)[:n])
+                left -= n
+            if not newline:
+                dst.write(b"\n")
+        os.remove(self.name(gid))
+        os.rename(tmp, self.name(gid))
+
+    def reader(self, gid):
+        """A record.Reader of game ``gid`` (also of a set-aside one), or None."""
+        for ext in ("jsonl", "bad"):
+            p = self.name(gid, ext)
+            if _stat(p) is not None:
+                return record.Reader(p)
+        return None
+
+    # -- the index ----------------------------------------------------------------------
+    def _ends(self, path, size):
+        """Whether the file's last line is an ``end`` record (reads only the tail:
+        an end record is ~100 bytes)."""
+        try:
+            with open(path, "rb") as f:
+                if size > _TAIL:
+                    f.seek(size - _TAIL)
+                tail = f.read(_TAIL)
+        except OSError:
+            return False
+        end = len(tail)
+        while end > 0 and tail[end - 1] in (10, 13, 32):
+            end -= 1
+        start = tail.rfind(b"\n", 0, end) + 1
+        try:
+            return record.loads(tail[start:end])["r"] == "end"
+        except ValueError:
+            return False
+
+    def info(self, gid):
+        """One game of the index: {game, finished, current, bytes, broken}."""
+        p = self.name(gid)
+        st = _stat(p)
+        broken = None
+        if st is None:
+            st = _stat(self.name(gid, "bad"))
+            if st is None:
+                return None
+            broken = "set aside: unreadable"
+        elif st[0] & _DIR:
+            broken = "not a file"
+        if gid == self.current:
+            finished = self.ended
+        else:
+            finished = broken is None and self._ends(p, st[6])
+        # current: the game being played (the only one that can still go on)
+        return {"game": gid, "finished": finished,
+                "current": gid == self.current and not self.ended,
+                "bytes": st[6], "broken": broken}
+
+    def index(self, after=0, limit=8):
+        """The games with ids after ``after``, at most ``limit``, in order, and the id
+        to ask after for the next page (None on the last page)."""
+        ids = []
+        for n in _names(self.dir):
+            gid, ext = parse_name(n)
+            if gid is None or ext == "tmp" or gid <= after or gid in ids:
+                continue
+            i = len(ids)
+            while i > 0 and ids[i - 1] > gid:
+                i -= 1
+            if i <= limit:
+                ids.insert(i, gid)
+                if len(ids) > limit + 1:
+                    ids.pop()
+        more = len(ids) > limit
+        del ids[limit:]
+        # the names read above are garbage now, scattered: collected before the
+        # page (and its one-piece JSON line) is built, it finds whole free blocks
+        gc.collect()
+        games = []
+        for gid in ids:
+            g = self.info(gid)
+            if g is not None:
+                games.append(g)
+        return games, (ids[-1] if more and ids else None)
 
     # -- writing ----------------------------------------------------------------------
     def space(self):
@@ -197,25 +331,26 @@ class Journal:
     def start(self, header):
         """Open a new game file with its header line; returns the game id. Raises
         OSError when the flash is full (the caller shows it; nothing is deleted)."""
+        if not self.usable:
+            raise OSError(5, "no journal directory")
         if self.space() == FULL:
             raise OSError(28, "flash full")
         self.close()
-        gid = 1
-        for g in self.index:
-            if g >= gid:
-                gid = g + 1
+        gid = self.last + 1
+        self._f = open(self.name(gid), "w")  # noqa: SIM115 - kept open for appends
+        self.last = gid
+        self.count += 1
         self.current = gid
-        self.index[gid] = {"finished": False, "broken": None, "lines": 0}
-        self._f = open(self._name(gid), "w")  # noqa: SIM115 - kept open for appends
+        self.ended = False
         self.lines = 0
         self.append(header)
         return gid
 
     def resume(self, gid):
+        """Go on appending to game ``gid`` (read at boot: ``self.lines`` is set)."""
         self.close()
         self.current = gid
-        self.lines = self.index[gid]["lines"]
-        self._f = open(self._name(gid), "a")  # noqa: SIM115 - kept open for appends
+        self._f = open(self.name(gid), "a")  # noqa: SIM115 - kept open for appends
 
     def append(self, rec):
         """Write and flush one record; returns its line number (0-based)."""
@@ -227,10 +362,8 @@ class Journal:
         f.flush()
         n = self.lines
         self.lines += 1
-        info = self.index[self.current]
-        info["lines"] = self.lines
         if rec.get("r") == "end":
-            info["finished"] = True
+            self.ended = True
         return n
 
     def close(self):
@@ -239,21 +372,61 @@ class Journal:
             self._f = None
 
     def confirm(self, gid):
-        """The host has game ``gid``: delete it if finished. False if it is not."""
-        info = self.index.get(gid)
-        if info is None or not info["finished"]:
+        """The host has game ``gid``: delete it if it is over (ended, or not the
+        game being played: that one is the only game that can still go on). False
+        if it is not deleted."""
+        if gid == self.current and not self.ended:
+            return False
+        p = self.name(gid)
+        st = _stat(p)
+        if st is None or st[0] & _DIR:
             return False
         if gid == self.current:
             self.close()
             self.current = None
-        os.remove(self._name(gid))
-        del self.index[gid]
+        os.remove(p)
+        self.count -= 1
+        if self.count <= 0:
+            self.count = 0
+            self.last = 0           # an empty journal numbers from 1 again
         return True
 
-    def listing(self):
-        out = []
-        for gid in sorted(self.index):
-            i = self.index[gid]
-            out.append({"game": gid, "finished": i["finished"], "lines": i["lines"],
-                        "broken": i["broken"]})
-        return out
+    def summary(self):
+        """For ``dump``: how many games, the highest id, the game being written."""
+        return {"games": self.count, "last": self.last or None,
+                "current": self.current if not self.ended else None}
+
+    # -- the match between games --------------------------------------------------------
+    def save_match(self, m):
+        """Keep the match state (a dict, see record.check_match) or forget it (None)."""
+        p = self.dir + "/match.json"
+        try:
+            if m is None:
+                if _stat(p) is not None:
+                    os.remove(p)
+                return
+            with open(p + ".tmp", "w") as f:
+                f.write(json.dumps(m))
+            os.rename(p + ".tmp", p)
+        except OSError:
+            pass    # losing it costs the match after a power cut, not the board
+
+    def load_match(self):
+        """(match dict or None, problem or None); a bad file is set aside."""
+        p = self.dir + "/match.json"
+        st = _stat(p)
+        if st is None:
+            return None, None
+        try:
+            if st[0] & _DIR or st[6] > MATCH_MAX:
+                raise ValueError("not a small file")
+            with open(p, "rb") as f:
+                m = json.loads(f.read().decode())
+            return record.check_match(m), None
+        except (OSError, ValueError, UnicodeError, TypeError, RuntimeError) as e:
+            why = "match.json unreadable (%s)" % e
+            try:
+                os.rename(p, set_aside_name(p))
+            except OSError:
+                pass
+            return None, why

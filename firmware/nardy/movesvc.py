@@ -4,7 +4,10 @@ One request per line: ``{"variant": "long"|"short", "position": P, "dice": [a, b
 with optional ``"options": {name: bool}``. One reply per line, in order:
 ``{"n": N, "moves": [{"steps": [[from, to], ...], "position": P}, ...]}`` with the
 distinct resulting positions (the opponent to move in them), or ``{"error": "..."}``.
-A bad line never stops the batch. Runs the same under CPython and unix MicroPython:
+A bad line never stops the batch and gets exactly one error line: not UTF-8, not
+JSON, nested too deep, longer than ``MAX_LINE`` bytes (read through, never held).
+Nothing but answers goes to the output. Runs the same under CPython and unix
+MicroPython:
 
     micropython -X heapsize=112wK -c "from nardy.movesvc import main; main()"
 """
@@ -12,12 +15,19 @@ A bad line never stops the batch. Runs the same under CPython and unix MicroPyth
 import json
 import sys
 
+try:
+    from micropython import const  # pyright: ignore[reportAssignmentType]
+except ImportError:  # CPython
+    def const(x):
+        return x
+
 from nardy.longnardy import LongNardy
 from nardy.posjson import from_json, to_json
 from nardy.shortnardy import ShortNardy
 
 _GAMES = {"long": LongNardy, "short": ShortNardy}
 _cache = {}
+MAX_LINE = const(16384)    # bytes; a request is ~400, a position with options ~600
 
 
 def variant_for(name, options=None):
@@ -44,14 +54,24 @@ def _dice(obj):
     return (d[0], d[1])
 
 
+def _options(opts):
+    if opts is None:
+        return {}
+    if not isinstance(opts, dict) or not all(
+            isinstance(k, str) and isinstance(x, bool) for k, x in opts.items()):
+        raise ValueError("options must map option names to true/false")
+    return opts
+
+
 def _request(line):
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RuntimeError):
+        # RuntimeError: a line nested too deep (CPython's RecursionError)
         raise ValueError("not valid JSON") from None
     if not isinstance(obj, dict):
         raise ValueError("request must be a JSON object")
-    v = variant_for(obj.get("variant"), obj.get("options"))
+    v = variant_for(obj.get("variant"), _options(obj.get("options")))
     return v, from_json(v, obj.get("position")), _dice(obj)
 
 
@@ -62,7 +82,7 @@ def write_answer(line, write):
     try:
         v, pos, dice = _request(line)
         n = v.count_turns(pos, dice)
-    except (ValueError, TypeError, KeyError, AttributeError) as e:
+    except (ValueError, TypeError, KeyError, AttributeError, RuntimeError) as e:
         write(json.dumps({"error": str(e) or type(e).__name__}))
         return
     except MemoryError:
@@ -85,16 +105,48 @@ def answer_line(line):
     return "".join(parts)
 
 
-def main(inp=None, out=None):
-    inp = inp or sys.stdin
-    out = out or sys.stdout
+def _lines(inp):
+    """The lines of a binary stream as bytes, each at most MAX_LINE long; a longer
+    line is read through in pieces and given as None."""
     while True:
-        line = inp.readline()
-        if not line:
-            break
-        if not line.strip():
+        ln = inp.readline(MAX_LINE + 1)
+        if not ln:
+            return
+        if len(ln) > MAX_LINE and ln[-1] != 10:
+            while True:
+                more = inp.readline(MAX_LINE + 1)
+                if not more or more[-1] == 10:
+                    break
+            ln = None
+        yield ln
+
+
+def _answer(raw, write):
+    """One input line (bytes, or None for an over-long one) answered."""
+    if raw is None:
+        write('{"error": "line longer than %d bytes"}' % MAX_LINE)
+        return
+    try:
+        line = raw.decode()
+    except (UnicodeError, ValueError):
+        write('{"error": "not UTF-8"}')
+        return
+    if line.strip():
+        write_answer(line, write)
+
+
+def main(inp=None, out=None):
+    """Answer every line of ``inp`` (a binary stream; default stdin) on ``out``."""
+    if inp is None:
+        inp = sys.stdin.buffer
+    out = out or sys.stdout
+    for raw in _lines(inp):
+        if raw is not None and not raw.strip():
             continue
-        write_answer(line, out.write)
+        try:
+            _answer(raw, out.write)
+        except MemoryError:
+            out.write('{"error": "out of memory"}')
         out.write("\n")
         if hasattr(out, "flush"):
             out.flush()

@@ -9,8 +9,17 @@ refused before the app sees them.
 import json
 
 MAX_LINE = 4096
-COMMANDS = ("hello", "dump", "log", "confirm", "new", "set", "sense", "button", "roll",
-            "ping", "oled", "mem")
+MAX_NESTING = 32         # brackets in a line: no command needs more than a few
+INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
+                         # fragmented 56wK heap still finds room for
+COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
+            "roll", "ping", "oled", "mem")
+VARIANTS = ("long", "short")
+DICE_MODES = ("auto", "manual")
+# the fields each state-changing command may have: anything else is refused
+_FIELDS = {"new": ("cmd", "variant", "match", "options"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds"),
+           "index": ("cmd", "after", "limit")}
 BUTTONS = ("ok", "back", "menu")
 PRESSES = ("short", "long")
 
@@ -24,6 +33,70 @@ def _int(obj, key, lo, hi, default=None):
     return v
 
 
+def _variant_options(name):
+    if name == "long":
+        from nardy.longnardy import LongNardy
+        return LongNardy.OPTIONS
+    from nardy.shortnardy import ShortNardy
+    return ShortNardy.OPTIONS
+
+
+def check_options(variant, opts):
+    """Rule options for ``variant``: an object of its known option names, each true
+    or false (``"false"`` is not false). Returns ``opts`` or raises ValueError."""
+    if not isinstance(opts, dict):
+        raise ValueError("options must be an object")
+    known = _variant_options(variant)
+    for k in opts:
+        if k not in known:
+            raise ValueError("unknown option %s for %s nardy" % (str(k)[:24], variant))
+        if not isinstance(opts[k], bool):
+            raise ValueError("option %s must be true or false" % k)
+    return opts
+
+
+def check_settings(d):
+    """The saved settings (settings.json, the menu, ``new``/``set``): returns a list
+    of problems, empty when every field has the right type and range."""
+    if not isinstance(d, dict):
+        return ["not an object"]
+    bad = []
+    if d.get("variant") not in VARIANTS:
+        bad.append("variant")
+    m = d.get("match")
+    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 99:
+        bad.append("match")
+    b = d.get("brightness")
+    if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= 255:
+        bad.append("brightness")
+    if d.get("dice") not in DICE_MODES:
+        bad.append("dice")
+    o = d.get("options")
+    if not isinstance(o, dict):
+        bad.append("options")
+    else:
+        for v in VARIANTS:
+            try:
+                check_options(v, o.get(v, {}))
+            except ValueError:
+                bad.append("options." + v)
+        for k in o:
+            if k not in VARIANTS:
+                bad.append("options")
+                break
+    return bad
+
+
+def _plain_id(v):
+    """A ping id the reply can carry as valid JSON: a number (finite), a short text,
+    true/false or null."""
+    if v is None or isinstance(v, (bool, int)):
+        return isinstance(v, bool) or v is None or -(2 ** 53) <= v <= 2 ** 53
+    if isinstance(v, float):
+        return v == v and v not in (float("inf"), float("-inf"))
+    return isinstance(v, str) and len(v) <= 64
+
+
 def parse(line):
     if isinstance(line, (bytes, bytearray)):
         if len(line) > MAX_LINE:
@@ -34,28 +107,39 @@ def parse(line):
             raise ValueError("not UTF-8") from None
     if len(line) > MAX_LINE:
         raise ValueError("line too long")
+    # refused before it is parsed: a deeply nested value would cost heap (and
+    # CPython's parser a RecursionError)
+    if line.count("[") + line.count("{") > MAX_NESTING:
+        raise ValueError("too deeply nested")
     try:
         obj = json.loads(line)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RuntimeError):
         raise ValueError("not JSON") from None
     if not isinstance(obj, dict):
         raise ValueError("a command must be a JSON object")
     cmd = obj.get("cmd")
     if cmd not in COMMANDS:
         raise ValueError("unknown cmd")
+    fields = _FIELDS.get(cmd)
+    if fields is not None:
+        for k in obj:
+            if k not in fields:
+                raise ValueError("%s: unknown field %s" % (cmd, str(k)[:24]))
     if cmd in ("log", "confirm"):
         _int(obj, "game", 1, 99999)
+    elif cmd == "index":
+        _int(obj, "after", 0, 99999, 0)
+        _int(obj, "limit", 1, INDEX_LIMIT, INDEX_LIMIT)
     elif cmd == "new":
         v = obj.get("variant", "long")
-        if v not in ("long", "short"):
+        if v not in VARIANTS:
             raise ValueError('variant must be "long" or "short"')
         _int(obj, "match", 1, 99, 1)
-        if not isinstance(obj.get("options", {}), dict):
-            raise ValueError("options must be an object")
+        check_options(v, obj.get("options", {}))
     elif cmd == "set":
         if "brightness" in obj:
             _int(obj, "brightness", 0, 255)
-        if "dice" in obj and obj["dice"] not in ("auto", "manual"):
+        if "dice" in obj and obj["dice"] not in DICE_MODES:
             raise ValueError('dice must be "auto" or "manual"')
         for k in ("oled", "leds"):
             if k in obj and not isinstance(obj[k], bool):
@@ -69,6 +153,9 @@ def parse(line):
             raise ValueError("button name must be ok, back or menu")
         if obj.get("press", "short") not in PRESSES:
             raise ValueError('press must be "short" or "long"')
+    elif cmd == "ping":
+        if not _plain_id(obj.get("id")):
+            raise ValueError("id must be a number, a short text, true/false or null")
     elif cmd == "roll":
         d = obj.get("dice")
         if not isinstance(d, list) or len(d) != 2:

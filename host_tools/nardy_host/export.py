@@ -1,13 +1,20 @@
-"""``nardy export``: a game journal to GNU Backgammon's .mat, a long-nardy text
-record, or JSON; and reading such a text record back.
+"""``nardy export``: game journals to GNU Backgammon's .mat or .sgf, a long-nardy
+text record, or JSON; and reading such a text record back.
 
-A GAME is one journal (JSON lines, ``nardy.record``): pulled from a board, from the
-virtual board, or written by ``nardy selfplay --log DIR``.
+A GAME is one journal (JSON lines, ``nardy.record``) as the board keeps it: pulled
+with ``nardy log``, downloaded from the simulator page, written by the virtual
+board or by ``nardy selfplay --log DIR``. Several GAMEs, or a folder of them, go to
+``--out-dir DIR`` as DIR/NAME.mat (.sgf, .txt, .json). A file that is not a readable
+game gets one error line and exit status 2; the others are still exported.
 
 Short nardy becomes a Jellyfish ``.mat`` file, the match format gnubg imports: one
 numbered line per pair of turns, white's turn on the left, black's on the right,
 each as ``dice: from/to ...`` in the mover's gnubg point numbers (25 = bar, 0 = off,
-``*`` for a hit), then ``Wins N point(s)`` under the winner.
+``*`` for a hit), then ``Wins N point(s)`` under the winner. A game with a turn the
+opponent accepted although it broke a rule (seed 001 §3.4) cannot be a .mat (gnubg
+replays and checks every move of one): it becomes gnubg's SGF (``load match`` in
+gnubg), where that turn is marked with the rule and holds the position the board
+saw (see ``nardy_host.sgf``).
 
 Long nardy has no such standard, so the text record keeps the same layout in the
 long-nardy path numbers of RULES.md (each side counts from its head, 1, to 24; 0 is
@@ -24,35 +31,45 @@ never used, 25 = off)::
       2) 44: -                            ...
                                           Wins 2 points (mars)
 
-``-`` is a turn with no legal move (the dice are lost, C5); a turn the opponent
-accepted although it broke a rule ends with ``!L3`` (its rule, seed 001 §3.4) and
-shows the moves as they were read off the board. ``nardy export --read FILE``
-replays such a record through the engine and checks every turn.
+``; first:`` is the side that won the opening roll (C2); when it is black, the first
+row's white cell is empty. ``-`` is a turn with no legal move (the dice are lost,
+C5); a turn the opponent accepted although it broke a rule ends with ``!L3`` (its
+rule) and shows the moves as they were read off the board. ``nardy export --read
+FILE`` replays such a record through the engine and checks every turn. The JSON
+export is the journal's own records plus ``first``.
 """
 
 import json
 import os
 import sys
 
-from nardy import movesvc
-from nardy.notation import parse_position_id
 from nardy.rules import BLACK, COLORS, WHITE
+from nardy_host import gamefile, sgf
 
 HEADER = "; nardy long-nardy record 1"
 
 
 def register(sub):
     p = sub.add_parser(
-        "export", help="export a game journal (gnubg .mat, long-nardy text, json)",
+        "export", help="export game journals (gnubg .mat/.sgf, long-nardy text, json)",
         description=__doc__, formatter_class=_raw())
-    p.add_argument("game", metavar="GAME", help="journal file (.jsonl), or with --read a "
-                   "long-nardy text record")
-    p.add_argument("--format", choices=("mat", "text", "json"), default=None,
-                   help="mat for short nardy, text for long nardy (the defaults), json")
-    p.add_argument("--out", metavar="FILE", help="write here (default: stdout)")
+    p.add_argument("game", metavar="GAME", nargs="+",
+                   help="journal file (.jsonl) or a folder of them (as `nardy log` "
+                   "keeps them); with --read one long-nardy text record")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="mat or sgf for short nardy (default: mat, or sgf for a game "
+                   "with an accepted illegal turn), text for long nardy, json")
+    p.add_argument("--out", metavar="FILE", help="write here (default: stdout); "
+                   "one GAME only")
+    p.add_argument("--out-dir", metavar="DIR",
+                   help="write each game to DIR/NAME.EXT (needed for several games)")
     p.add_argument("--read", action="store_true",
                    help="read a long-nardy text record back and check it with the engine")
     p.set_defaults(func=run)
+
+
+FORMATS = ("mat", "sgf", "text", "json")
+EXTENSIONS = {"mat": ".mat", "sgf": ".sgf", "text": ".txt", "json": ".json"}
 
 
 def _raw():
@@ -60,77 +77,50 @@ def _raw():
     return argparse.RawDescriptionHelpFormatter
 
 
-class Game:
-    """A journal read and checked: header, turns, end."""
-
-    def __init__(self, header, turns, end):
-        self.header = header
-        self.turns = turns
-        self.end = end
-        self.variant = movesvc.variant_for(header["variant"], header.get("options") or {})
-        self.start = parse_position_id(header["start"])[1]
-
-
 def read_journal(path):
-    """Read a journal, tolerating a torn last line; unknown record kinds (newer
-    firmware) are skipped. Raises ValueError with the line number on bad input."""
+    """A checked :class:`gamefile.Game`, or UserError naming the file."""
     from nardy_host.cli import UserError
-    header, turns, end = None, [], None
     try:
-        with open(path) as f:
-            lines = [ln for ln in f if ln.strip()]
-    except OSError as e:
-        raise UserError("cannot read %s: %s" % (path, e.strerror)) from None
-    for i, line in enumerate(lines):
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict):
-                raise ValueError
-        except ValueError:
-            if i == len(lines) - 1:
-                break  # a power cut during the last write
-            raise UserError("%s:%d: not a journal line" % (path, i + 1)) from None
-        kind = rec.get("r")
-        if kind == "game":
-            header = rec
-        elif kind == "turn":
-            turns.append(rec)
-        elif kind == "end":
-            end = rec
-    if header is None:
-        raise UserError("%s: no game line: not a journal" % path)
-    try:
-        return Game(header, turns, end)
-    except (KeyError, ValueError) as e:
-        raise UserError("%s: bad game line: %s" % (path, e)) from None
+        return gamefile.read(path)
+    except gamefile.BadGame as e:
+        raise UserError("%s: %s" % (path, e)) from None
 
 
 def _steps(turn):
     return tuple((s[0], s[1]) for s in turn["steps"])
 
 
+def _turn_words(t):
+    return "turn %s (%s %d-%d)" % (t["n"], t["side"], t["dice"][0], t["dice"][1])
+
+
 def positions(game):
-    """Yield (turn record, position before it) and check each turn against the
-    engine: a turn not accepted as illegal must be legal and reach its ``pos``."""
-    from nardy_host.cli import UserError
+    """Yield (turn record, position before it, position after it) and check each
+    turn against the engine: a turn not accepted as illegal must be legal and reach
+    its ``pos``. A turn that is neither is a gamefile.BadGame."""
     v = game.variant
-    pos = game.start
-    for t in game.turns:
+    pos = game.start.copy()
+    pos.turn = game.first
+    for t, after in zip(game.turns, game.afters):
         side = COLORS.index(t["side"])
         if pos.turn != side:
             pos = pos.copy()
             pos.turn = side
-        yield t, pos
-        after = parse_position_id(t["pos"])[1]
         if not t.get("accepted"):
             final = pos
-            for s in _steps(t):
-                final = v.apply_step(final, s)
-            verdict = v.check_turn(pos, tuple(t["dice"]), final)
+            verdict = None
+            try:
+                for s in _steps(t):
+                    final = v.apply_step(final, s)
+            except ValueError as e:
+                verdict = ("", str(e))
+            if verdict is None:
+                verdict = v.check_turn(pos, tuple(t["dice"]), final)
             if verdict is not None or final.board != after.board:
-                raise UserError("turn %s (%s %d-%d) is not legal: %s" % (
-                    t["n"], t["side"], t["dice"][0], t["dice"][1],
-                    verdict and "%s %s" % verdict or "the position does not match"))
+                raise gamefile.BadGame("%s is not legal: %s" % (
+                    _turn_words(t),
+                    verdict and ("%s %s" % verdict).strip() or "the position does not match"))
+        yield t, pos, after
         pos = after
 
 
@@ -160,13 +150,12 @@ def _layout(game, fmt):
     v = game.variant
     rows = []
     cells = [None, None]
-    for turn, pos in positions(game):
+    for turn, pos, _ in positions(game):
         if fmt == "mat":
             if turn.get("accepted"):
-                from nardy_host.cli import UserError
-                raise UserError("turn %s was accepted although it broke %s: gnubg's .mat "
-                                "cannot hold an illegal move (use --format json)"
-                                % (turn["n"], turn.get("rule")))
+                raise gamefile.BadGame(
+                    "turn %s was accepted although it broke %s: gnubg's .mat cannot hold "
+                    "an illegal move (use --format sgf)" % (turn["n"], turn.get("rule")))
             text = _mat_move(v, pos, turn) if turn["steps"] else (
                 "%d%d: " % (turn["dice"][0], turn["dice"][1]))
         else:
@@ -186,7 +175,7 @@ def _layout(game, fmt):
         out.append(("%3d) %-32s %s" % (i + 1, w or "", b or "")).rstrip())
     if game.end and game.end.get("winner") in COLORS:
         pts = game.end["points"]
-        kind = game.end.get("kind", "")
+        kind = game.end.get("kind")
         words = "Wins %d point%s" % (pts, "" if pts == 1 else "s")
         if fmt == "text" and kind:
             words += " (%s)" % kind
@@ -195,24 +184,30 @@ def _layout(game, fmt):
     return out
 
 
-def export(game, fmt, length=None, names=("White", "Black"), score=(0, 0)):
-    """The text of one game in ``fmt`` ("mat" or "text")."""
-    meta = game.header.get("meta") or {}
-    length = length or meta.get("match") or 1
+def export(game, fmt, names=("White", "Black")):
+    """The text of one game in ``fmt`` ("mat", "sgf", "text" or "json")."""
+    if fmt == "json":
+        list(positions(game))  # check every turn
+        return as_json(game)
+    if fmt == "sgf":
+        return sgf.export(game, positions(game))
     lines = []
     if fmt == "text":
         on = sorted(k for k, val in game.variant.options.items() if val)
         lines += [HEADER, "; options: %s" % (" ".join(on) or "-"),
-                  "; first: %s" % COLORS[game.start.turn]]
-    lines += [" %d point match" % length, "", " Game %d" % meta.get("game", 1),
+                  "; first: %s" % COLORS[game.first]]
+    score = game.score
+    lines += [" %d point match" % game.length, "", " Game %d" % game.number,
               " %s : %d%s%s : %d" % (names[0], score[0], " " * 27, names[1], score[1])]
     lines += [" " + ln for ln in _layout(game, fmt)]
     return "\n".join(lines) + "\n"
 
 
 def as_json(game):
-    return json.dumps({"game": game.header, "turns": game.turns, "end": game.end},
-                      indent=1) + "\n"
+    """The game's own records, and who moved first (the board's start position
+    always says white; the opening roll decides)."""
+    return json.dumps({"game": game.header, "first": COLORS[game.first],
+                       "turns": game.turns, "end": game.end}, indent=1) + "\n"
 
 
 def read_text(text):
@@ -249,11 +244,15 @@ def read_text(text):
     out = []
     for dice, moves, rule in turns:
         steps = []
+        if not (1 <= dice[0] <= 6 and 1 <= dice[1] <= 6):
+            raise UserError("bad dice %d%d" % dice)
         for m in moves:
             try:
                 f, t = (int(x) for x in m.split("/"))
             except ValueError:
                 raise UserError("bad move %r" % m) from None
+            if not (1 <= f <= 24 and 1 <= t <= 25):    # long-nardy path points
+                raise UserError("bad move %r: points are 1..24, 25 = off" % m)
             steps.append((f, t))
         final = pos
         try:
@@ -294,32 +293,107 @@ def _split_cells(body):
 def run(args):
     from nardy_host.cli import UserError
     if args.read:
+        return _run_read(args)
+    if args.out and args.out_dir:
+        raise UserError("give --out FILE or --out-dir DIR, not both")
+    paths = _journals(args.game)
+    if len(paths) > 1 and not args.out_dir:
+        raise UserError("%d games: give --out-dir DIR" % len(paths))
+    fmt_hint = args.format or (_format_of(args.out) if args.out else None)
+    bad = 0
+    for path in paths:
         try:
-            with open(args.game) as f:
-                text = f.read()
-        except OSError as e:
-            raise UserError("cannot read %s: %s" % (args.game, e.strerror)) from None
-        turns = read_text(text)
-        print("%d turns, all legal or accepted; final position %s" % (
-            len(turns), _pid(turns)))
-        return 0
-    game = read_journal(args.game)
-    fmt = args.format or ("mat" if game.variant.name == "short" else "text")
-    if fmt == "mat" and game.variant.name != "short":
-        raise UserError("gnubg's .mat is for short nardy (backgammon); use --format text")
-    if fmt == "text" and game.variant.name != "long":
-        raise UserError("the text record is for long nardy; use --format mat")
-    text = as_json(game) if fmt == "json" else export(game, fmt)
-    if fmt == "json":
-        list(positions(game))  # still check every turn
-    if args.out:
-        tmp = args.out + ".tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.out)
-    else:
-        sys.stdout.write(text)
+            game = gamefile.read(path)
+            fmt = _format(game, fmt_hint)
+            text = export(game, fmt)
+        except gamefile.BadGame as e:
+            print("nardy export: error: %s: %s" % (path, e), file=sys.stderr)
+            bad += 1
+            continue
+        if args.out_dir:
+            _write(os.path.join(args.out_dir, _stem(path) + EXTENSIONS[fmt]), text)
+        elif args.out:
+            _write(args.out, text)
+        else:
+            sys.stdout.write(text)
+    if len(paths) > 1:
+        print("nardy export: %d of %d games exported to %s" % (
+            len(paths) - bad, len(paths), args.out_dir), file=sys.stderr)
+    return 2 if bad else 0
+
+
+def _run_read(args):
+    from nardy_host.cli import UserError
+    if len(args.game) != 1:
+        raise UserError("--read takes one text record")
+    try:
+        with open(args.game[0], encoding="utf-8") as f:
+            text = f.read(gamefile.MAX_BYTES + 1)
+    except (OSError, UnicodeError) as e:
+        raise UserError("cannot read %s: %s" % (
+            args.game[0], getattr(e, "strerror", None) or e)) from None
+    turns = read_text(text)
+    print("%d turns, all legal or accepted; final position %s" % (
+        len(turns), _pid(turns)))
     return 0
+
+
+def _journals(names):
+    """The files to export: each name, or the .jsonl files in a folder."""
+    from nardy_host.cli import UserError
+    out = []
+    for name in names:
+        if os.path.isdir(name):
+            found = sorted(os.path.join(name, n) for n in os.listdir(name)
+                           if n.endswith(".jsonl"))
+            if not found:
+                raise UserError("%s: no .jsonl journals in this folder" % name)
+            out.extend(found)
+        else:
+            out.append(name)
+    return out
+
+
+def _format_of(path):
+    for fmt, ext in EXTENSIONS.items():
+        if path.endswith(ext):
+            return fmt
+    return None
+
+
+def _format(game, wanted):
+    """The format for this game: the one asked for, if it fits the variant."""
+    name = game.variant.name
+    if wanted is None:
+        if name == "long":
+            return "text"
+        return "sgf" if any(t.get("accepted") for t in game.turns) else "mat"
+    if wanted in ("mat", "sgf") and name != "short":
+        raise gamefile.BadGame("gnubg's .%s is for short nardy (backgammon); a long-nardy "
+                               "game: use --format text" % wanted)
+    if wanted == "text" and name != "long":
+        raise gamefile.BadGame("the text record is for long nardy; use --format mat")
+    return wanted
+
+
+def _stem(path):
+    base = os.path.basename(path)
+    return base[:-6] if base.endswith(".jsonl") else base
+
+
+def _write(path, text):
+    """Whole or not at all: a temporary file renamed into place."""
+    from nardy_host.cli import UserError
+    tmp = path + ".tmp"
+    try:
+        d = os.path.dirname(path)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise UserError("cannot write %s: %s" % (path, e.strerror or e)) from None
 
 
 def _pid(turns):

@@ -43,12 +43,15 @@ class Link:
     """One open line to a board. ``read(timeout)`` returns the next event (a dict) or
     None when nothing came within ``timeout`` seconds."""
 
-    def __init__(self, port, heap=None):
+    def __init__(self, port, heap=None, create=True):
         self.port = port
         self.proc = None
         self.ser = None
         self._buf = b""
         if port.startswith("vboard:"):
+            if not create and not os.path.isdir(port[7:]):
+                # reading a board that is not there: say so, do not make a blank one
+                raise Disconnected("no virtual board at %s (no such directory)" % port[7:])
             self._spawn(port[7:], heap or os.environ.get("NARDY_VBOARD_HEAP", "112wK"))
         else:
             self._serial(port)
@@ -193,11 +196,13 @@ class Link:
         self.close()
 
 
-def connect(port, retry=False, interval=1.0, say=None):
-    """Open ``port``; with ``retry``, keep trying until it opens (and answers)."""
+def connect(port, retry=False, interval=1.0, say=None, create=True):
+    """Open ``port``; with ``retry``, keep trying until it opens (and answers).
+    ``create=False``: a ``vboard:DIR`` whose DIR does not exist is an error (a tool
+    that reads a board must not make a blank one)."""
     while True:
         try:
-            ln = Link(port)
+            ln = Link(port, create=create)
         except Disconnected as e:
             if not retry:
                 raise

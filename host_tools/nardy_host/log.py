@@ -1,14 +1,17 @@
 """``nardy log``: pull every game the board holds, keep each safely, then confirm it.
 
-For each game in the board's journal index (``dump``), the tool asks for the game
-(``log``), checks what came (every line numbered, none missing, every line a journal
-record), writes it to ``DIR/gNNNNN-HASH.jsonl`` through a temporary file that is
-flushed, synced and renamed into place, and only then tells the board it has it
-(``confirm``), after which the board deletes a finished game. A game still being
-played is saved too but never confirmed (the board keeps it); pulling it again later
-replaces the copy with the longer one. If the line breaks at any point nothing is
-lost: an incomplete transfer is never written, and a game written but not yet
-confirmed is simply pulled (and found identical) next time.
+The tool pages through the board's journal index (``index``, a page of games at a
+time, so a board holding a thousand games is pulled as easily as one), asks for each
+game (``log``), checks what came (every line numbered, none missing, every line a
+journal record), writes it to ``DIR/gNNNNN-HASH.jsonl`` through a temporary file that
+is flushed, synced and renamed into place, and only then tells the board it has it
+(``confirm``), after which the board deletes a game that is over (ended, or
+abandoned). The game being played is saved too but never confirmed (the board keeps
+it); pulling it again later replaces the copy with the longer one. A game the board
+could not read is saved as ``...broken.jsonl`` (what was readable) and left on the
+board. If the line breaks at any point nothing is lost: an incomplete transfer is
+never written, and a game written but not yet confirmed is simply pulled (and found
+identical) next time.
 
 HASH is the start of the SHA-1 of the game's first line, because the board numbers
 games from 1 again once its journal is empty.
@@ -27,7 +30,7 @@ import json
 import os
 import sys
 
-from nardy import journal
+from nardy import record
 from nardy_host.link import Disconnected, connect
 
 
@@ -57,8 +60,12 @@ def _say(msg):
     print("nardy log: " + msg, file=sys.stderr, flush=True)
 
 
-def fetch(link, gid, on_event=None):
-    """The raw lines of game ``gid``, checked: numbered 0..n-1, n as announced."""
+PAGE = 8       # games per ``index`` request
+
+
+def fetch(link, gid, on_event=None, problem=None):
+    """The raw lines of game ``gid``, checked: numbered 0..n-1, n as announced.
+    ``problem`` (a list): gets the board's reason when it could not read it all."""
     link.send({"cmd": "log", "game": gid})
     lines = []
     while True:
@@ -74,6 +81,8 @@ def fetch(link, gid, on_event=None):
             if ev.get("lines") != len(lines):
                 raise TransferError("game %d: %d lines announced, %d received"
                                     % (gid, ev.get("lines"), len(lines)))
+            if ev.get("problem") and problem is not None:
+                problem.append(str(ev["problem"]))
             return lines
         elif kind == "error" and str(ev.get("error", "")).startswith("log "):
             raise TransferError("game %d: %s" % (gid, ev["error"]))
@@ -88,7 +97,7 @@ def check(lines):
     finished = False
     for i, ln in enumerate(lines):
         try:
-            rec = journal.loads(ln)
+            rec = record.loads(ln)
         except ValueError as e:
             return True, "line %d: %s" % (i + 1, e)
         if i == 0 and rec.get("r") != "game":
@@ -140,18 +149,40 @@ def save(out, gid, lines, broken=False):
     return path
 
 
+def index(link, on_event=None):
+    """Every game the board holds, a page at a time: yields its index entries."""
+    after = 0
+    while True:
+        ev = link.request({"cmd": "index", "after": after, "limit": PAGE}, "index",
+                          on_event=on_event)
+        games = ev.get("games")
+        if not isinstance(games, list):
+            raise TransferError("the board's index is not a list")
+        for g in games:
+            if not isinstance(g, dict) or not isinstance(g.get("game"), int):
+                raise TransferError("the board's index has a bad entry")
+            yield g
+        nxt = ev.get("next")
+        if nxt is None:
+            return
+        if not isinstance(nxt, int) or nxt <= after:
+            raise TransferError("the board's index does not advance")
+        after = nxt
+
+
 def pull(link, out, confirm=True, progress=True, on_event=None):
-    """Pull every game the board lists; returns [(gid, path, deleted)]."""
+    """Pull every game the board holds; returns [(gid, path, deleted)]."""
     dump = link.request({"cmd": "dump"}, "dump", on_event=on_event)
-    games = dump.get("journal") or []
+    summary = dump.get("journal")
+    total = summary.get("games") if isinstance(summary, dict) else None
     done = []
     bar = None
-    if progress and games:
+    if progress and total:
         from tqdm import tqdm
-        bar = tqdm(total=len(games), unit="game", desc="pulling", file=sys.stderr)
+        bar = tqdm(total=total, unit="game", desc="pulling", file=sys.stderr)
     try:
-        for g in games:
-            done.append(pull_one(link, g["game"], out, confirm, on_event))
+        for g in index(link, on_event):
+            done.append(pull_one(link, g["game"], out, confirm, on_event, entry=g))
             if bar is not None:
                 bar.update(1)
     finally:
@@ -160,14 +191,25 @@ def pull(link, out, confirm=True, progress=True, on_event=None):
     return done
 
 
-def pull_one(link, gid, out, confirm=True, on_event=None):
-    lines = fetch(link, gid, on_event)
+def pull_one(link, gid, out, confirm=True, on_event=None, entry=None):
+    """Pull one game; ``entry`` (its index entry) tells whether the board is still
+    playing it. Returns (gid, path or None, deleted on the board)."""
+    why = []
+    lines = fetch(link, gid, on_event, why)
     finished, problem = check(lines)
+    problem = problem or (why[0] if why else None)
     if not lines:
+        if problem:
+            _say("game %d: unreadable on the board (%s); left there" % (gid, problem))
         return gid, None, False
     path = save(out, gid, lines, broken=problem is not None)
+    if problem:
+        _say("game %d: %s; left on the board" % (gid, problem))
     deleted = False
-    if confirm and finished:
+    # over: it ended, or it is not the game being played (then it can never go on)
+    over = finished or (entry is not None and entry.get("current") is False
+                        and not entry.get("broken"))
+    if confirm and over and problem is None:
         ev = link.request({"cmd": "confirm", "game": gid}, "confirm",
                           match=lambda e: e.get("game") == gid and "deleted" in e,
                           on_event=on_event)
@@ -177,21 +219,21 @@ def pull_one(link, gid, out, confirm=True, on_event=None):
 
 def run(args):
     from nardy_host.cli import UserError
-    try:
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as e:
-        raise UserError("cannot create %s: %s" % (args.out, e.strerror)) from None
     confirm = not args.no_confirm
     progress = not args.quiet
     if not args.follow:
         try:
-            link = connect(args.port)
+            link = connect(args.port, create=False)
         except Disconnected as e:
             raise UserError(str(e)) from None
         try:
+            _make_out(args.out)
             done = pull(link, args.out, confirm, progress)
         except (Disconnected, TransferError, RuntimeError) as e:
             raise UserError("%s (games already saved are kept; run again)" % e) from None
+        except OSError as e:
+            raise UserError("cannot write to %s: %s (games already saved are kept)"
+                            % (args.out, e.strerror or e)) from None
         finally:
             link.close()
         for gid, path, deleted in done:
@@ -203,7 +245,16 @@ def run(args):
     return follow(args, confirm, progress)
 
 
+def _make_out(out):
+    from nardy_host.cli import UserError
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise UserError("cannot create %s: %s" % (out, e.strerror)) from None
+
+
 def follow(args, confirm, progress):
+    _make_out(args.out)
     saved = set()
 
     def emit(ev):
@@ -220,7 +271,7 @@ def follow(args, confirm, progress):
         return args.stop_after is not None and len(saved) >= args.stop_after
 
     while True:
-        link = connect(args.port, retry=True, say=_say)
+        link = connect(args.port, retry=True, say=_say, create=False)
         try:
             note(pull(link, args.out, confirm, progress, on_event=emit))
             _say("following %s (Ctrl-C to stop)" % args.port)

@@ -55,7 +55,7 @@ def run(args):
     if args.batch:
         if args.micropython:
             return subprocess.call(micropython_cmd(args.heap))
-        movesvc.main(sys.stdin, sys.stdout)
+        movesvc.main(sys.stdin.buffer, sys.stdout)
         return 0
     if not args.dice:
         raise UserError("--dice A B is required (or use --batch)")

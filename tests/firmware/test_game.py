@@ -167,7 +167,7 @@ def test_torn_and_corrupt_files_are_reported_not_fatal():
     rep = j.scan()
     assert [r[0] for r in rep] == [2]
     assert j.unfinished() == 1
-    assert j.index[1]["lines"] == 2 and j.index[1].get("torn")
+    assert j.lines == 2 and j.latest.torn
     with open(d + "/g00001.jsonl") as f:
         assert f.read().endswith("[6, 5]}\n")         # the torn tail is gone
     g = Game(j, LAYOUT, [].append)
@@ -191,7 +191,7 @@ def test_flash_full_refuses_new_game_and_keeps_files():
     free[0] = 5000
     assert not g.new_game() and j.space() == "full"
     assert ev[-1]["ev"] == "error" and "flash full" in g.message[1]
-    assert len(j.index) == 1
+    assert j.count == 1
     j.close()
     rmtree(d)
 

@@ -18,7 +18,7 @@ def play(variant, rng, accept_illegal=0.0):
         if first is not None:
             break
     pos = variant.start_position(turn=first)
-    recs = [record.game(variant, pos, {"match": 1, "game": 1})]
+    recs = [record.game(variant, pos, {"match": 1, "game": 1}, first)]
     n = 0
     while game_result(variant, pos) is None and n < 2000:
         n += 1

@@ -6,6 +6,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
 
 from positions import random_long, random_short  # noqa: E402
@@ -116,3 +118,34 @@ def test_sim_refuses_an_illegal_turn_with_its_rule_and_can_accept_it():
     assert "accepted as played" in r.stdout
     # the accepted position is on the board: two checkers left the head
     assert "W13" in r.stdout or "B13" in r.stdout
+
+
+def _hostile_batch():
+    """(input bytes, index of each line that must get an error)"""
+    good = json.dumps({"variant": "short", "position": to_json(ShortNardy().start_position()),
+                       "dice": [3, 1]}).encode()
+    lines = [good,
+             b'{"variant": "long", "note": "\xff\xfe"}',     # not UTF-8
+             b"[" * 5000,                                   # nested too deep
+             b'{"variant": "long", "x": "' + b"a" * 65536 + b'"}',   # a 64 KB line
+             b'{"variant": "long", "options": {"home_mars": "false"}, "dice": [1, 2]}',
+             b"\xc3",                                        # a torn UTF-8 sequence
+             b'{"variant": "long", "dice": [1e999, 2]}',
+             good]
+    return b"\n".join(lines) + b"\n", {1, 2, 3, 4, 5, 6}
+
+
+@pytest.mark.parametrize("engine", [[], ["--micropython"]], ids=["cpython", "micropython"])
+def test_batch_answers_every_hostile_line_in_order(engine):
+    data, bad = _hostile_batch()
+    r = subprocess.run([NARDY, "moves", "--batch"] + engine, input=data,
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == b""
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]   # only answers
+    assert len(out) == 8
+    for i, reply in enumerate(out):
+        assert ("error" in reply) == (i in bad), (i, reply)
+    assert out[0] == out[7] and out[0]["n"] == 16
+    assert "UTF-8" in out[1]["error"] and "longer" in out[3]["error"]
+    assert "true/false" in out[4]["error"]

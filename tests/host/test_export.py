@@ -3,6 +3,7 @@ text record and back."""
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -12,11 +13,16 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import gnubg_import  # noqa: E402
+from boardshape import board_shape, write  # noqa: E402
 from gnubg_ref import to_gnubg  # noqa: E402
-from journals import write_games  # noqa: E402
+from journals import play, write_games  # noqa: E402
 
+from nardy.longnardy import LongNardy  # noqa: E402
 from nardy.notation import parse_position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
+from nardy.shortnardy import ShortNardy  # noqa: E402
+from nardy_host import gamefile  # noqa: E402
 
 NARDY = os.path.join(os.path.dirname(sys.executable), "nardy")
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
@@ -149,4 +155,116 @@ def test_torn_journal_and_garbage(tmp_path):
     g = tmp_path / "garbage.jsonl"
     g.write_text("hello\nworld\n")
     r = nardy("export", str(g))
-    assert r.returncode == 2 and "not a journal" in r.stderr
+    assert r.returncode == 2 and "not a readable journal" in r.stderr
+
+
+# -- every shape the board, the virtual board, self-play and older firmware write ---
+def _play(variant, seed, accept_illegal=0.0, first=None):
+    """One random game's records (journals.play), optionally one ``first`` opens."""
+    v = ShortNardy() if variant == "short" else LongNardy()
+    s = seed
+    while True:
+        recs = play(v, random.Random(s), accept_illegal)
+        if first is None or recs[0]["start"][1] == first[0]:
+            return recs
+        s += 1000
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["board", "older-board"])
+def test_board_journals_export_in_every_format(tmp_path, old):
+    paths = []
+    for i, variant in enumerate(("short", "long", "short", "long")):
+        recs = board_shape(_play(variant, 40 + i), old=old, length=5, score=(1, 3),
+                           game_no=3)
+        paths.append(write(tmp_path / ("g%d.jsonl" % i), recs))
+    for p in paths:
+        r = nardy("export", p)
+        assert r.returncode == 0, r.stderr
+        assert " 5 point match" in r.stdout and " Game 3" in r.stdout
+        assert "White : 1" in r.stdout and "Black : 3" in r.stdout
+        r = nardy("export", p, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["first"] in COLORS
+
+
+def test_black_opens_long_game_record_says_so_and_replays(tmp_path):
+    recs = board_shape(_play("long", 7, first="black"))
+    assert recs[0]["start"][1] == "w" and recs[2]["side"] == "black"
+    j = write(tmp_path / "black.jsonl", recs)
+    txt = tmp_path / "black.txt"
+    r = nardy("export", j, "--out", str(txt))
+    assert r.returncode == 0, r.stderr
+    assert "; first: black" in txt.read_text()
+    # the first row's left (white) cell is empty: black's turn is on the right
+    row1 = [ln for ln in txt.read_text().splitlines() if ln.startswith("   1)")][0]
+    assert row1.split(")", 1)[1][:33].strip() == "", row1
+    r = nardy("export", "--read", str(txt))
+    assert r.returncode == 0, r.stderr
+    turns = [x for x in recs if x["r"] == "turn"]
+    assert r.stdout.strip().endswith(turns[-1]["pos"]), (r.stdout, turns[-1]["pos"])
+    r = nardy("export", j, "--format", "json")
+    assert json.loads(r.stdout)["first"] == "black"
+
+
+def test_a_turn_by_the_wrong_side_is_a_clean_error(tmp_path):
+    recs = board_shape(_play("long", 7, first="black"))
+    recs[1]["first"] = "white"             # the opening says white, black moves
+    recs[1]["rolls"] = [[6, 1]]
+    r = nardy("export", write(tmp_path / "x.jsonl", recs))
+    assert r.returncode == 2 and "white's turn" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_short_games_with_accepted_illegal_turns_import_into_gnubg(tmp_path):
+    """Exported by default as gnubg SGF when a turn was accepted although illegal:
+    a marked move where gnubg can replay it, else a setup node. Self-play's tracker
+    records real illegal turns (backward steps, wrong distances); board-shaped
+    journals add the opening roll."""
+    src = tmp_path / "games"
+    r = nardy("selfplay", "--variant", "short", "--games", "12", "--illegal", "0.1",
+              "--seed", "5", "--log", str(src))
+    assert r.returncode in (0, 1), r.stderr
+    for i in range(6):
+        recs = board_shape(_play("short", 300 + i, accept_illegal=0.08 if i > 1 else 0))
+        write(src / ("board%02d.jsonl" % i), recs)
+    journals = sorted(src.iterdir())
+    r = nardy("export", str(src), "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    files = [tmp_path / "out" / (j.name[:-6] + (".sgf" if '"accepted": true' in j.read_text()
+                                                else ".mat")) for j in journals]
+    assert {f.suffix for f in files} == {".sgf", ".mat"}
+    texts = "".join(f.read_text() for f in files if f.suffix == ".sgf")
+    assert "AE[a:y]" in texts and "BM[2]" in texts      # both ways of holding them
+    seen = gnubg_import.load_all(tmp_path, files)
+    turns = accepted = 0
+    for j, f in zip(journals, files):
+        n, a = gnubg_import.compare(j, seen[str(f)])
+        turns += n
+        accepted += a
+    assert accepted >= 30 and turns > 1000, (accepted, turns)
+
+
+@pytest.mark.parametrize("body", ["  1) 77: 1/7", "  1) 65: 1/99", "  1) 65: 0/6 1/7",
+                                  "  1) 65: a/b"])
+def test_a_hostile_text_record_is_a_clean_error(tmp_path, body):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("; nardy long-nardy record 1\n; options: -\n; first: white\n%s\n" % body)
+    r = nardy("export", "--read", str(bad))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.count("error:") == 1
+
+
+def test_self_play_long_logs_export_and_read_back(tmp_path):
+    src = tmp_path / "logs"
+    r = nardy("selfplay", "--variant", "long", "--games", "3", "--illegal", "0.1",
+              "--seed", "3", "--log", str(src))
+    assert r.returncode in (0, 1), r.stderr
+    r = nardy("export", str(src), "--out-dir", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    for j in sorted(src.iterdir()):
+        game = gamefile.read(str(j))
+        txt = tmp_path / "out" / (j.name[:-6] + ".txt")
+        assert "; first: %s" % COLORS[game.first] in txt.read_text()
+        r = nardy("export", "--read", str(txt))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip().endswith(game.turns[-1]["pos"])

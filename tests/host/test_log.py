@@ -43,10 +43,24 @@ def _played(tmp_path, seeds=(("short", 2),), name="flash"):
     return flash
 
 
+def index_of(b, limit=8):
+    """Every game on the board, through the paged ``index`` command."""
+    games = []
+    after = 0
+    while True:
+        b.send({"cmd": "index", "after": after, "limit": limit})
+        ev = b.wait("index")
+        games += ev["games"]
+        if ev["next"] is None:
+            return games
+        assert ev["next"] > after
+        after = ev["next"]
+
+
 def _journal_on_board(flash):
     b = VBoard(str(flash), heap=HEAP)
     try:
-        return b.dump()["journal"]
+        return index_of(b)
     finally:
         b.close()
 
@@ -230,7 +244,10 @@ def test_bad_port_is_a_clear_error(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("lines,finished,problem", [
-    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": "x"}'], False, None),
+    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": '
+      '"Lw-0f000000000000000000000000-0f000000000000000000000000"}'], False, None),
+    (['{"r": "game", "v": 1, "variant": "long", "options": {}, "start": "x"}'], True,
+     "line 1: not a position id: 'x'"),
     (["garbage"], True, "line 1: not JSON"),
     ([], False, "empty"),
 ])
@@ -239,3 +256,48 @@ def test_check(lines, finished, problem):
     assert p == problem
     if problem is None:
         assert f == finished
+
+
+def test_a_typo_in_the_port_is_an_error_not_a_blank_board(tmp_path, capsys):
+    typo = tmp_path / "typo"
+    out = tmp_path / "out"
+    assert cli.main(["log", "--port", "vboard:%s" % typo, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no virtual board" in err and "Traceback" not in err
+    assert not typo.exists() and not out.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert cli.main(["log", "--port", "vboard:%s" % afile, "--out", str(out)]) == 2
+    assert afile.read_text() == "x"
+
+
+def test_out_that_is_a_file_is_a_clean_error(tmp_path, capsys):
+    flash = tmp_path / "flash"
+    flash.mkdir()
+    out = tmp_path / "out"
+    out.write_text("not a directory")
+    assert cli.main(["log", "--port", "vboard:%s" % flash, "--out", str(out),
+                     "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create" in err and "Traceback" not in err
+
+
+def test_a_damaged_game_is_saved_as_broken_and_left_on_the_board(tmp_path, capsys):
+    from test_flash_damage import game_lines
+    flash = tmp_path / "flash"
+    (flash / "journal").mkdir(parents=True)
+    (flash / "journal" / "g00001.jsonl").write_text("\n".join(game_lines(True)) + "\n")
+    bad = game_lines()
+    (flash / "journal" / "g00002.jsonl").write_bytes(
+        (bad[0] + "\n" + bad[1] + "\n").encode() + b"\xc3\x28 flipped\n"
+        + (bad[2] + "\n").encode())
+    out = tmp_path / "out"
+    assert cli.main(["log", "--port", "vboard:%s" % flash, "--out", str(out),
+                     "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "game 2: line 3: not UTF-8" in err
+    files = sorted(os.listdir(out))
+    assert len(files) == 2 and files[1].endswith(".broken.jsonl"), files
+    assert len((out / files[1]).read_text().splitlines()) == 2    # what was readable
+    # the good game was confirmed (deleted), the damaged one stays, set aside
+    assert sorted(os.listdir(flash / "journal")) == ["g00002.bad"]

@@ -1,0 +1,75 @@
+"""Protocol commands are checked whole before the app changes anything (pure parse)."""
+
+from nardy import protocol
+
+
+def _refused(line, why):
+    try:
+        protocol.parse(line)
+    except ValueError as e:
+        assert why in str(e), (line, str(e))
+    else:
+        raise AssertionError("accepted: %s" % line)
+
+
+def test_new_is_checked_whole():
+    ok = protocol.parse('{"cmd": "new", "variant": "long", "match": 3, '
+                        '"options": {"home_mars": true}}')
+    assert ok["options"] == {"home_mars": True}
+    _refused('{"cmd": "new", "options": {"home_mars": "false"}}', "true or false")
+    _refused('{"cmd": "new", "options": {"nonsense": true}}', "unknown option")
+    # an option of the other variant is unknown here
+    _refused('{"cmd": "new", "variant": "short", "options": {"home_mars": true}}',
+             "unknown option")
+    _refused('{"cmd": "new", "match": 0}', "match")
+    _refused('{"cmd": "new", "match": true}', "match")
+    _refused('{"cmd": "new", "colour": "red"}', "unknown field")
+    _refused('{"cmd": "new", "options": [1]}', "options must be an object")
+
+
+def test_deep_nesting_is_refused_before_parsing():
+    deep = '{"cmd": "new", "options": {"home_mars": ' + "[" * 1500 + "]" * 1500 + "}}"
+    _refused(deep, "too deeply nested")
+    _refused(b'{"cmd": "ping", "id": ' + b"[" * 40 + b"]" * 40 + b"}", "too deeply nested")
+
+
+def test_ping_ids_must_make_valid_json():
+    assert protocol.parse('{"cmd": "ping", "id": 7}')["id"] == 7
+    assert protocol.parse('{"cmd": "ping", "id": "a7"}')["id"] == "a7"
+    assert protocol.parse('{"cmd": "ping"}').get("id") is None
+    assert protocol.parse('{"cmd": "ping", "id": 1.5}')["id"] == 1.5
+    _refused('{"cmd": "ping", "id": 1e999}', "id must be")
+    _refused('{"cmd": "ping", "id": -1e999}', "id must be")
+    _refused('{"cmd": "ping", "id": [1]}', "id must be")
+    _refused('{"cmd": "ping", "id": {"a": 1}}', "id must be")
+    _refused('{"cmd": "ping", "id": "%s"}' % ("x" * 100), "id must be")
+
+
+def test_set_and_index_fields():
+    _refused('{"cmd": "set", "brightness": 300}', "brightness")
+    _refused('{"cmd": "set", "volume": 3}', "unknown field")
+    _refused('{"cmd": "set", "dice": "loaded"}', "dice")
+    assert protocol.parse('{"cmd": "index"}')["cmd"] == "index"
+    assert protocol.parse('{"cmd": "index", "after": 12, "limit": 8}')["after"] == 12
+    _refused('{"cmd": "index", "limit": 0}', "limit")
+    _refused('{"cmd": "index", "limit": 9}', "limit")
+    _refused('{"cmd": "index", "after": -1}', "after")
+    _refused('{"cmd": "index", "after": "3"}', "after")
+
+
+def test_settings_are_checked_by_type_and_range():
+    good = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
+            "brightness": 16, "dice": "auto"}
+    assert protocol.check_settings(good) == []
+    bad = dict(good)
+    bad.update(variant="chess", match=0)
+    assert protocol.check_settings(bad) == ["variant", "match"]
+    bad = dict(good)
+    bad["options"] = {"long": {"home_mars": "false"}, "short": {}}
+    assert protocol.check_settings(bad) == ["options.long"]
+    bad["options"] = {"long": {}, "short": {}, "chess": {}}
+    assert protocol.check_settings(bad) == ["options"]
+    assert protocol.check_settings([]) == ["not an object"]
+    bad = dict(good)
+    bad.update(brightness=True, dice=None)
+    assert protocol.check_settings(bad) == ["brightness", "dice"]
