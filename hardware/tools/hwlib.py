@@ -385,10 +385,13 @@ def fewer_slots_text():
 # -- README blocks -----------------------------------------------------------------------
 
 def readme_blocks():
+    import power  # noqa: F811  (power.py imports this module)
+    from pcblib import cost, layout
     return {
         "magnet-table": "```\n" + magnet_table_text() + "\n```",
         "tolerance-table": "```\n" + tolerance_text() + "\n```",
-        "power-budget": power_markdown(),
+        "power-budget": power.markdown(),
+        "pcb-cost": cost.markdown(layout.sizes(), layout.DESIGN_COUNT, layout.DESIGN_INSTANCE),
         "bom-total": bom_markdown(),
         "slot-table": slots_text(),
         "fewer-slots": fewer_slots_text(),

@@ -154,7 +154,7 @@ def build(pm):
     """Create every part and net for pin map `pm` in SKiDL's default circuit."""
     BOARDS.clear()
     t = _templates(pm)
-    new_ref = _Refs({"C": 162, "R": 13, "D": 29})
+    new_ref = _Refs({"C": 162, "R": 14, "D": 29})
     v3 = Net("3V3")
     gnd = Net("GND")
     vin = Net("5V_IN")
