@@ -36,6 +36,24 @@ DESIGNS = layout.DESIGNS
 DESIGN_INSTANCE = layout.DESIGN_INSTANCE
 DESIGN_COUNT = layout.DESIGN_COUNT
 PLANES = ("GND",)
+# Silkscreen overlapping silkscreen or pads is cosmetic (the Gerbers subtract the mask
+# openings from the silk): those two checks are off; every electrical and mechanical
+# check stays at KiCad's default severity.
+PROJECT = """{
+  "board": {
+    "design_settings": {
+      "rule_severities": {
+        "silk_over_copper": "ignore",
+        "silk_overlap": "ignore"
+      }
+    }
+  },
+  "meta": {
+    "filename": "%s.kicad_pro",
+    "version": 1
+  }
+}
+"""
 
 
 def mm(v):
@@ -167,6 +185,8 @@ def place(board, comps, refs, roles, places, bnets):
         value, fpname = comps[ref]
         fp = load_footprint(fpname)
         x, y, rot = places[roles[ref]] if roles[ref] in places else places[ref]
+        if not ref.startswith("H"):  # sensors sit exactly at their slot centres
+            x, y = (round(v / route.GRID) * route.GRID for v in (x, y))
         fp.SetReference(ref)
         fp.SetValue(value)
         fp.Reference().SetVisible(False)
@@ -411,13 +431,16 @@ def build(design, outdir, fab=True):
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, design + ".kicad_pcb")
     board.Save(path)
-    # A board loaded from its file has the project context the zone filler needs.
+    with open(os.path.join(outdir, design + ".kicad_pro"), "w") as f:
+        f.write(PROJECT % design)
+    # A board loaded from its file has the project context (the zone filler needs it;
+    # the DRC takes its severities from the project file written just above).
     board = pcbnew.LoadBoard(path)
     pcbnew.ZONE_FILLER(board).Fill(board.Zones())
     board.Save(path)
     _fix_uuids(path)
     for name in os.listdir(outdir):
-        if name.endswith((".kicad_prl", ".kicad_pro")):
+        if name.endswith(".kicad_prl"):
             os.remove(os.path.join(outdir, name))
     fps = dict((fp.GetReference(), fp) for fp in board.GetFootprints())
     report = os.path.join(outdir, "drc.txt")

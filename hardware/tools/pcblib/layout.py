@@ -93,11 +93,11 @@ def spot_places(roles):
 
 # -- main board (under the bar) ----------------------------------------------------------
 
-MAIN_SIZE = (90.0, 110.0)
+MAIN_SIZE = (100.0, 110.0)
 
 
 def main_places(refs):
-    """ref -> (x, y, rot) on the main board (90 x 110 mm). It mounts under the quarter
+    """ref -> (x, y, rot) on the main board (100 x 110 mm). It mounts under the quarter
     boards, centred on the bar; its four ribbon headers along the lower edge face the
     middle gap. DevKit top left, power input and supply on the right, ADC, decoder and
     LED buffer in the middle, buttons and OLED header bottom right."""
@@ -105,7 +105,7 @@ def main_places(refs):
     p["U1"] = (34.0, 24.0, 90)  # DevKit sockets: two rows of 22 along x
     # Power: USB-C at the top edge, TVS, input cap, CC resistors, load switch with CT,
     # fuse, reservoir, LDO with its capacitors.
-    px = 80.0
+    px = 90.0
     p["J5"] = (px, 4.0, 180)
     p["D29"] = (px - 7.0, 11.0, 90)
     p["C162"] = (px + 7.0, 11.0, 90)
@@ -141,17 +141,16 @@ def main_places(refs):
         p["C%d" % (153 + i)] = (x + 5.0, 72.0, 90)
     p["TP11"] = (68.0, 72.0, 0)
     # Ribbons: rotated so the pins run along x; two rows of two.
-    for ref, x, y in (("J1", 5.0, 86.0), ("J2", 38.0, 86.0), ("J3", 5.0, 104.0),
-                      ("J4", 38.0, 104.0)):
+    for ref, x, y in (("J1", 6.5, 86.0), ("J2", 41.0, 86.0), ("J3", 6.5, 104.0),
+                      ("J4", 41.0, 104.0)):
         p[ref] = (x, y, 90)
-    for ref, x, y in (("D30", 19.0, 80.5), ("D31", 52.0, 80.5), ("D32", 19.0, 95.5),
-                      ("D33", 52.0, 95.5)):
-        p[ref] = (x, y, 90)
+    for ref, x in (("D30", 20.0), ("D31", 55.0), ("D32", 27.0), ("D33", 62.0)):
+        p[ref] = (x, 93.5, 90)
     # OLED header and the buttons with their ESD diodes.
-    p["DS1"] = (74.0, 62.0, 0)
+    p["DS1"] = (84.0, 62.0, 0)
     for i in range(3):
-        p["SW%d" % (i + 1)] = (76.0, 78.0 + 10.0 * i, 0)
-        p["D%d" % (34 + i)] = (69.0, 84.0 + 10.0 * i, 0)
+        p["SW%d" % (i + 1)] = (89.0, 78.0 + 10.0 * i, 0)
+        p["D%d" % (34 + i)] = (80.0, 84.0 + 10.0 * i, 0)
     missing = sorted(set(refs) - set(p))
     if missing:
         raise ValueError("main board: no place for %s" % missing)

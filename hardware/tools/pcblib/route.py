@@ -4,12 +4,14 @@ Why our own: KiCad 6 has no scriptable autorouter, and the boards are regular en
 that an A* search on a 0.5 mm grid finds every connection. The clearance rules are
 built into the grid so the result passes KiCad's DRC by construction:
 
-- tracks are 0.25 mm wide and run on grid lines only (no diagonals): two tracks of
-  different nets on neighbouring lines are 0.25 mm apart (rule: 0.2 mm);
+- tracks are 0.25 mm wide and run on a 0.635 mm grid only (no diagonals): two tracks
+  of different nets on neighbouring lines are 0.385 mm apart (rule: 0.2 mm); the grid
+  is a quarter of 2.54 mm so a track passes between two header pins;
 - a cell or a grid edge closer than 0.125 + 0.2 mm (+ margin) to another net's pad is
   blocked, computed exactly for the segment, not only its end points;
-- a via (0.6 mm, drill 0.3 mm) claims its cell and the four neighbours on both outer
-  layers; vias keep 1 mm from every other hole; none sits in or beside a pad;
+- a via (0.6 mm, drill 0.3 mm) claims its cell on both outer layers (a track on the
+  next grid line keeps 0.21 mm); vias keep two cells from every other hole; none sits
+  in or beside a pad;
 - nets named in `planes` are not routed as tracks: each of their SMD pads gets a short
   track to a via into the inner ground planes (through-hole pads reach them directly).
 
@@ -20,7 +22,7 @@ import heapq
 
 import numpy as np
 
-GRID = 0.5  # mm
+GRID = 0.635  # mm: a quarter of 2.54, so header and socket pins sit on the grid
 TRACK = 0.25
 CLEAR = 0.2
 VIA_D = 0.6
@@ -75,7 +77,7 @@ class Router:
         self.vblk = np.full(shape, FREE, dtype=np.int32)  # edge (x, y)-(x, y+1)
         self.viablk = np.full((self.ny, self.nx), FREE, dtype=np.int32)
         self.holes = np.zeros((self.ny, self.nx), dtype=bool)  # via or drilled hole
-        self.interior = {}  # (layer, iy, ix) -> net: cells inside a pad's own copper
+        self.interior = np.full(shape, FREE, dtype=np.int32)  # inside a pad's own copper
         self.tracks = []  # (layer, net, (x0, y0), (x1, y1)) in mm
         self.vias = []  # (net, (x, y))
         xs = np.arange(self.nx) * GRID
@@ -129,10 +131,8 @@ class Router:
         # Cells whose track would lie inside the pad's own copper.
         inner = ((X >= bx[0] + TRACK / 2) & (X <= bx[2] - TRACK / 2)
                  & (Y >= bx[1] + TRACK / 2) & (Y <= bx[3] - TRACK / 2))
-        iy, ix = np.nonzero(inner)
         for layer in p.layers:
-            for a, b in zip(iy, ix):
-                self.interior[(layer, a + sy.start, b + sx.start)] = p.net
+            self.interior[layer][sy, sx][inner] = p.net
 
     # -- access -----------------------------------------------------------------------
 
@@ -146,12 +146,44 @@ class Router:
                 out += [(c, None) for c in cells]
         if out:
             return out
+        # No grid point inside the copper: the nearest free cells, each joined to the
+        # pad centre by a short stub that keeps clear of every other net's pad.
         cx, cy = p.centre
-        ix, iy = int(round(cx / GRID)), int(round(cy / GRID))
-        for layer in p.layers:
-            if self._cell_ok(layer, iy, ix, p.net):
-                out.append(((layer, iy, ix), p.centre))
+        ix0, iy0 = int(round(cx / GRID)), int(round(cy / GRID))
+        cands = []
+        for iy in range(iy0 - 2, iy0 + 3):
+            for ix in range(ix0 - 2, ix0 + 3):
+                d = ((ix * GRID - cx) ** 2 + (iy * GRID - cy) ** 2) ** 0.5
+                if d <= 1.0:
+                    cands.append((d, iy, ix))
+        for d, iy, ix in sorted(cands):
+            if not self._stub_ok(p, (ix * GRID, iy * GRID)):
+                continue
+            for layer in p.layers:
+                if self._cell_ok(layer, iy, ix, p.net):
+                    out.append(((layer, iy, ix), p.centre))
+            if len(out) >= 2:
+                break
         return out
+
+    def _stub_ok(self, p, xy):
+        cx, cy = p.centre
+        need = TRACK / 2 + CLEAR + MARGIN
+        for q in self.pads:
+            if q.net == p.net:
+                continue
+            b = q.box
+            if b[0] > max(cx, xy[0]) + 2 or b[2] < min(cx, xy[0]) - 2 or \
+                    b[1] > max(cy, xy[1]) + 2 or b[3] < min(cy, xy[1]) - 2:
+                continue
+            for k in range(11):
+                x = cx + (xy[0] - cx) * k / 10.0
+                y = cy + (xy[1] - cy) * k / 10.0
+                dx = max(b[0] - x, 0, x - b[2])
+                dy = max(b[1] - y, 0, y - b[3])
+                if (dx * dx + dy * dy) ** 0.5 < need:
+                    return False
+        return True
 
     def _interior_of(self, p, layer):
         bx = p.box
@@ -168,18 +200,9 @@ class Router:
         o = self.occ[layer, iy, ix]
         if o != FREE and o != net:
             return False
-        if self.interior.get((layer, iy, ix)) == net:
+        if self.interior[layer, iy, ix] == net:
             return True
         b = self.padblk[layer, iy, ix]
-        return b == FREE or b == net
-
-    def _edge_ok(self, layer, iy, ix, jy, jx, net):
-        if self.interior.get((layer, iy, ix)) == net and self.interior.get((layer, jy, jx)) == net:
-            return True
-        if iy == jy:
-            b = self.hblk[layer, iy, min(ix, jx)]
-        else:
-            b = self.vblk[layer, min(iy, jy), ix]
         return b == FREE or b == net
 
     def _via_ok(self, iy, ix, net):
@@ -189,70 +212,104 @@ class Router:
         if v != FREE and v != net:
             return False
         for layer in (0, 1):
-            for dy, dx in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
-                o = self.occ[layer, iy + dy, ix + dx]
-                if o != FREE and o != net:
-                    return False
-                b = self.padblk[layer, iy + dy, ix + dx]
-                if b != FREE and b != net and dy == dx == 0:
-                    return False
-        if self.holes[iy - 2:iy + 3, ix - 2:ix + 3].any():
-            return False
-        return True
+            o = self.occ[layer, iy, ix]
+            if o != FREE and o != net:
+                return False
+        return not self.holes[iy - 1:iy + 2, ix - 1:ix + 2].any()
 
     # -- search -----------------------------------------------------------------------
+
+    def _masks(self, net):
+        """Flat Python lists of what `net` may use, for the search's inner loop."""
+        def ok(a):
+            return (a == FREE) | (a == net)
+
+        inside = self.interior == net
+        cell = ok(self.occ) & (ok(self.padblk) | inside)
+        h = ok(self.hblk)
+        h[:, :, :-1] |= inside[:, :, :-1] & inside[:, :, 1:]
+        v = ok(self.vblk)
+        v[:, :-1, :] |= inside[:, :-1, :] & inside[:, 1:, :]
+        hole_near = self.holes.copy()
+        hole_near[1:, :] |= self.holes[:-1, :]
+        hole_near[:-1, :] |= self.holes[1:, :]
+        hole_near[:, 1:] |= self.holes[:, :-1]
+        hole_near[:, :-1] |= self.holes[:, 1:]
+        hole_near[1:, 1:] |= self.holes[:-1, :-1]
+        hole_near[1:, :-1] |= self.holes[:-1, 1:]
+        hole_near[:-1, 1:] |= self.holes[1:, :-1]
+        hole_near[:-1, :-1] |= self.holes[1:, 1:]
+        via = ok(self.viablk) & ok(self.occ[0]) & ok(self.occ[1]) & ~hole_near
+        via[:2, :] = False
+        via[-2:, :] = False
+        via[:, :2] = False
+        via[:, -2:] = False
+        return (cell.ravel().tolist(), h.ravel().tolist(), v.ravel().tolist(),
+                via.ravel().tolist())
 
     def _search(self, net, sources, goal, target_xy):
         """A* from `sources` (cells) until goal(cell) is true. Returns the cell path
         with via steps as consecutive cells on different layers."""
+        nx, ny = self.nx, self.ny
+        plane = nx * ny
+        cell, hok, vok, via = self._masks(net)
         tx, ty = target_xy
-        h_scale = COST_STEP
 
-        def h(c):
-            return (abs(c[2] - tx) + abs(c[1] - ty)) * h_scale if tx is not None else 0
+        def h(i):
+            if tx is None:
+                return 0
+            r = i % plane
+            return (abs(r % nx - tx) + abs(r // nx - ty)) * COST_STEP
+
+        def flat(c):
+            return c[0] * plane + c[1] * nx + c[2]
 
         best = {}
         prev = {}
         heap = []
         for c in sources:
-            best[c] = 0
-            prev[c] = None
-            heapq.heappush(heap, (h(c), 0, c))
-        limit = 400000
+            i = flat(c)
+            best[i] = 0
+            prev[i] = -1
+            heapq.heappush(heap, (h(i), 0, i))
+        limit = 600000
         while heap:
-            f, g, c = heapq.heappop(heap)
-            if g > best.get(c, 1 << 30):
+            f, g, i = heapq.heappop(heap)
+            if g > best.get(i, 1 << 30):
                 continue
+            layer = i // plane
+            r = i - layer * plane
+            c = (layer, r // nx, r % nx)
             if goal(c):
                 path = [c]
-                while prev[path[-1]] is not None:
-                    path.append(prev[path[-1]])
+                j = prev[i]
+                while j >= 0:
+                    lj = j // plane
+                    rj = j - lj * plane
+                    path.append((lj, rj // nx, rj % nx))
+                    j = prev[j]
                 return path[::-1]
             limit -= 1
             if limit < 0:
                 break
-            layer, iy, ix = c
-            for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-                jy, jx = iy + dy, ix + dx
-                if not self._cell_ok(layer, jy, jx, net):
+            horiz_cost = COST_STEP if layer == 0 else COST_WRONG_DIR
+            vert_cost = COST_WRONG_DIR if layer == 0 else COST_STEP
+            for n, edge_ok, step in ((i + 1, hok[i], horiz_cost), (i - 1, hok[i - 1], horiz_cost),
+                                     (i + nx, vok[i], vert_cost), (i - nx, vok[i - nx], vert_cost)):
+                if not edge_ok or not cell[n]:
                     continue
-                if not self._edge_ok(layer, iy, ix, jy, jx, net):
-                    continue
-                horizontal = dy == 0
-                step = COST_STEP if horizontal == (layer == 0) else COST_WRONG_DIR
-                n = (layer, jy, jx)
                 ng = g + step
                 if ng < best.get(n, 1 << 30):
                     best[n] = ng
-                    prev[n] = c
+                    prev[n] = i
                     heapq.heappush(heap, (ng + h(n), ng, n))
-            n = (1 - layer, iy, ix)
-            ng = g + COST_VIA
-            if ng < best.get(n, 1 << 30) and self._cell_ok(1 - layer, iy, ix, net) \
-                    and self._via_ok(iy, ix, net):
-                best[n] = ng
-                prev[n] = c
-                heapq.heappush(heap, (ng + h(n), ng, n))
+            n = i + plane if layer == 0 else i - plane
+            if via[r] and cell[n]:
+                ng = g + COST_VIA
+                if ng < best.get(n, 1 << 30):
+                    best[n] = ng
+                    prev[n] = i
+                    heapq.heappush(heap, (ng + h(n), ng, n))
         return None
 
     def _commit(self, net, path, stub=None, stub_end=None):
@@ -283,8 +340,7 @@ class Router:
         self.vias.append((net, (ix * GRID, iy * GRID)))
         self.holes[iy, ix] = True
         for layer in (0, 1):
-            for dy, dx in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
-                self.occ[layer, iy + dy, ix + dx] = net
+            self.occ[layer, iy, ix] = net
 
     # -- nets -------------------------------------------------------------------------
 
@@ -299,11 +355,8 @@ class Router:
         first = self.access(pads[0])
         if not first:
             raise RouteError("net %d: no access to pad at %s" % (net, pads[0].centre))
-        tree = set()
-        c0, stub0 = first[0]
-        if stub0 is not None:
-            self._commit(net, [c0], stub=stub0)
-        tree.update(c for c, _ in first)
+        tree = set(c for c, _ in first)
+        stubs = dict((c, xy) for c, xy in first if xy is not None)  # emitted when used
         placed = [pads[0]]
         rest = pads[1:]
         while rest:
@@ -315,12 +368,16 @@ class Router:
                 raise RouteError("net %d: no access to pad at %s" % (net, p.centre))
             goals = dict(acc)
             tx, ty = int(round(p.centre[0] / GRID)), int(round(p.centre[1] / GRID))
-            path = self._search(net, sorted(tree), lambda c: c in goals, (tx, ty))
+            path = self._search(net, sorted(tree), goals.__contains__, (tx, ty))
             if path is None:
                 raise RouteError("net %d: cannot reach pad at %s" % (net, p.centre))
-            self._commit(net, path, stub_end=goals[path[-1]])
+            self._commit(net, path, stub=stubs.pop(path[0], None),
+                         stub_end=goals[path[-1]])
             tree.update(path)
-            tree.update(c for c, _ in acc)
+            for c, xy in acc:
+                tree.add(c)
+                if xy is not None and c != path[-1]:
+                    stubs[c] = xy
             placed.append(p)
 
     def _fanout(self, net, p):
