@@ -172,7 +172,8 @@ def mechanical_svg(model=None):
     el_y = surf + model.depth_mm * kk
     s.rect(sx + 190, surf + top_board * kk, 40, 1.6 * kk, fill="#333", stroke="#333")
     s.line(sx + 150, el_y, sx + 270, el_y, stroke="#c00", dash="4,3")
-    s.text(sx + 425, el_y + 4, "hall element %.1f mm below the surface (DRV5055, SOT-23 package centre)"
+    s.text(sx + 425, el_y + 4, "hall element %.1f mm below the surface"
+           " (DRV5055, SOT-23 package centre)"
            % model.depth_mm, size=10)
     s.rect(sx + 130, el_y + 1.6 * kk, 160, 1.6 * kk, fill="#9c9", stroke="#363")
     s.text(sx + 425, el_y + 1.6 * kk + 10, "quarter board (PCB, hardware/pcb/quarter)", size=10)

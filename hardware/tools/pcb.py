@@ -303,7 +303,10 @@ def drc(board, path):
 
 
 def _strip_report(text):
-    return re.sub(r"\*\* Created on [^*]*\*\*", "** Created on (date stripped) **", text)
+    """No date and no output directory in the committed report."""
+    text = re.sub(r"\*\* Created on [^*]*\*\*", "** Created on (date stripped) **", text)
+    return re.sub(r"\*\* Drc report for .*?([^/]+\.kicad_pcb) \*\*", r"** Drc report for \1 **",
+                  text)
 
 
 def _fix_uuids(path):

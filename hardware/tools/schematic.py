@@ -119,7 +119,8 @@ def _templates(pm):
     t["buf"] = _template("74AHCT1G125", "Package_TO_SOT_SMD:SOT-23-5",
                          [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN),
                           (4, "Y", T.OUTPUT), (5, "VCC", T.PWRIN)])
-    t["oled"] = _template("SSD1306_MODULE", "Connector_PinSocket_2.54mm:PinSocket_1x04_P2.54mm_Vertical",
+    t["oled"] = _template("SSD1306_MODULE",
+                          "Connector_PinSocket_2.54mm:PinSocket_1x04_P2.54mm_Vertical",
                           [(1, "GND", T.PWRIN), (2, "VCC", T.PWRIN), (3, "SCL", T.INPUT),
                            (4, "SDA", T.BIDIR)], "DS")
     t["sw"] = _template("SW_PUSH", "Button_Switch_SMD:SW_SPST_B3S-1000", two, "SW")

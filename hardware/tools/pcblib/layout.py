@@ -4,8 +4,8 @@ The quarter board's sensors are placed from the magnetic model's slot centres, s
 the copper matches mechanical.svg and the firmware's model by construction; the test
 checks it independently. A quarter board covers one quarter of the playing field
 (six points), its inner edge at the middle gap; all four quarters use one design:
-quarter 1 is quarter 0 moved left by the bar and six points, quarters 2 and 3 are
-quarters 1 and 0 turned by 180 degrees.
+quarter 1 is quarter 0 moved left by the bar and six points; quarters 2 and 3 are
+quarters 0 and 1 turned by 180 degrees about the field's centre.
 """
 
 import os
@@ -38,8 +38,8 @@ def quarter_to_field(x, y, q=0):
     """Board mm of the quarter design -> playing-field mm for quarter q (0..3)."""
     fx = x + 0.5 + QUARTER_X0
     fy = QUARTER_H - (y + 0.5)
-    if q in (1, 2):
-        fx -= QUARTER_X0  # left half
+    if q in (1, 3):
+        fx -= QUARTER_X0  # quarter 1 is quarter 0 moved left; quarter 3 is quarter 1 turned
     if q in (2, 3):  # turned: mirror both axes about the field centre
         fx, fy = W - fx, H - fy
     return fx, fy

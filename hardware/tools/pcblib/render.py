@@ -24,7 +24,7 @@ def render(board, size, outdir):
         mirror = side == "bottom"
         layer = pcbnew.F_Cu if side == "top" else pcbnew.B_Cu
 
-        def pt(x, y):
+        def pt(x, y, mirror=mirror):
             x = w - x if mirror else x
             return (x * k, y * k)
 

@@ -84,13 +84,13 @@ class Router:
         ys = np.arange(self.ny) * GRID
         self.X, self.Y = np.meshgrid(xs, ys)
         edge = (self.X < EDGE + TRACK / 2 + MARGIN) | (self.Y < EDGE + TRACK / 2 + MARGIN) | (
-            self.X > width - EDGE - TRACK / 2 - MARGIN) | (
-            self.Y > height - EDGE - TRACK / 2 - MARGIN)
+            width - EDGE - TRACK / 2 - MARGIN < self.X) | (
+            height - EDGE - TRACK / 2 - MARGIN < self.Y)
         for layer in (0, 1):
             self.occ[layer][edge] = ALL
         vedge = (self.X < EDGE + VIA_D / 2 + MARGIN) | (self.Y < EDGE + VIA_D / 2 + MARGIN) | (
-            self.X > width - EDGE - VIA_D / 2 - MARGIN) | (
-            self.Y > height - EDGE - VIA_D / 2 - MARGIN)
+            width - EDGE - VIA_D / 2 - MARGIN < self.X) | (
+            height - EDGE - VIA_D / 2 - MARGIN < self.Y)
         self.viablk[vedge] = ALL
         for p in pads:
             self._add_pad(p)
@@ -129,8 +129,8 @@ class Router:
             hd = np.hypot(X - cx, Y - cy)
             vb[hd < p.hole_r + VIA_DRILL / 2 + 0.5] = ALL
         # Cells whose track would lie inside the pad's own copper.
-        inner = ((X >= bx[0] + TRACK / 2) & (X <= bx[2] - TRACK / 2)
-                 & (Y >= bx[1] + TRACK / 2) & (Y <= bx[3] - TRACK / 2))
+        inner = ((bx[0] + TRACK / 2 <= X) & (bx[2] - TRACK / 2 >= X)
+                 & (bx[1] + TRACK / 2 <= Y) & (bx[3] - TRACK / 2 >= Y))
         for layer in p.layers:
             self.interior[layer][sy, sx][inner] = p.net
 
@@ -156,7 +156,7 @@ class Router:
                 d = ((ix * GRID - cx) ** 2 + (iy * GRID - cy) ** 2) ** 0.5
                 if d <= 1.0:
                     cands.append((d, iy, ix))
-        for d, iy, ix in sorted(cands):
+        for _d, iy, ix in sorted(cands):
             if not self._stub_ok(p, (ix * GRID, iy * GRID)):
                 continue
             for layer in p.layers:
@@ -202,8 +202,7 @@ class Router:
             return False
         if self.interior[layer, iy, ix] == net:
             return True
-        b = self.padblk[layer, iy, ix]
-        return b == FREE or b == net
+        return self.padblk[layer, iy, ix] in (FREE, net)
 
     def _via_ok(self, iy, ix, net):
         if not (2 <= ix < self.nx - 2 and 2 <= iy < self.ny - 2):
