@@ -117,7 +117,7 @@ def wiring_rows(pm):
                            ("miso", "in", "DOUT (pin 12)"),
                            ("cs", "out", "/CS (pin 10)")):
             rows.append(("ADC_" + key.upper(), spi[key], d,
-                         "U4 MCP3208 %s; CH0-CH7 = COM of U10-U17" % to))
+                         "R16-R19 1k -> U4 MCP3208 %s; CH0-CH7 = COM of U10-U17" % to))
     else:
         outs = pm["mux"]["out"]
         if len(outs) > 1:

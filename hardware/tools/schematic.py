@@ -230,11 +230,17 @@ def build(pm):
     u4["DGND"] += gnd
     cap(new_ref("C"), "100n", v3s, gnd)  # VDD
     cap(new_ref("C"), "1u", v3s, gnd)  # VREF
+    # 1k in each SPI line: with only the data port plugged in, 3V3S is off, and the
+    # ESP32's idle-high SPI lines would back-power the MCP3208 through its input
+    # clamps; 1k limits that to ~3 mA a line and costs nothing at 1 MHz.
     spi = pm["adc"]["spi"]
-    for key, pin in (("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"), ("cs", "~CS")):
+    for i, (key, pin) in enumerate((("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"),
+                                    ("cs", "~CS"))):
         n = Net("ADC_" + key.upper())
         n += gpio(spi[key])
-        u4[pin] += n
+        nr = Net("ADC_%s_R" % key.upper())
+        u4[pin] += nr
+        res("R%d" % (16 + i), "1k", n, nr)
 
     sel = [Net("MUX_S%d" % i) for i in range(4)]
     for i, g in enumerate(pm["mux"]["select"]):

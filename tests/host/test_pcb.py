@@ -290,6 +290,11 @@ def test_schematic_fixes():
     for i, sig in enumerate(rib):
         if sig.startswith("OUT_"):
             assert rib[i - 1] == "GND" and rib[i + 1] == "GND", sig
+    # The SPI lines reach the MCP3208 through series resistors only (no back-powering
+    # of the ADC from the MCU while the power input is off).
+    for key in ("SCK", "MOSI", "MISO", "CS"):
+        refs = [r for r, _ in nets["ADC_" + key]]
+        assert "U4" not in refs and any(values[r] == "1k" for r in refs), key
     # ESD at every button and on every analog ribbon line.
     for key in ("OK", "BACK", "MENU"):
         assert any(values[r] == "PESD3V3L1BA" for r, _ in nets["BTN_" + key])
