@@ -70,7 +70,9 @@ def wiring_svg(pm):
     s.text(mcu_x + 8, top - 6, pm["mcu"].upper(), weight="bold")
     # Destination blocks, right column; each signal's row gets a wire to its block.
     blocks = [
-        ("MUX", "Quarter boards 0-3: U10-U17 CD74HC4067 + 24 point strips + bar/tray"),
+        ("MUX", "Quarter boards 0-3 (ribbons J1-J4): U10-U17 CD74HC4067, 30 sensors each;"
+                " bar/tray spot boards"),
+        ("ADC", "U4 MCP3208 (SPI): CH0-CH7 = COM of U10-U17, VREF = 3V3S"),
         ("SPWR", "U18 74HC138 -> Q1-Q8 AO3401A (one 16-sensor group on at a time)"),
         ("VSENSE", "R10/R11 divider from 3V3S (U2 AP2112K-3.3)"),
         ("LED", "U19 74AHCT1G125 -> R12 -> D1..D%d WS2812B" % pm["led"]["count"]),
@@ -100,22 +102,35 @@ def wiring_svg(pm):
         s.text(mcu_x + 8, y + 4, "GPIO%-3d %-9s %s" % (g, sig, d), size=10)
         dest = centre[sig.split("_")[0]]
         s.line(mcu_x + mcu_w, y, dest[0], dest[1], stroke="#447", sw=0.8)
-    s.text(20, h - 30, "Power: USB 5V -> DevKit; 5V -> F1 -> LEDs, U19, U2 (3V3S sensors);"
-           " DevKit 3V3 -> DS1, U18. See wiring-%s.md for every pin." % pm["name"], size=10)
+    s.text(20, h - 30, "Power: USB data port -> DevKit (MCU, DS1, U18); USB-C J5 -> U3 soft"
+           " start -> F1 -> LEDs, U19, U2 (3V3S: sensors, muxes, MCP3208)."
+           " See wiring-%s.md for every pin." % pm["name"], size=10)
     return s.render()
+
+
+MECH_K = 1.6  # px per mm in the top view of mechanical.svg
+MECH_ORIGIN = (30, 80)  # px of the top view's corner
+
+
+def mech_mm(model, cx, cy):
+    """A point of the top view (px) back to playing-field mm: the tests read the
+    drawing's slot marks with it and compare them with the boards."""
+    x0 = 6 * model.point_width_mm
+    view_h = model.point_length_mm() + 10
+    return (cx - MECH_ORIGIN[0]) / MECH_K + x0, view_h - (cy - MECH_ORIGIN[1]) / MECH_K
 
 
 def mechanical_svg(model=None):
     if model is None:
         model = magnet.MagnetModel()
-    k = 1.6  # px per mm
+    k = MECH_K  # px per mm
     s = Svg(1100, 900)
     s.text(20, 25, "Sensor strips and magnets (generated from firmware/nardy/magnet.py)",
            size=13, weight="bold")
     # Top view: bottom-right quarter P6..P1, the bar's lower half and white's tray.
     w, hh = model.field_size_mm()
     x0 = 6 * model.point_width_mm  # left edge of the bar
-    ox, oy = 30, 80
+    ox, oy = MECH_ORIGIN
     view_w = (w - x0) + model.tray_width_mm
     view_h = model.point_length_mm() + 10
     s.text(ox, oy - 10, "Top view, bottom-right quarter (P6..P1), bar half and white's tray;"
@@ -157,10 +172,11 @@ def mechanical_svg(model=None):
     el_y = surf + model.depth_mm * kk
     s.rect(sx + 190, surf + top_board * kk, 40, 1.6 * kk, fill="#333", stroke="#333")
     s.line(sx + 150, el_y, sx + 270, el_y, stroke="#c00", dash="4,3")
-    s.text(sx + 425, el_y + 4, "hall element %.1f mm below the surface (DRV5055, TO-92 flat)"
+    s.text(sx + 425, el_y + 4, "hall element %.1f mm below the surface"
+           " (DRV5055, SOT-23 package centre)"
            % model.depth_mm, size=10)
     s.rect(sx + 130, el_y + 1.6 * kk, 160, 1.6 * kk, fill="#9c9", stroke="#363")
-    s.text(sx + 425, el_y + 1.6 * kk + 10, "sensor strip (stripboard)", size=10)
+    s.text(sx + 425, el_y + 1.6 * kk + 10, "quarter board (PCB, hardware/pcb/quarter)", size=10)
     cd = model.checker_diameter_mm * kk / 4.0  # checker drawn quarter width to fit
     for level in range(2):
         cy = surf - (level + 1) * model.checker_thickness_mm * kk
@@ -190,18 +206,23 @@ def mechanical_svg(model=None):
     return s.render()
 
 
-def netlist(name):
-    """(netlist text, ERC summary line) from schematic.py, run in a fresh process so
-    SKiDL's global circuit starts empty."""
+def netlist(name, with_boards=False):
+    """(netlist text, ERC summary line[, part -> board JSON]) from schematic.py, run in
+    a fresh process so SKiDL's global circuit starts empty."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.net")
-        r = subprocess.run([sys.executable, os.path.join(hwlib.HERE, "schematic.py"), name, out],
-                           capture_output=True, text=True, cwd=tmp)
+        boards = os.path.join(tmp, "boards.json")
+        r = subprocess.run([sys.executable, os.path.join(hwlib.HERE, "schematic.py"), name, out,
+                            boards], capture_output=True, text=True, cwd=tmp)
         summary = [ln for ln in r.stdout.splitlines() if ln.startswith("ERC errors")]
         if r.returncode != 0 or not summary:
             raise RuntimeError("schematic.py %s failed:\n%s%s" % (name, r.stdout, r.stderr))
         with open(out) as f:
-            return f.read(), summary[0]
+            text = f.read()
+        if with_boards:
+            with open(boards) as f:
+                return text, summary[0], f.read()
+        return text, summary[0]
 
 
 def outputs():
@@ -213,7 +234,10 @@ def outputs():
         out["wiring-%s.svg" % name] = wiring_svg(pm)
     out["mechanical.svg"] = mechanical_svg()
     for name in hwlib.PINMAPS:
-        out["netlist/nardy-%s.net" % name] = netlist(name)[0]
+        res = netlist(name, with_boards=True)
+        out["netlist/nardy-%s.net" % name] = res[0]
+        if hwlib.devkit_pads(hwlib.load_pinmap(name)) is not None:  # has a main board
+            out["netlist/nardy-%s.boards.json" % name] = res[2]
     with open(os.path.join(HW, "README.md")) as f:
         out["README.md"] = hwlib.fill_blocks(f.read(), hwlib.readme_blocks())
     return out

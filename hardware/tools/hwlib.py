@@ -22,8 +22,6 @@ if os.path.join(ROOT, "firmware") not in sys.path:
 
 from nardy import magnet  # noqa: E402  (path set just above)
 
-SUPPLY_MA = 500  # USB 2.0 high-power port: the supply the README names
-MIN_MARGIN = 0.10  # the budget must leave at least this share of the supply unused
 BOARD_CHECKER_DIAMETERS = (30, 33, 36, 40)
 
 
@@ -70,24 +68,66 @@ def quarter_of_mux(m):
 QUARTER_POINTS = ("P1-P6", "P7-P12", "P13-P18", "P19-P24")
 
 
+def external_adc(pm):
+    """True when the mux outputs go to an SPI ADC (MCP3208) instead of ADC1 pins."""
+    return pm["adc"].get("kind") == "mcp3208"
+
+
+# ESP32-S3-DevKitC-1 header pins (J1 and J3, 22 each, pin 1 at the USB end's far side
+# as Espressif's pin layout numbers them): pad n of the board footprint is J1 pin n,
+# pad 22 + n is J3 pin n. Strings are power pins, ints GPIOs.
+DEVKITC1_S3_J1 = ("3V3", "3V3", "RST", 4, 5, 6, 7, 15, 16, 17, 18, 8, 3, 46, 9, 10, 11,
+                  12, 13, 14, "5V", "GND")
+DEVKITC1_S3_J3 = ("GND", 43, 44, 1, 2, 42, 41, 40, 39, 38, 37, 36, 35, 0, 45, 48, 47, 21,
+                  20, 19, "GND", "GND")
+DEVKIT_ROW_PITCH_MM = 25.4  # J1 to J3 centre distance (check your DevKit revision)
+
+
+def devkit_pads(pm):
+    """{pad number: pin name} of the DevKit footprint, or None if the MCU has no board
+    footprint here (the classic ESP32 is wired by hand from its wiring table)."""
+    if pm["mcu"] != "esp32s3":
+        return None
+    out = {}
+    for i, name in enumerate(DEVKITC1_S3_J1 + DEVKITC1_S3_J3):
+        out[i + 1] = name if isinstance(name, str) else "GPIO%d" % name
+    return out
+
+
+# Main board to quarter board ribbon (2x10 IDC, keyed shrouded headers). Every signal
+# wire has a ground wire beside it or a neighbour of the same kind; the analog outputs
+# sit between ground wires, away from the select lines and the LED data; seven ground
+# wires share the sensor return (160 mA at most) and the LED return.
+RIBBON = ("3V3S", "GND", "3V3S", "GND", "MUX_S0", "MUX_S1", "MUX_S2", "MUX_S3",
+          "/GRP_A", "/GRP_B", "GND", "OUT_A", "GND", "OUT_B", "GND", "LED_IN", "GND",
+          "LED_OUT", "5V_F", "5V_F")
+
+
 def wiring_rows(pm):
     """(signal, gpio, direction, goes to) for every MCU pin the pin map uses."""
     rows = []
     sel = pm["mux"]["select"]
     for i, g in enumerate(sel):
         rows.append(("MUX_S%d" % i, g, "out",
-                     "S%d of U10-U17 (ribbon pin %d on every quarter board)" % (i, 3 + i)))
-    outs = pm["mux"]["out"]
-    if len(outs) > 1:
-        for m, g in enumerate(outs):
-            rows.append(("MUX_OUT%d" % m, g, "analog in",
-                         "COM of U%d, quarter board %d (%s) ribbon pin %d"
-                         % (10 + m, quarter_of_mux(m), QUARTER_POINTS[quarter_of_mux(m)],
-                            9 + m % 2)))
+                     "S%d of U10-U17 (ribbon pin %d on every quarter board)"
+                     % (i, RIBBON.index("MUX_S%d" % i) + 1)))
+    if external_adc(pm):
+        spi = pm["adc"]["spi"]
+        for key, d, to in (("sck", "out", "CLK (pin 13)"), ("mosi", "out", "DIN (pin 11)"),
+                           ("miso", "in", "DOUT (pin 12)"),
+                           ("cs", "out", "/CS (pin 10)")):
+            rows.append(("ADC_" + key.upper(), spi[key], d,
+                         "R16-R19 1k -> U4 MCP3208 %s; CH0-CH7 = COM of U10-U17" % to))
     else:
-        rows.append(("MUX_OUT", outs[0], "analog in",
-                     "COM of U10-U17 joined (ribbon pins 9 and 10 of all quarter boards);"
-                     " only the enabled mux drives it"))
+        outs = pm["mux"]["out"]
+        if len(outs) > 1:
+            for m, g in enumerate(outs):
+                rows.append(("MUX_OUT%d" % m, g, "analog in",
+                             "COM of U%d, quarter board %d (%s)"
+                             % (10 + m, quarter_of_mux(m), QUARTER_POINTS[quarter_of_mux(m)])))
+        else:
+            rows.append(("MUX_OUT", outs[0], "analog in",
+                         "COM of U10-U17 joined; only the enabled mux drives it"))
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
         rows.append(("SPWR_A%d" % i, g, "out", "A%d of U18 (74HC138)" % i))
     rows.append(("SPWR_EN", pm["sensor_power"]["enable"], "out",
@@ -95,8 +135,8 @@ def wiring_rows(pm):
     rows.append(("VSENSE", pm["vsense"]["pin"], "analog in",
                  "R10/R11 divider (1:%g) from the 3V3S sensor rail" % pm["vsense"]["ratio"]))
     rows.append(("LED_DATA", pm["led"]["pin"], "out",
-                 "A of U19 (74AHCT1G125, 5 V) -> R12 330R -> DIN of D1 (%s)"
-                 % pm["led"]["chain"][0]))
+                 "A of U19 (74AHCT1G125, 5 V; R13 10k pull-down) -> R12 330R -> DIN of D1"
+                 " (%s)" % pm["led"]["chain"][0]))
     rows.append(("I2C_SDA", pm["i2c"]["sda"], "open drain",
                  "SDA of DS1 (SSD1306 at 0x%02X)" % pm["oled"]["addr"]))
     rows.append(("I2C_SCL", pm["i2c"]["scl"], "open drain", "SCL of DS1"))
@@ -115,10 +155,6 @@ def used_pins(pm):
     return out
 
 
-def analog_pins(pm):
-    return [g for _, g, d, _ in wiring_rows(pm) if d == "analog in"]
-
-
 def wiring_markdown(pm):
     lines = ["# Wiring: %s" % pm["board"], "",
              "Generated by `python hardware/tools/gen.py` from `firmware/pinmap/%s.json`;"
@@ -128,25 +164,33 @@ def wiring_markdown(pm):
         lines.append("| %s | %d | %s | %s |" % (sig, g, d, to))
     lines += ["", "## Power", "",
               "| rail | from | feeds |", "| --- | --- | --- |",
-              "| 5V | DevKit 5V pin (USB VBUS) | F1 -> LEDs, U19, U2 |",
-              "| 3V3 | DevKit 3V3 pin | DS1, U18, pull-ups |",
-              "| 3V3S | U2 AP2112K-3.3 | Q1-Q8 sources, U10-U17, R10 |",
+              "| USB data port | DevKit USB (the ESP32's own) | ESP32, DevKit 3V3 |",
+              "| 3V3 | DevKit 3V3 pin | DS1, U18 |",
+              "| 5V_IN | J5 USB-C power input (5 V only, CC 5.1k) | U3 TPS22918 load switch |",
+              "| 5V_F | U3 (soft start) -> F1 | LEDs, U19, U2 |",
+              "| 3V3S | U2 AP2112K-3.3 | Q1-Q8 sources, U10-U17, U4 MCP3208 VDD/VREF, R10 |",
               "| GRPn | Qn drain (on when U18 Yn is low) | the 16 sensors of mux n |",
-              "", "## Quarter-board ribbon (2x5, one per quarter board)", "",
-              "| pin | signal |", "| --- | --- |",
-              "| 1 | 3V3S |", "| 2 | GND |", "| 3-6 | MUX_S0-MUX_S3 |",
-              "| 7 | /GRP_A (U18 Y of the first mux: P-MOSFET gate and mux /E) |",
-              "| 8 | /GRP_B (U18 Y of the second mux) |",
-              "| 9 | OUT_A (COM of the first mux) |", "| 10 | OUT_B (COM of the second mux) |",
-              "", "## Sensor strip (JST XH 7-pin, one per point)", "",
+              "", "## Quarter-board ribbon (2x10 IDC, keyed, one per quarter board)", "",
+              "| pin | signal |", "| --- | --- |"]
+    what = {"/GRP_A": "/GRP_A (U18 Y of the first mux: P-MOSFET gate and mux /E)",
+            "/GRP_B": "/GRP_B (U18 Y of the second mux)",
+            "OUT_A": "OUT_A (COM of the first mux -> MCP3208 CH 2q)",
+            "OUT_B": "OUT_B (COM of the second mux -> MCP3208 CH 2q+1)",
+            "LED_IN": "LED_IN (LED data into the quarter's first LED)",
+            "LED_OUT": "LED_OUT (data out of its sixth LED, back to the main board)"}
+    for i, sig in enumerate(RIBBON):
+        lines.append("| %d | %s |" % (i + 1, what.get(sig, sig)))
+    lines += ["", "## Bar and tray sensors (JST XH 3-pin, spot boards)", "",
               "| pin | signal |", "| --- | --- |", "| 1 | GRPn (switched 3.3 V) |",
-              "| 2 | GND |", "| 3-7 | OUT of slot 1 (board edge) .. slot 5 |",
+              "| 2 | GND |", "| 3 | OUT |",
               "", "## Multiplexer channels", "",
-              "| mux | quarter | ADC GPIO | select 0..15 |", "| --- | --- | --- | --- |"]
+              "| mux | quarter | ADC input | select 0..15 |", "| --- | --- | --- | --- |"]
     for m, row in enumerate(pm["channels"]):
-        lines.append("| U%d | %d (%s) | %d | %s |" % (
+        adc_in = ("MCP3208 CH%d" % m if external_adc(pm)
+                  else "GPIO%d" % mux_out_pin(pm, m))
+        lines.append("| U%d | %d (%s) | %s | %s |" % (
             10 + m, quarter_of_mux(m), QUARTER_POINTS[quarter_of_mux(m)],
-            mux_out_pin(pm, m), " ".join(lbl if lbl else "-" for lbl in row)))
+            adc_in, " ".join(lbl if lbl else "-" for lbl in row)))
     lines += ["", "## LED chain", "", "D1 .. D%d in data order: %s." % (
         pm["led"]["count"], ", ".join(pm["led"]["chain"])), ""]
     return "\n".join(lines)
@@ -172,46 +216,6 @@ def led_mA(row, brightness):
     scales each colour's current; the controller's idle current stays."""
     idle = float(row["idle_mA"])
     return idle + (float(row["max_mA"]) - idle) * brightness / 255.0
-
-
-def power_budget(rows, pm, supply_mA=SUPPLY_MA):
-    """Worst case current from the 5 V supply. Linear regulators pass their load
-    current through, so 3.3 V loads count at face value. Returns (items, total,
-    margin) with items = (ref, part, active qty, mA each, mA total)."""
-    items = []
-    total = 0.0
-    cap = pm["led_max_brightness"]
-    for r in rows:
-        n = int(r["active_qty"] or 0)
-        if int(r["qty"]) == 0 or n == 0:
-            continue
-        each = float(r["max_mA"])
-        if r["mpn"] == "WS2812B":
-            each = led_mA(r, cap)
-            n = pm["led"]["count"]
-        if each == 0:
-            continue
-        items.append((r["ref"], r["mpn"], n, each, n * each))
-        total += n * each
-    return items, total, 1.0 - total / supply_mA
-
-
-def power_markdown(pm=None):
-    if pm is None:
-        pm = load_pinmap("esp32s3")
-    items, total, margin = power_budget(load_bom(), pm)
-    lines = ["| ref | part | drawing at once | mA each | mA |", "| --- | --- | --- | --- | --- |"]
-    for ref, mpn, n, each, tot in items:
-        lines.append("| %s | %s | %d | %.2f | %.1f |" % (ref, mpn, n, each, tot))
-    lines.append("| | **total (worst case)** | | | **%.1f** |" % total)
-    lines += ["", "Supply: USB 2.0 port, %d mA at 5 V. Margin: %.1f %% (%.0f mA); the tests"
-              " require at least %d %%. LED cap: `led_max_brightness` = %d of 255."
-              % (SUPPLY_MA, margin * 100, SUPPLY_MA - total, int(MIN_MARGIN * 100), cap_of(pm))]
-    return "\n".join(lines)
-
-
-def cap_of(pm):
-    return pm["led_max_brightness"]
 
 
 def bom_markdown():
@@ -335,10 +339,13 @@ def fewer_slots_text():
 # -- README blocks -----------------------------------------------------------------------
 
 def readme_blocks():
+    import power  # noqa: F811  (power.py imports this module)
+    from pcblib import cost, layout
     return {
         "magnet-table": "```\n" + magnet_table_text() + "\n```",
         "tolerance-table": "```\n" + tolerance_text() + "\n```",
-        "power-budget": power_markdown(),
+        "power-budget": power.markdown(),
+        "pcb-cost": cost.markdown(layout.sizes(), layout.DESIGN_COUNT, layout.DESIGN_INSTANCE),
         "bom-total": bom_markdown(),
         "slot-table": slots_text(),
         "fewer-slots": fewer_slots_text(),

@@ -1,12 +1,12 @@
 """Schematic as code: the whole board as a SKiDL circuit built from a pin map.
 
-    python hardware/tools/schematic.py esp32s3 hardware/netlist/nardy-esp32s3.net
+    python hardware/tools/schematic.py esp32s3 hardware/netlist/nardy-esp32s3.net [BOARDS.json]
 
 Parts are defined here (pins, types, footprints), so no KiCad library is needed. The
 script runs SKiDL's ERC, writes a KiCad netlist with fixed tags and date so it is
 reproducible, prints "ERC errors: N, warnings: M" and exits 1 if ERC found an error.
-Connectors and cables are left out: the netlist is the electrical circuit; the
-wiring tables give the connector pinouts.
+Connectors are in: a cable joins the same-named pins of two connectors, so a net
+that crosses boards is one net with a pin on each board's connector.
 """
 
 import builtins
@@ -28,99 +28,230 @@ def _template(name, fp, pins, prefix="U"):
                 pins=[Pin(num=n, name=nm, func=f) for n, nm, f in pins])
 
 
-def _part(tmpl, ref, value=None):
+# ref -> (board instance, design board, role): filled by build(), written beside the
+# netlist so the PCB generator (which runs under KiCad's Python, without SKiDL) knows
+# which board each part sits on. The four quarter boards are one design, as are the
+# eight spot boards: "role" names a part's place on its design board.
+BOARDS = {}
+
+
+def _part(tmpl, ref, value=None, board=("main", "main"), role=None):
     p = tmpl(ref=ref)
     p.tag = ref  # fixed tag: the netlist's tstamps stay the same run to run
     if value:
         p.value = value
+    BOARDS[ref] = (board[0], board[1], role or ref)
     return p
+
+
+def _templates(pm):
+    dir_types = {"out": T.OUTPUT, "analog in": T.INPUT, "open drain": T.BIDIR,
+                 "in, pull-up": T.INPUT, "in": T.INPUT}
+    pads = hwlib.devkit_pads(pm)
+    if pads is None:  # no board footprint: pins numbered 100 + GPIO
+        mcu_pins = [(1, "5V", T.PWROUT), (2, "3V3", T.PWROUT), (3, "GND", T.PWROUT)]
+        seen = set()
+        for _sig, g, d, _to in hwlib.wiring_rows(pm):
+            if g not in seen:
+                seen.add(g)
+                mcu_pins.append((100 + g, "GPIO%d" % g, dir_types[d]))
+        fp = "nardy:DevKit_socket"
+    else:
+        used = dict((g, dir_types[d]) for _s, g, d, _t in hwlib.wiring_rows(pm))
+        mcu_pins = []
+        for n, name in sorted(pads.items()):
+            if name == "3V3" and "3V3" not in [x[1] for x in mcu_pins]:
+                mcu_pins.append((n, name, T.PWROUT))
+            elif name == "GND":  # the first ground pin drives GND; the rest join it
+                mcu_pins.append((n, "GND%d" % n, T.PASSIVE if any(
+                    x[1].startswith("GND") for x in mcu_pins) else T.PWROUT))
+            elif name.startswith("GPIO") and int(name[4:]) in used:
+                mcu_pins.append((n, name, used[int(name[4:])]))
+        fp = "nardy:DevKitC-1_socket"
+    t = {}
+    t["devkit"] = _template("DEVKIT_" + pm["mcu"].upper(), fp, mcu_pins)
+    t["ldo"] = _template("AP2112K-3.3", "Package_TO_SOT_SMD:SOT-23-5",
+                         [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "EN", T.INPUT),
+                          (5, "VOUT", T.PWROUT)])
+    t["switch"] = _template("TPS22918", "Package_TO_SOT_SMD:SOT-23-6",
+                            [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "ON", T.INPUT),
+                             (4, "CT", T.PASSIVE), (5, "QOD", T.PASSIVE),
+                             (6, "VOUT", T.PWROUT)])
+    t["adc"] = _template("MCP3208", "Package_SO:SOIC-16_3.9x9.9mm_P1.27mm",
+                         [(i + 1, "CH%d" % i, T.INPUT) for i in range(8)]
+                         + [(9, "DGND", T.PWRIN), (10, "~CS", T.INPUT), (11, "DIN", T.INPUT),
+                            (12, "DOUT", T.OUTPUT), (13, "CLK", T.INPUT),
+                            (14, "AGND", T.PWRIN), (15, "VREF", T.PWRIN),
+                            (16, "VDD", T.PWRIN)])
+    # DRV5055 in SOT-23 (DBZ): 1 VCC, 2 OUT, 3 GND; the hall element sits at the
+    # package centre, which is the footprint origin.
+    t["hall"] = _template("DRV5055", "Package_TO_SOT_SMD:SOT-23",
+                          [(1, "VCC", T.PWRIN), (2, "OUT", T.OUTPUT), (3, "GND", T.PWRIN)],
+                          "H")
+    t["mux"] = _template("CD74HC4067", "Package_SO:SOIC-24W_7.5x15.4mm_P1.27mm",
+                         [(1, "COM", T.PASSIVE)]
+                         + [(9 - i if i < 8 else 31 - i, "I%d" % i, T.PASSIVE)
+                            for i in range(16)]
+                         + [(10, "S0", T.INPUT), (11, "S1", T.INPUT), (14, "S2", T.INPUT),
+                            (13, "S3", T.INPUT), (15, "~E", T.INPUT), (12, "GND", T.PWRIN),
+                            (24, "VCC", T.PWRIN)])
+    t["dec"] = _template("74HC138", "Package_SO:SOIC-16_3.9x9.9mm_P1.27mm",
+                         [(1, "A0", T.INPUT), (2, "A1", T.INPUT), (3, "A2", T.INPUT),
+                          (4, "~E1", T.INPUT), (5, "~E2", T.INPUT), (6, "E3", T.INPUT),
+                          (8, "GND", T.PWRIN), (16, "VCC", T.PWRIN)]
+                         + [(15 - i if i < 7 else 7, "Y%d" % i, T.OUTPUT) for i in range(8)])
+    t["pfet"] = _template("AO3401A", "Package_TO_SOT_SMD:SOT-23",
+                          [(1, "G", T.PASSIVE), (2, "S", T.PASSIVE), (3, "D", T.PASSIVE)], "Q")
+    two = [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)]
+    t["res"] = _template("R", "Resistor_SMD:R_0603_1608Metric", two, "R")
+    t["cap"] = _template("C", "Capacitor_SMD:C_0603_1608Metric", two, "C")
+    t["cap_bulk"] = _template("C", "Capacitor_SMD:C_0805_2012Metric", two, "C")
+    t["cap_el"] = _template("CP", "Capacitor_SMD:CP_Elec_8x10", two, "C")
+    t["fuse"] = _template("PTC", "Fuse:Fuse_1206_3216Metric", two, "F")
+    t["tvs"] = _template("TVS", "Diode_SMD:D_SOD-323",
+                         [(1, "K", T.PASSIVE), (2, "A", T.PASSIVE)], "D")
+    t["esd2"] = _template("ESD2", "Package_TO_SOT_SMD:SOT-23",
+                          [(1, "L1", T.PASSIVE), (2, "L2", T.PASSIVE), (3, "GND", T.PASSIVE)],
+                          "D")
+    t["led"] = _template("WS2812B", "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
+                         [(1, "VDD", T.PWRIN), (2, "DOUT", T.OUTPUT), (3, "VSS", T.PWRIN),
+                          (4, "DIN", T.INPUT)], "D")
+    t["buf"] = _template("74AHCT1G125", "Package_TO_SOT_SMD:SOT-23-5",
+                         [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN),
+                          (4, "Y", T.OUTPUT), (5, "VCC", T.PWRIN)])
+    t["oled"] = _template("SSD1306_MODULE",
+                          "Connector_PinSocket_2.54mm:PinSocket_1x04_P2.54mm_Vertical",
+                          [(1, "GND", T.PWRIN), (2, "VCC", T.PWRIN), (3, "SCL", T.INPUT),
+                           (4, "SDA", T.BIDIR)], "DS")
+    t["sw"] = _template("SW_PUSH", "Button_Switch_SMD:SW_SPST_B3S-1000", two, "SW")
+    t["tp"] = _template("TESTPOINT", "TestPoint:TestPoint_Pad_D1.5mm", [(1, "1", T.PASSIVE)],
+                        "TP")
+    t["ribbon"] = _template("RIBBON_2x10", "Connector_IDC:IDC-Header_2x10_P2.54mm_Vertical",
+                            [(i + 1, "P%d" % (i + 1), T.PASSIVE) for i in range(20)], "J")
+    t["xh3"] = _template("XH_3", "Connector_JST:JST_XH_B3B-XH-A_1x03_P2.50mm_Vertical",
+                         [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE), (3, "3", T.PASSIVE)], "J")
+    t["usbc"] = _template("USB_C_POWER",
+                          "Connector_USB:USB_C_Receptacle_GCT_USB4135-GF-A_6P_TopMnt_Horizontal",
+                          [("A9", "VBUS1", T.PASSIVE), ("B9", "VBUS2", T.PASSIVE),
+                           ("A12", "GND1", T.PASSIVE), ("B12", "GND2", T.PASSIVE),
+                           ("A5", "CC1", T.PASSIVE), ("B5", "CC2", T.PASSIVE),
+                           ("S1", "SHIELD", T.PASSIVE)], "J")
+    return t
+
+
+class _Refs:
+    """Next free number per prefix for parts added by this revision (C, R, D)."""
+
+    def __init__(self, start):
+        self.next = dict(start)
+
+    def __call__(self, prefix):
+        n = self.next[prefix]
+        self.next[prefix] = n + 1
+        return "%s%d" % (prefix, n)
 
 
 def build(pm):
     """Create every part and net for pin map `pm` in SKiDL's default circuit."""
-    # Which MCU pins exist and what they do, from the pin map.
-    dir_types = {"out": T.OUTPUT, "analog in": T.INPUT, "open drain": T.BIDIR,
-                 "in, pull-up": T.INPUT}
-    rows = hwlib.wiring_rows(pm)
-    mcu_pins = [(1, "5V", T.PWROUT), (2, "3V3", T.PWROUT), (3, "GND", T.PWROUT)]
-    seen = set()
-    for _sig, g, d, _to in rows:
-        if g not in seen:
-            seen.add(g)
-            mcu_pins.append((100 + g, "GPIO%d" % g, dir_types[d]))
-    devkit = _template("DEVKIT_" + pm["mcu"].upper(), "nardy:DevKit_socket", mcu_pins)
-    ldo = _template("AP2112K-3.3", "Package_TO_SOT_SMD:SOT-23-5",
-                    [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "EN", T.INPUT),
-                     (5, "VOUT", T.PWROUT)])
-    hall = _template("DRV5055A2", "Package_TO_SOT_THT:TO-92_Inline",
-                     [(1, "VCC", T.PWRIN), (2, "GND", T.PWRIN), (3, "OUT", T.OUTPUT)], "H")
-    mux = _template("CD74HC4067", "Package_SO:SOIC-24W_7.5x15.4mm",
-                    [(1, "COM", T.PASSIVE)]
-                    + [(9 - i if i < 8 else 31 - i, "I%d" % i, T.PASSIVE) for i in range(16)]
-                    + [(10, "S0", T.INPUT), (11, "S1", T.INPUT), (14, "S2", T.INPUT),
-                       (13, "S3", T.INPUT), (15, "~E", T.INPUT), (12, "GND", T.PWRIN),
-                       (24, "VCC", T.PWRIN)])
-    dec = _template("74HC138", "Package_DIP:DIP-16_W7.62mm",
-                    [(1, "A0", T.INPUT), (2, "A1", T.INPUT), (3, "A2", T.INPUT),
-                     (4, "~E1", T.INPUT), (5, "~E2", T.INPUT), (6, "E3", T.INPUT),
-                     (8, "GND", T.PWRIN), (16, "VCC", T.PWRIN)]
-                    + [(15 - i if i < 7 else 7, "Y%d" % i, T.OUTPUT) for i in range(8)])
-    pfet = _template("AO3401A", "Package_TO_SOT_SMD:SOT-23",
-                     [(1, "G", T.PASSIVE), (2, "S", T.PASSIVE), (3, "D", T.PASSIVE)], "Q")
-    res = _template("R", "Resistor_THT:R_Axial_DIN0207_L6.3mm_D2.5mm_P10.16mm_Horizontal",
-                    [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "R")
-    cap = _template("C", "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P2.50mm",
-                    [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "C")
-    fuse = _template("PTC", "Fuse:Fuse_1812_4532Metric",
-                     [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "F")
-    led = _template("WS2812B", "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
-                    [(1, "VDD", T.PWRIN), (2, "DOUT", T.OUTPUT), (3, "VSS", T.PWRIN),
-                     (4, "DIN", T.INPUT)], "D")
-    buf = _template("74AHCT1G125", "Package_TO_SOT_SMD:SOT-23-5",
-                    [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN),
-                     (4, "Y", T.OUTPUT), (5, "VCC", T.PWRIN)])
-    oled = _template("SSD1306_MODULE", "nardy:OLED_4pin",
-                     [(1, "GND", T.PWRIN), (2, "VCC", T.PWRIN), (3, "SCL", T.INPUT),
-                      (4, "SDA", T.BIDIR)], "DS")
-    sw = _template("SW_PUSH", "Button_Switch_THT:SW_PUSH-12mm",
-                   [(1, "1", T.PASSIVE), (2, "2", T.PASSIVE)], "SW")
-    tp = _template("TESTPOINT", "TestPoint:TestPoint_Pad_D1.5mm", [(1, "1", T.PASSIVE)], "TP")
-
-    v5 = Net("5V")
+    BOARDS.clear()
+    t = _templates(pm)
+    new_ref = _Refs({"C": 162, "R": 14, "D": 29})
     v3 = Net("3V3")
     gnd = Net("GND")
+    vin = Net("5V_IN")
+    v5s = Net("5V_SW")
     v5f = Net("5V_F")
     v3s = Net("3V3S")
-    v5f.drive = POWER  # through the fuse: still the supply
-    u1 = _part(devkit, "U1", pm["board"].split(" ")[0])
-    u1["5V"] += v5
+    for n in (vin, v5s, v5f):
+        n.drive = POWER  # from the USB-C power input, through the switch and the fuse
+    u1 = _part(t["devkit"], "U1", pm["board"].split(" ")[0])
     u1["3V3"] += v3
-    u1["GND"] += gnd
+    for p in u1.pins:
+        if p.name.startswith("GND"):
+            p += gnd
 
     def gpio(g):
         return u1["GPIO%d" % g]
 
-    f1 = _part(fuse, "F1", "MF-MSMF050-2")
-    f1[1] += v5
+    def cap(ref, value, a, b, tmpl="cap", board=("main", "main"), role=None):
+        c = _part(t[tmpl], ref, value, board, role)
+        c[1] += a
+        c[2] += b
+        return c
+
+    def res(ref, value, a, b, board=("main", "main"), role=None):
+        r = _part(t["res"], ref, value, board, role)
+        r[1] += a
+        r[2] += b
+        return r
+
+    # Power input: USB-C (5 V only: 5.1k on CC1/CC2 asks for default USB power), TVS,
+    # at most 4.7 uF on VBUS, then a load switch whose CT capacitor sets a slow rise,
+    # so the 470 uF behind it charges without an inrush spike, then the PTC fuse.
+    j5 = _part(t["usbc"], "J5", "USB-C power")
+    for pin in ("VBUS1", "VBUS2"):
+        j5[pin] += vin
+    for pin in ("GND1", "GND2", "SHIELD"):
+        j5[pin] += gnd
+    for pin in ("CC1", "CC2"):
+        cc = Net(pin)
+        j5[pin] += cc
+        res(new_ref("R"), "5.1k", cc, gnd)
+    d = _part(t["tvs"], new_ref("D"), "SMF5.0A")
+    d["K"] += vin
+    d["A"] += gnd
+    cap(new_ref("C"), "4.7u", vin, gnd, "cap_bulk")
+    u3 = _part(t["switch"], "U3", "TPS22918")
+    u3["VIN"] += vin
+    u3["ON"] += vin
+    u3["GND"] += gnd
+    u3["VOUT"] += v5s
+    u3["QOD"] += v5s
+    ct = Net("SW_CT")
+    u3["CT"] += ct
+    cap(new_ref("C"), "10n", ct, gnd)
+    f1 = _part(t["fuse"], "F1", "MF-MSMF050-2")
+    f1[1] += v5s
     f1[2] += v5f
-    u2 = _part(ldo, "U2", "AP2112K-3.3")
+    cap("C157", "470u", v5f, gnd, "cap_el")
+    u2 = _part(t["ldo"], "U2", "AP2112K-3.3")
     u2["VIN"] += v5f
     u2["EN"] += v5f
     u2["GND"] += gnd
     u2["VOUT"] += v3s
+    cap(new_ref("C"), "1u", v5f, gnd)  # AP2112K input
+    cap(new_ref("C"), "1u", v3s, gnd)  # AP2112K output
 
-    # Select lines, shared by all eight multiplexers.
+    # External ADC: ratiometric, VREF = VDD = the sensors' own 3V3S.
+    u4 = _part(t["adc"], "U4", "MCP3208-CI/SL")
+    u4["VDD"] += v3s
+    u4["VREF"] += v3s
+    u4["AGND"] += gnd
+    u4["DGND"] += gnd
+    cap(new_ref("C"), "100n", v3s, gnd)  # VDD
+    cap(new_ref("C"), "1u", v3s, gnd)  # VREF
+    # 1k in each SPI line: with only the data port plugged in, 3V3S is off, and the
+    # ESP32's idle-high SPI lines would back-power the MCP3208 through its input
+    # clamps; 1k limits that to ~3 mA a line and costs nothing at 1 MHz.
+    spi = pm["adc"]["spi"]
+    for i, (key, pin) in enumerate((("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"),
+                                    ("cs", "~CS"))):
+        n = Net("ADC_" + key.upper())
+        n += gpio(spi[key])
+        nr = Net("ADC_%s_R" % key.upper())
+        u4[pin] += nr
+        res("R%d" % (16 + i), "1k", n, nr)
+
     sel = [Net("MUX_S%d" % i) for i in range(4)]
     for i, g in enumerate(pm["mux"]["select"]):
         sel[i] += gpio(g)
 
-    # Sensor power groups: the decoder's one low output turns on a P-FET and enables
-    # the mux of that group; R pull-ups keep every gate high while the MCU boots.
-    u18 = _part(dec, "U18", "SN74HC138N")
+    u18 = _part(t["dec"], "U18", "SN74HC138D")
     u18["VCC"] += v3
     u18["GND"] += gnd
     u18["~E1"] += gnd
     u18["~E2"] += gnd
+    cap(new_ref("C"), "100n", v3, gnd)
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
         n = Net("SPWR_A%d" % i)
         n += gpio(g)
@@ -128,101 +259,119 @@ def build(pm):
     en = Net("SPWR_EN")
     en += gpio(pm["sensor_power"]["enable"])
     u18["E3"] += en
-    r9 = _part(res, "R9", "10k")
-    r9[1] += en
-    r9[2] += gnd
-
-    shared = len(pm["mux"]["out"]) == 1
-    mux_out_shared = Net("MUX_OUT") if shared else None
-    if shared:
-        mux_out_shared += gpio(pm["mux"]["out"][0])
-    hcount = 0
-    for m in range(pm["mux"]["count"]):
-        grp_n = Net("GRP%d_N" % m)
-        grp = Net("GRP%d" % m)
-        grp.drive = POWER  # switched sensor supply
-        u18["Y%d" % m] += grp_n
-        q = _part(pfet, "Q%d" % (m + 1), "AO3401A")
-        q["G"] += grp_n
-        q["S"] += v3s
-        q["D"] += grp
-        r = _part(res, "R%d" % (m + 1), "10k")
-        r[1] += grp_n
-        r[2] += v3s
-        t = _part(tp, "TP%d" % (m + 3), "GRP%d" % m)
-        t[1] += grp
-        u = _part(mux, "U%d" % (10 + m), "CD74HC4067M96")
-        u["VCC"] += v3s
-        u["GND"] += gnd
-        u["~E"] += grp_n
-        for i in range(4):
-            u["S%d" % i] += sel[i]
-        if shared:
-            u["COM"] += mux_out_shared
-        else:
-            n = Net("MUX_OUT%d" % m)
-            n += gpio(pm["mux"]["out"][m])
-            u["COM"] += n
-        for ch, label in enumerate(pm["channels"][m]):
-            if not label:
-                continue
-            hcount += 1
-            h = _part(hall, "H%d" % hcount, "DRV5055A2 " + label)
-            c = _part(cap, "C%d" % hcount, "100n")
-            sig = Net("S_" + label.replace(".", "_"))
-            h["VCC"] += grp
-            h["GND"] += gnd
-            h["OUT"] += sig
-            u["I%d" % ch] += sig
-            c[1] += grp
-            c[2] += gnd
-    for ref in ("C158", "C159", "C160", "C161"):
-        c = _part(cap, ref, "10u")  # bulk at each quarter board
-        c[1] += v3s
-        c[2] += gnd
+    res("R9", "10k", en, gnd)
 
     vs = Net("VSENSE")
     vs += gpio(pm["vsense"]["pin"])
-    r10 = _part(res, "R10", "10k")
-    r11 = _part(res, "R11", "10k")
-    r10[1] += v3s
-    r10[2] += vs
-    r11[1] += vs
-    r11[2] += gnd
+    res("R10", "10k", v3s, vs)
+    res("R11", "10k", vs, gnd)
 
-    # LEDs: 3.3 V data buffered to 5 V levels, then the chain in pin-map order.
-    u19 = _part(buf, "U19", "SN74AHCT1G125")
+    # LED data: 3.3 V to 5 V buffer (bypassed), pulled down so the chain sees a
+    # steady low while the MCU boots, 330R series, then through the quarter boards.
+    u19 = _part(t["buf"], "U19", "SN74AHCT1G125DBVR")
     u19["VCC"] += v5f
     u19["GND"] += gnd
     u19["~OE"] += gnd
+    cap(new_ref("C"), "100n", v5f, gnd)
     d0 = Net("LED_DATA")
     d0 += gpio(pm["led"]["pin"])
     u19["A"] += d0
-    r12 = _part(res, "R12", "330")
-    d1 = Net("LED_DIN1")
+    res("R13", "10k", d0, gnd)
     ybuf = Net("LED_BUF")
     u19["Y"] += ybuf
-    r12[1] += ybuf
-    r12[2] += d1
-    prev = d1
-    for i, name in enumerate(pm["led"]["chain"]):
-        d = _part(led, "D%d" % (i + 1), "WS2812B " + name)
-        c = _part(cap, "C%d" % (129 + i), "100n")
-        d["VDD"] += v5f
-        d["VSS"] += gnd
-        d["DIN"] += prev
-        c[1] += v5f
-        c[2] += gnd
-        prev = Net("LED_DIN%d" % (i + 2)) if i + 1 < len(pm["led"]["chain"]) else Net(
-            "LED_END")
-        d["DOUT"] += prev
-    t = _part(tp, "TP11", "LED_END")  # scope here: data must come out of the last LED
-    t[1] += prev
-    c157 = _part(cap, "C157", "470u")
-    c157[1] += v5f
-    c157[2] += gnd
+    chain = pm["led"]["chain"]
+    din = [Net("LED_DIN%d" % (i + 1)) for i in range(len(chain))] + [Net("LED_END")]
+    res("R12", "330", ybuf, din[0])
 
-    ds1 = _part(oled, "DS1", "SSD1306 128x64")
+    def led(i, board, role):
+        dd = _part(t["led"], "D%d" % (i + 1), "WS2812B " + chain[i], board, role)
+        dd["VDD"] += v5f
+        dd["VSS"] += gnd
+        dd["DIN"] += din[i]
+        dd["DOUT"] += din[i + 1]
+        cap("C%d" % (129 + i), "100n", v5f, gnd, board=board, role="C" + role)
+
+    esd_pairs = []
+    hcount = 0
+    n_mux = pm["mux"]["count"]
+    grp_n = [Net("GRP%d_N" % m) for m in range(n_mux)]
+    grp = [Net("GRP%d" % m) for m in range(n_mux)]
+    outs = [Net("MUX_OUT%d" % m) for m in range(n_mux)]
+    for m in range(n_mux):
+        grp[m].drive = POWER  # switched sensor supply
+        u18["Y%d" % m] += grp_n[m]
+        u4["CH%d" % m] += outs[m]
+    for q in range(n_mux // 2):
+        qb = ("quarter%d" % q, "quarter")
+        jm = _part(t["ribbon"], "J%d" % (1 + q), "2x10 shrouded", role="J%d" % (1 + q))
+        jq = _part(t["ribbon"], "J%d" % (6 + q), "2x10 shrouded", qb, "J_RIBBON")
+        first = 6 * q  # LED index of this quarter's first LED
+        sig = {"3V3S": v3s, "GND": gnd, "5V_F": v5f, "LED_IN": din[first],
+               "LED_OUT": din[first + 6]}
+        for i in range(4):
+            sig["MUX_S%d" % i] = sel[i]
+        for k, side in enumerate("AB"):
+            m = 2 * q + k
+            sig["/GRP_" + side] = grp_n[m]
+            sig["OUT_" + side] = outs[m]
+        for i, name in enumerate(hwlib.RIBBON):
+            jm["P%d" % (i + 1)] += sig[name]
+            jq["P%d" % (i + 1)] += sig[name]
+        esd_pairs.append((outs[2 * q], outs[2 * q + 1]))
+        cap("C%d" % (158 + q), "10u", v3s, gnd, "cap_bulk", qb, "C_BULK")
+        for k in range(2):
+            m = 2 * q + k
+            q_fet = _part(t["pfet"], "Q%d" % (m + 1), "AO3401A", qb, "Q%d" % (k + 1))
+            q_fet["G"] += grp_n[m]
+            q_fet["S"] += v3s
+            q_fet["D"] += grp[m]
+            res("R%d" % (m + 1), "10k", grp_n[m], v3s, qb, "R%d" % (k + 1))
+            tp = _part(t["tp"], "TP%d" % (m + 3), "GRP%d" % m, qb, "TP%d" % (k + 1))
+            tp[1] += grp[m]
+            u = _part(t["mux"], "U%d" % (10 + m), "CD74HC4067M96", qb, "U%d" % (k + 1))
+            u["VCC"] += v3s
+            u["GND"] += gnd
+            u["~E"] += grp_n[m]
+            cap(new_ref("C"), "100n", v3s, gnd, board=qb, role="C_MUX%d" % (k + 1))
+            for i in range(4):
+                u["S%d" % i] += sel[i]
+            u["COM"] += outs[m]
+            for ch, label in enumerate(pm["channels"][m]):
+                if not label:
+                    continue
+                hcount += 1
+                s = Net("S_" + label.replace(".", "_"))
+                loc, slot = hwlib.parse_label(label)
+                if isinstance(loc, int):
+                    board, role = qb, "H_%d_%d" % ((loc - 1) % 6, slot)
+                else:
+                    board, role = ("spot-" + label, "spot"), "H"
+                    jx = _part(t["xh3"], "J%d" % (10 + 2 * q + k), "XH 3-pin", qb,
+                               "J_SPOT%d" % (k + 1))
+                    js = _part(t["xh3"], "J%d" % (18 + 2 * q + k), "XH 3-pin", board, "J")
+                    for jj in (jx, js):
+                        jj[1] += grp[m]
+                        jj[2] += gnd
+                        jj[3] += s
+                h = _part(t["hall"], "H%d" % hcount, "DRV5055 " + label, board, role)
+                h["VCC"] += grp[m]
+                h["GND"] += gnd
+                h["OUT"] += s
+                u["I%d" % ch] += s
+                cap("C%d" % hcount, "100n", grp[m], gnd, board=board, role="C" + role)
+        for i in range(6):
+            led(first + i, qb, "D_%d" % i)
+    for i in range(4 * 6, len(chain)):  # trays and bar: on the main board, under the bar
+        led(i, ("main", "main"), "D%d" % (i + 1))
+    tp = _part(t["tp"], "TP11", "LED_END")  # scope here: data must come out of the last LED
+    tp[1] += din[-1]
+    for a, b in esd_pairs:  # ESD on the analog ribbon lines, at the main board's headers
+        dd = _part(t["esd2"], new_ref("D"), "PESD3V3S2UT")
+        dd["L1"] += a
+        dd["L2"] += b
+        dd["GND"] += gnd
+
+    ds1 = _part(t["oled"], "DS1", "SSD1306 128x64")
     ds1["VCC"] += v3
     ds1["GND"] += gnd
     sda = Net("I2C_SDA")
@@ -233,19 +382,29 @@ def build(pm):
     ds1["SCL"] += scl
 
     for i, key in enumerate(("ok", "back", "menu")):
-        s = _part(sw, "SW%d" % (i + 1), key)
+        s = _part(t["sw"], "SW%d" % (i + 1), key)
         n = Net("BTN_" + key.upper())
         n += gpio(pm["buttons"][key])
         s[1] += n
         s[2] += gnd
+        dd = _part(t["tvs"], new_ref("D"), "PESD3V3L1BA")  # ESD at the button
+        dd["K"] += n
+        dd["A"] += gnd
 
-    t1 = _part(tp, "TP1", "3V3S")
+    t1 = _part(t["tp"], "TP1", "3V3S")
     t1[1] += v3s
-    t2 = _part(tp, "TP2", "5V_F")
+    t2 = _part(t["tp"], "TP2", "5V_F")
     t2[1] += v5f
-    for ref, net in (("TP12", gnd),):
-        t = _part(tp, ref, "GND")
-        t[1] += net
+    t12 = _part(t["tp"], "TP12", "GND")
+    t12[1] += gnd
+
+
+def boards_json():
+    """The part -> board table as stable JSON text."""
+    import json
+    lines = ["  %s: %s" % (json.dumps(ref), json.dumps(list(BOARDS[ref])))
+             for ref in sorted(BOARDS)]
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _normalise(text):
@@ -273,6 +432,9 @@ def main(argv):
     text = _normalise(str(skidl.generate_netlist(do_backup=False, track_src=False)))
     with open(out, "w") as f:
         f.write(text)
+    if len(argv) > 2:  # the part -> board table for the PCB generator
+        with open(argv[2], "w") as f:
+            f.write(boards_json())
     print("ERC errors: %d, warnings: %d" % (errors, warnings))
     return 1 if errors else 0
 

@@ -1,0 +1,101 @@
+"""Power budget per supply, worst case, from the same figures the README shows.
+
+    python hardware/tools/power.py          # table
+    python hardware/tools/power.py --json   # JSON: usb_data_port_worst_ma, rails, limits
+
+Two USB inputs: the ESP32's own USB data port (DevKit) feeds only the MCU and the
+3V3 logic on its regulator; the USB-C power input (J5) feeds the LEDs and the sensors
+through the TPS22918 soft-start switch. Figures are datasheet maxima at the LED cap
+of the pin map.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import hwlib  # noqa: E402
+
+DATA_PORT_LIMIT_MA = 250  # bMaxPower the stock MicroPython build declares
+POWER_PORT_LIMIT_MA = 500  # USB-C sink with 5.1k Rd, default USB 2.0 power
+BULK_UF = 470.0  # C157, behind the switch
+SOFT_START_MS = 10.0  # TPS22918 rise time with CT = 10 nF at 5 V (datasheet tR vs CT)
+
+# (rail, ref, part, drawing at once, mA each, port)
+LOADS = (
+    ("5V (USB data)", "U1", "ESP32-S3-DevKitC-1, radio off", 1, 120.0, "data"),
+    ("3V3 (DevKit)", "DS1", "SSD1306 OLED", 1, 20.0, "data"),
+    ("3V3 (DevKit)", "U18", "74HC138", 1, 0.08, "data"),
+    ("3V3S", "H", "DRV5055 (one group of 16)", 16, 10.0, "power"),
+    ("3V3S", "U10-U17", "CD74HC4067", 8, 0.16, "power"),
+    ("3V3S", "U4", "MCP3208", 1, 0.5, "power"),
+    ("3V3S", "R10/R11", "VSENSE divider", 1, 0.17, "power"),
+    ("3V3S", "U2", "AP2112K quiescent", 1, 0.08, "power"),
+    ("5V_F", "U19", "74AHCT1G125", 1, 1.5, "power"),
+    ("5V_F", "U3", "TPS22918 quiescent", 1, 0.01, "power"),
+)
+
+
+def budget(pm=None):
+    if pm is None:
+        pm = hwlib.load_pinmap("esp32s3")
+    rows = list(LOADS)
+    led = [r for r in hwlib.load_bom() if r["mpn"] == "WS2812B"][0]
+    each = hwlib.led_mA(led, pm["led_max_brightness"])
+    rows.append(("5V_F", "D1-D%d" % pm["led"]["count"],
+                 "WS2812B at cap %d/255" % pm["led_max_brightness"],
+                 pm["led"]["count"], round(each, 2), "power"))
+    rails = {}
+    ports = {"data": 0.0, "power": 0.0}
+    for rail, _ref, _part, n, ma, port in rows:
+        rails[rail] = rails.get(rail, 0.0) + n * ma
+        ports[port] += n * ma
+    return {
+        "usb_data_port_worst_ma": round(ports["data"], 1),
+        "usb_data_port_limit_ma": DATA_PORT_LIMIT_MA,
+        "usb_power_port_worst_ma": round(ports["power"], 1),
+        "usb_power_port_limit_ma": POWER_PORT_LIMIT_MA,
+        "rails_ma": dict((k, round(v, 1)) for k, v in sorted(rails.items())),
+        "inrush_ma": round(BULK_UF * 5.0 / SOFT_START_MS, 1),
+        "vbus_capacitance_uf": 4.7,
+        "loads": [{"rail": r[0], "ref": r[1], "part": r[2], "qty": r[3], "ma_each": r[4],
+                   "port": r[5]} for r in rows],
+    }
+
+
+def markdown(b=None):
+    if b is None:
+        b = budget()
+    lines = ["| port | rail | ref | part | drawing at once | mA each | mA |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for ld in b["loads"]:
+        lines.append("| %s | %s | %s | %s | %d | %.2f | %.1f |" % (
+            ld["port"], ld["rail"], ld["ref"], ld["part"], ld["qty"], ld["ma_each"],
+            ld["qty"] * ld["ma_each"]))
+    lines += ["", "USB data port (ESP32): **%.1f mA** worst case, limit %d mA (bMaxPower of"
+              " the stock MicroPython build)." % (b["usb_data_port_worst_ma"],
+                                                   b["usb_data_port_limit_ma"]),
+              "USB-C power input: **%.1f mA** worst case, limit %d mA (default USB power"
+              " with 5.1k CC pull-downs)." % (b["usb_power_port_worst_ma"],
+                                              b["usb_power_port_limit_ma"]),
+              "Soft start: %.1f uF on VBUS at attach; the %g uF reservoir charges through"
+              " the TPS22918 in ~%g ms: ~%.0f mA inrush." % (
+                  b["vbus_capacitance_uf"], BULK_UF, SOFT_START_MS, b["inrush_ma"])]
+    return "\n".join(lines)
+
+
+def main(argv):
+    if argv and argv != ["--json"]:
+        sys.stderr.write("usage: power.py [--json]\n")
+        return 2
+    b = budget()
+    if argv == ["--json"]:
+        print(json.dumps(b, indent=1, sort_keys=True))
+    else:
+        print(markdown(b))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
