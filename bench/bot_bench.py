@@ -25,9 +25,13 @@ def main(per_game=1000):
     wdir = os.path.join(ROOT, "firmware", "weights")
     t, cmd = run_mp([os.path.join(ROOT, "bench", "bot_bench_mp.py"), path, wdir,
                      "--lib", lib], "112wK")
+    a, acmd = run_mp([os.path.join(ROOT, "bench", "bot_bench_mp.py"), path, wdir,
+                      "--lib", lib, "--alloc"], "4M")
     print("## Move chooser (nardy.bot): %d positions (%d random self-play per game + "
           "worst cases)" % (n, per_game))
     print("$ %s" % cmd.replace(path, "POSITIONS").replace(lib, "MPYDIR")
+          .replace(wdir, "firmware/weights"))
+    print("$ %s" % acmd.replace(path, "POSITIONS").replace(lib, "MPYDIR")
           .replace(wdir, "firmware/weights"))
     print("%-8s %6s %9s %9s %9s %12s %12s   %s" % ("game", "n", "p50 ms", "p99 ms",
                                                    "max ms", "heap p50 B", "heap max B",
@@ -36,11 +40,12 @@ def main(per_game=1000):
         s = t[game]
         print("%-8s %6d %9.1f %9.1f %9.1f %12d %12d   p99<=1500" % (
             game, s["n"], ms(s["p50"]) * PROJECT, ms(s["p99"]) * PROJECT,
-            ms(s["max"]) * PROJECT, s["alloc_p50"], s["alloc_max"]))
+            ms(s["max"]) * PROJECT, a[game]["alloc_p50"], a[game]["alloc_max"]))
         print("  slowest: %s" % s["worst"])
-    print("ESP32 ms = unix-port time x %d (best of 2). heap: bytes allocated by one\n"
-          "choice with the GC off (64-bit unix objects: about twice an ESP32's), all of it\n"
-          "garbage after the move." % PROJECT)
+    print("ESP32 ms = unix-port time x %d (best of 2), at 112wK. heap: bytes one choice\n"
+          "allocates in all, counted with the GC off (64-bit unix objects: about twice an\n"
+          "ESP32's; every result of the roll is a Position the GC takes back), none of it\n"
+          "kept after the move." % PROJECT)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ result the engine yields, so the choice is deterministic: the same on the board,
 unix port and the host.
 """
 
-from nardy.evaluate import Net
+import micropython
+
+from nardy.evaluate import Net, _quick
 from nardy.rules import CHECKERS, OFF
 from nardy.scoring import game_result
 
@@ -30,25 +32,29 @@ class Bot:
         self._score = [0] * keep
         self._turn = [None] * keep
 
+    @micropython.native
     def choose(self, pos, dice):
         """``(steps, position)``: the turn to play; ``steps == ()`` if none is legal."""
-        net = self.net
         keep = self.keep
         score = self._score
         cand = self._turn
+        table = self.net.table
         n = 0
         worst = 0                    # index of the weakest kept candidate
-        mover = pos.turn
+        me = 26 * pos.turn
+        op = 26 - me
+        off = me + OFF
         best_end = None
         for t in self.variant.turns(pos, dice):
-            res = t[1]
-            if res.board[26 * mover + OFF] == CHECKERS:
-                r = game_result(self.variant, res, True)
-                pts = r[2] if r and r[0] == mover else 0
+            b = t[1].board
+            if b[off] == CHECKERS:
+                r = game_result(self.variant, t[1], True)
+                pts = r[2] if r and r[0] == pos.turn else 0
                 if best_end is None or pts > best_end[0]:
                     best_end = (pts, t)
                 continue
-            s = -net.quick(res)      # the opponent moves next: low for them is good
+            # the opponent moves next: the lower its score, the better for the mover
+            s = -_quick(table, b, op, me)
             if n < keep:
                 score[n] = s
                 cand[n] = t
@@ -62,11 +68,12 @@ class Bot:
         if best_end is not None:
             self._clear(n)
             return best_end[1]
-        best = None
+        net = self.net
+        best = 0
         best_v = 0
         for i in range(n):
             v = -net.value(cand[i][1])
-            if best is None or v > best_v or (v == best_v and _earlier(cand, i, best)):
+            if i == 0 or v > best_v or (v == best_v and cand[i][0] < cand[best][0]):
                 best, best_v = i, v
         t = cand[best]
         self._clear(n)
@@ -98,9 +105,3 @@ def _lowest(score, n):
         if score[i] < score[w]:
             w = i
     return w
-
-
-def _earlier(cand, i, j):
-    # candidates are not kept in the engine's order; on an exact tie prefer the
-    # smaller steps tuple so the choice does not depend on slot order
-    return cand[i][0] < cand[j][0]

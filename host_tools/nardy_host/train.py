@@ -115,10 +115,10 @@ def _q(arr, limit=32767, top=14):
 def write_weights(path, variant, net, lin):
     """Quantise and write (see the format in evaluate.py)."""
     h = len(net.b1)
-    q1, q2, ql = _q(net.w1), _q(net.w2), _q(lin)
+    q1, q2, ql = _q(np.concatenate([net.w1.ravel(), net.b1])), _q(net.w2), _q(lin)
     payload = b"".join([
         np.round(lin * (1 << ql)).astype("<i2").tobytes(),
-        np.round(net.b1 * (1 << q1)).astype("<i4").tobytes(),
+        np.round(net.b1 * (1 << q1)).astype("<i2").tobytes(),
         np.round(net.w1 * (1 << q1)).astype("<i2").tobytes(),
         np.round(net.w2 * (1 << q2)).astype("<i2").tobytes(),
         np.round(net.b2 * (1 << (q1 + q2))).astype("<i4").tobytes(),

@@ -35,7 +35,7 @@ def _weights(variant_code, hidden, seed):
     """A small random weights file image and its raw parts."""
     r = Lcg(seed)
     lin = array.array("h", [r.next(2001) - 1000 for _ in range(INPUTS)])
-    b1 = array.array("i", [r.next(4001) - 2000 for _ in range(hidden)])
+    b1 = array.array("h", [r.next(4001) - 2000 for _ in range(hidden)])
     w1 = array.array("h", [r.next(601) - 300 for _ in range(INPUTS * hidden)])
     w2 = array.array("h", [r.next(2001) - 1000 for _ in range(hidden)])
     b2 = array.array("i", [r.next(10001) - 5000])
@@ -102,7 +102,7 @@ def test_net_equals_plain_computation():
         for pos in _positions(v, 40, 3 + code):
             want, want_q = _reference(parts, 5, pos)
             assert net.value(pos) == want
-            assert net.quick(pos) == want_q << 8     # rescaled to value units: q1 + q2 - qlin = 8
+            assert net.quick(pos) == want_q
             # evaluated for the side to move: the other side's view differs
             assert net.equity(pos) == want / net.scale
 
