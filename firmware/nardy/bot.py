@@ -18,7 +18,7 @@ from nardy.evaluate import Net, _quick
 from nardy.rules import CHECKERS, OFF
 from nardy.scoring import game_result
 
-KEEP = 8     # results the net rates after the pre-filter (measured: bench/bot_bench.py)
+KEEP = 24    # results the net rates after the pre-filter (bench/bot_bench.py: ~6 ms each on an ESP32)
 
 
 class Bot:

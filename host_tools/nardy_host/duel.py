@@ -69,13 +69,12 @@ def make_player(name, v, rng, weights=None):
             return rng.choice([t for t, p in zip(turns, pips) if p == low])
         return greedy
     if name == "bot":
-        from nardy.bot import Bot
-        from nardy.evaluate import WeightsError
+        from nardy.evaluate import Net, WeightsError
         try:
-            bot = Bot(v, weights or weights_path(v.name))
+            net = Net(weights or weights_path(v.name), v.name)
         except WeightsError as e:
             raise DuelError(str(e)) from None
-        return bot.choose
+        return HostBot(v, net).choose
     import gnubg_nn
 
     def gnubg_player(pos, dice):
@@ -90,6 +89,82 @@ def make_player(name, v, rng, weights=None):
             steps = gnubg_nn.best_move(board, dice[0], dice[1])
         return _by_steps(v, pos, turns, steps)
     return gnubg_player
+
+
+class HostBot:
+    """``nardy.bot.Bot`` with the integer arithmetic done by numpy for all results of
+    a roll at once: the same pre-filter scores, the same kept candidates (same
+    replacement order), the same net values and tie-break, hence the same turns
+    (tests/host/test_duel.py compares it with the firmware Bot)."""
+
+    def __init__(self, variant, net):
+        import numpy as np
+
+        from nardy.bot import KEEP
+        self.np = np
+        self.v = variant
+        self.net = net
+        self.keep = KEEP
+        lin = np.array(net.table, dtype=np.int64)
+        self.table = lin.reshape(52, 16)
+        self.w1 = np.array(net.w1, dtype=np.int64).reshape(208, net.hidden)
+        self.b1 = np.array(net.b1, dtype=np.int64)
+        self.w2 = np.array(net.w2, dtype=np.int64)
+
+    def _boards(self, results):
+        np = self.np
+        return np.frombuffer(b"".join(bytes(r.board) for r in results),
+                             dtype=np.uint8).reshape(len(results), 52)
+
+    def choose(self, pos, dice):
+        np = self.np
+        turns = self.v.legal_turns(pos, dice)
+        mover = pos.turn
+        ends = [t for t in turns if t[1].board[26 * mover + OFF] == CHECKERS]
+        if ends:
+            best = None
+            for t in ends:
+                r = game_result(self.v, t[1], True)
+                pts = r[2] if r and r[0] == mover else 0
+                if best is None or pts > best[0]:
+                    best = (pts, t)
+            return best[1]
+        b = self._boards([t[1] for t in turns]).astype(np.int64)
+        me, op = 26 * mover, 26 - 26 * mover
+        idx = np.arange(26)
+        # the opponent is to move in every result: its side first, as evaluate.py does
+        q = (self.table[idx, b[:, op:op + 26]].sum(1)
+             + self.table[26 + idx, b[:, me:me + 26]].sum(1)) - 52 * (1 << 24)
+        scores = [-int(x) for x in q]
+        keep = self.keep
+        kept = list(range(min(keep, len(turns))))
+        if len(turns) > keep:
+            ks = scores[:keep]
+            worst = ks.index(min(ks))
+            for i in range(keep, len(turns)):
+                if scores[i] > ks[worst]:
+                    ks[worst] = scores[i]
+                    kept[worst] = i
+                    worst = ks.index(min(ks))
+        x = features_int(np, b[kept], 1 - mover)
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        vals = [-(int(y) + self.net.b2) for y in h @ self.w2]
+        best = 0
+        for j in range(1, len(kept)):
+            if vals[j] > vals[best] or (vals[j] == vals[best]
+                                        and turns[kept[j]][0] < turns[kept[best]][0]):
+                best = j
+        return turns[kept[best]]
+
+
+def features_int(np, b, turn):
+    me = b[:, 26 * turn:26 * turn + 26]
+    op = b[:, 26 * (1 - turn):26 * (1 - turn) + 26]
+    out = []
+    for side in (me, op):
+        f = np.stack([side >= 1, side >= 2, side >= 3, np.maximum(side - 3, 0)], axis=2)
+        out.append(f.reshape(len(b), 104).astype(np.int64))
+    return np.concatenate(out, axis=1)
 
 
 def play_game(v, players, first, rng):

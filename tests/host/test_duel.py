@@ -127,3 +127,25 @@ def test_training_smoke(tmp_path):
 
 def test_duel_module_players_listed():
     assert set(duel.PLAYERS) == {"random", "greedy", "bot", "pubeval", "gnubg"}
+
+
+@pytest.mark.parametrize("name", ["long", "short"])
+def test_host_bot_picks_the_firmware_bots_turns(name):
+    """The vectorised duel player chooses exactly the firmware chooser's turns,
+    including big doubles where the pre-filter drops candidates."""
+    v = LongNardy() if name == "long" else ShortNardy()
+    net = Net(weights_path(name), name)
+    fw, host = Bot(v, net), duel.HostBot(v, net)
+    rng = random.Random(8)
+    pos = v.start_position()
+    compared = big = 0
+    while compared < 150:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        a, b = fw.choose(pos, dice), host.choose(pos, dice)
+        assert a[1].board == b[1].board and a[0] == b[0]
+        big += v.count_turns(pos, dice) > fw.keep
+        compared += 1
+        pos = rng.choice(v.legal_turns(pos, dice))[1]
+        if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
+            pos = v.start_position()
+    assert big > 0 or name == "short"
