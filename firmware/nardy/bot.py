@@ -18,7 +18,7 @@ from nardy.evaluate import Net, _quick
 from nardy.rules import CHECKERS, OFF
 from nardy.scoring import game_result
 
-KEEP = 24    # results the net rates after the pre-filter (bench/bot_bench.py: ~6 ms each on an ESP32)
+KEEP = 24    # results the net rates after the pre-filter (~6 ms each on an ESP32)
 
 
 class Bot:
