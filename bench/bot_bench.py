@@ -44,8 +44,8 @@ def main(per_game=1000):
         print("  slowest: %s" % s["worst"])
     print("ESP32 ms = unix-port time x %d (best of 2), at 112wK. heap: bytes one choice\n"
           "allocates in all, counted with the GC off (64-bit unix objects: about twice an\n"
-          "ESP32's; every result of the roll is a Position the GC takes back), none of it\n"
-          "kept after the move." % PROJECT)
+          "ESP32's): the engine's enumeration tables plus the chosen Position; none of it\n"
+          "is kept after the move." % PROJECT)
 
 
 if __name__ == "__main__":

@@ -126,10 +126,13 @@ class Net:
 
     def value(self, pos):
         """The net's rating of ``pos`` for its side to move (units of ``scale``)."""
+        return self.value_of(pos.board, pos.turn)
+
+    def value_of(self, board, turn):
+        """``value`` of a bare 52-byte board with ``turn`` to move."""
         acc = self.acc
         w2 = self.w2
-        _hidden(self.w1, self.b1, acc, self.hidden, pos.board, 26 * pos.turn,
-                26 - 26 * pos.turn)
+        _hidden(self.w1, self.b1, acc, self.hidden, board, 26 * turn, 26 - 26 * turn)
         out = self.b2
         for j in range(self.hidden):
             out += acc[j] * w2[j]
