@@ -229,16 +229,25 @@ def teacher_data(v, games, rng, per_turn, log):
 def train_short(args, log):
     v = variant_of("short")
     rng = random.Random(args.seed)
-    x, y = teacher_data(v, args.games, rng, args.per_turn, log)
+    if args.cache and os.path.exists(args.cache):
+        data = np.load(args.cache)
+        x, y = data["x"], data["y"]
+        log("teacher data from %s: %d positions" % (args.cache, len(y)))
+    else:
+        x, y = teacher_data(v, args.games, rng, args.per_turn, log)
+        if args.cache:
+            np.savez(args.cache, x=x, y=y)
     net = Mlp(args.hidden, np.random.default_rng(args.seed))
     order = np.random.default_rng(args.seed + 1)
     t0 = time.time()
     for epoch in range(1, args.epochs + 1):
         idx = order.permutation(len(y))
         loss = 0.0
+        # the step size falls geometrically to a tenth over the run
+        lr = args.lr * 0.1 ** ((epoch - 1) / max(1, args.epochs - 1)) if args.decay else args.lr
         for s in range(0, len(y), 256):
             b = idx[s:s + 256]
-            loss = net.step(x[b], y[b], args.lr)
+            loss = net.step(x[b], y[b], lr)
         if epoch % max(1, args.epochs // 5) == 0 or epoch == args.epochs:
             write_out(args, net, x)
             log("epoch %d  mse %.4f  %.0f s  %s" % (epoch, loss, time.time() - t0,
@@ -277,6 +286,8 @@ def main(argv=None):
     p.add_argument("--report", type=int, default=250)
     p.add_argument("--duel", default="", help="opponents measured at each report")
     p.add_argument("--duel-games", type=int, default=100)
+    p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
+    p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
     p.add_argument("--out", required=True)
     p.add_argument("--log")
     args = p.parse_args(argv)
