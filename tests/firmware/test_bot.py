@@ -188,3 +188,41 @@ def test_no_allocation_growth_over_a_game():
         seen.append(gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0)
     # after the first turns the live heap stays flat: nothing accumulates per turn
     assert max(seen[5:]) - min(seen[5:]) < 4096, seen
+
+
+def _reference_choice(v, net, pos, dice, keep):
+    """The chooser written plainly on the public ``turns``: pre-filter, keep the best
+    ``keep`` (a new result replaces the first weakest only if strictly better), then
+    the net; an exact tie goes to the smaller steps."""
+    kept = []
+    for steps, res in v.turns(pos, dice):
+        if res.board[26 * pos.turn + 25] == 15:
+            return steps, res                   # (no double win in these positions)
+        s = -net.quick(res)
+        if len(kept) < keep:
+            kept.append([s, steps, res])
+        else:
+            w = 0
+            for i in range(1, keep):
+                if kept[i][0] < kept[w][0]:
+                    w = i
+            if s > kept[w][0]:
+                kept[w] = [s, steps, res]
+    best = None
+    for s, steps, res in kept:
+        val = -net.value(res)
+        if best is None or val > best[0] or (val == best[0] and steps < best[1]):
+            best = (val, steps, res)
+    return best[1], best[2]
+
+
+def test_choice_equals_plain_chooser_with_prefilter():
+    for v in (LongNardy(), ShortNardy()):
+        net = Net(WEIGHTS + v.name + ".bin", v.name)
+        bot = Bot(v, net, keep=3)           # a small keep: the pre-filter decides often
+        r = Lcg(21)
+        for pos in _positions(v, 25, 13):
+            dice = (r.next(6) + 1, r.next(6) + 1)
+            steps, res = bot.choose(pos, dice)
+            want = _reference_choice(v, net, pos, dice, 3)
+            assert steps == want[0] and res.board == want[1].board, (steps, want[0])
