@@ -209,7 +209,7 @@ def _reference_choice(v, net, pos, dice, keep):
             if s > kept[w][0]:
                 kept[w] = [s, steps, res]
     best = None
-    for s, steps, res in kept:
+    for _s, steps, res in kept:
         val = -net.value(res)
         if best is None or val > best[0] or (val == best[0] and steps < best[1]):
             best = (val, steps, res)
