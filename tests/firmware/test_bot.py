@@ -45,6 +45,18 @@ def _weights(variant_code, hidden, seed):
     return head + payload, (lin, b1, w1, w2, b2[0])
 
 
+_NETS = {}
+
+
+def _net(name):
+    """The committed weights, each read once (a 20 KB array wants an unfragmented
+    heap: on the board the net is read once, before play)."""
+    if name not in _NETS:
+        gc.collect()
+        _NETS[name] = Net(WEIGHTS + name + ".bin", name)
+    return _NETS[name]
+
+
 def _write(data):
     with open(TMP, "wb") as f:
         f.write(data)
@@ -109,7 +121,7 @@ def test_net_equals_plain_computation():
 
 def test_committed_weights_load():
     for v in (LongNardy(), ShortNardy()):
-        net = Net(WEIGHTS + v.name + ".bin", v.name)
+        net = _net(v.name)
         assert net.hidden >= 8
         pos = v.start_position()
         assert -3.0 <= net.equity(pos) <= 3.0
@@ -166,7 +178,7 @@ def test_choice_is_legal_and_the_nets_best():
 
 def test_bot_bears_off_the_last_checker():
     v = ShortNardy()
-    net = Net(WEIGHTS + "short.bin", "short")
+    net = _net("short")
     pos = build(v, {24: 1, 23: 1}, {1: 5}, turn=WHITE)
     steps, res = Bot(v, net).choose(pos, (6, 5))
     assert res.board[25] == 15
@@ -175,7 +187,7 @@ def test_bot_bears_off_the_last_checker():
 
 def test_no_allocation_growth_over_a_game():
     v = LongNardy()
-    bot = Bot(v, WEIGHTS + "long.bin")
+    bot = Bot(v, _net("long"))
     r = Lcg(2)
     pos = v.start_position()
     seen = []
@@ -218,7 +230,7 @@ def _reference_choice(v, net, pos, dice, keep):
 
 def test_choice_equals_plain_chooser_with_prefilter():
     for v in (LongNardy(), ShortNardy()):
-        net = Net(WEIGHTS + v.name + ".bin", v.name)
+        net = _net(v.name)
         bot = Bot(v, net, keep=3)           # a small keep: the pre-filter decides often
         r = Lcg(21)
         for pos in _positions(v, 25, 13):
