@@ -10,13 +10,18 @@ __version__ = "0.1.0"
 try:
     import micropython  # noqa: F401  (MicroPython: the real module)
 except ImportError:
-    # CPython: the hot search functions are marked @micropython.native; here that
+    # CPython: the hot search functions are marked @micropython.native (the
+    # evaluator's @micropython.viper); here that
     # (and const) does nothing. Installed once, before any firmware module loads.
     import sys
 
     class _CPythonShim:
         @staticmethod
         def native(fn):
+            return fn
+
+        @staticmethod
+        def viper(fn):
             return fn
 
         @staticmethod

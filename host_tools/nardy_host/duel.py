@@ -1,0 +1,229 @@
+"""``nardy duel A B``: two players play N games against each other, colours alternating.
+
+Players: ``random``; ``greedy`` (the legal turn leaving the fewest own pips, ties at
+random); ``bot`` (the board's engine, ``firmware/nardy/bot.py`` with the committed
+weights, run as is); ``pubeval`` and ``gnubg`` (short nardy only: gnubg-nn's public
+evaluation and its 0-ply ``best_move``). Every turn any player picks is one of the
+rules engine's legal turns. Points per game come from ``scoring.game_result``
+(cubeless; mars / koks count).
+"""
+
+import json
+import os
+import random
+
+from nardy.longnardy import LongNardy
+from nardy.rules import CHECKERS, OFF
+from nardy.scoring import game_result
+from nardy.shortnardy import ShortNardy
+
+PLAYERS = ("random", "greedy", "bot", "pubeval", "gnubg")
+GNUBG_ONLY = ("pubeval", "gnubg")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def weights_path(variant):
+    return os.path.join(ROOT, "firmware", "weights", variant + ".bin")
+
+
+def variant_of(name):
+    return LongNardy() if name == "long" else ShortNardy()
+
+
+class DuelError(ValueError):
+    """A bad player name or game count (reported by the CLI as a clean error)."""
+
+
+def to_gnubg(pos, view):
+    """gnubg's board [opponent, player] with ``view`` as the player."""
+    out = []
+    for color in (1 - view, view):
+        side = pos.side(color)
+        out.append([side[24 - i] for i in range(24)] + [side[0]])
+    return out
+
+
+def _by_steps(v, pos, turns, steps):
+    """The legal turn whose result equals ``steps`` (gnubg's points) played on pos."""
+    new = pos
+    for f, t in steps:
+        new = v.apply_step(new, (25 - f, 25 - t))
+    for turn in turns:
+        if turn[1].board == new.board:
+            return turn
+    raise RuntimeError("gnubg chose a turn the rules engine does not list: %r" % (steps,))
+
+
+def make_player(name, v, rng, weights=None):
+    if name not in PLAYERS:
+        raise DuelError("unknown player %r (one of %s)" % (name, ", ".join(PLAYERS))) from None
+    if name in GNUBG_ONLY and v.name != "short":
+        raise DuelError("%s plays short nardy only" % name) from None
+    if name == "random":
+        return lambda pos, dice: rng.choice(v.legal_turns(pos, dice))
+    if name == "greedy":
+        def greedy(pos, dice):
+            turns = v.legal_turns(pos, dice)
+            pips = [t[1].pips(pos.turn) for t in turns]
+            low = min(pips)
+            return rng.choice([t for t, p in zip(turns, pips) if p == low])
+        return greedy
+    if name == "bot":
+        from nardy.evaluate import Net, WeightsError
+        try:
+            net = Net(weights or weights_path(v.name), v.name)
+        except WeightsError as e:
+            raise DuelError(str(e)) from None
+        return HostBot(v, net).choose
+    import gnubg_nn
+
+    def gnubg_player(pos, dice):
+        turns = v.legal_turns(pos, dice)
+        if len(turns) == 1:
+            return turns[0]
+        board = to_gnubg(pos, pos.turn)
+        if name == "pubeval":
+            flat = gnubg_nn.pub_best_move(board, dice[0], dice[1])
+            steps = [(flat[i] + 1, flat[i + 1] + 1) for i in range(0, len(flat), 2)]
+        else:
+            steps = gnubg_nn.best_move(board, dice[0], dice[1])
+        return _by_steps(v, pos, turns, steps)
+    return gnubg_player
+
+
+class HostBot:
+    """``nardy.bot.Bot`` with the integer arithmetic done by numpy for all results of
+    a roll at once: the same pre-filter scores, the same kept candidates (same
+    replacement order), the same net values and tie-break, hence the same turns
+    (tests/host/test_duel.py compares it with the firmware Bot)."""
+
+    def __init__(self, variant, net):
+        import numpy as np
+
+        from nardy.bot import KEEP
+        self.np = np
+        self.v = variant
+        self.net = net
+        self.keep = KEEP
+        lin = np.array(net.table, dtype=np.int64)
+        self.table = lin.reshape(52, 16)
+        self.w1 = np.array(net.w1, dtype=np.int64).reshape(208, net.hidden)
+        self.b1 = np.array(net.b1, dtype=np.int64)
+        self.w2 = np.array(net.w2, dtype=np.int64)
+
+    def _boards(self, results):
+        np = self.np
+        return np.frombuffer(b"".join(bytes(r.board) for r in results),
+                             dtype=np.uint8).reshape(len(results), 52)
+
+    def choose(self, pos, dice):
+        np = self.np
+        turns = self.v.legal_turns(pos, dice)
+        mover = pos.turn
+        ends = [t for t in turns if t[1].board[26 * mover + OFF] == CHECKERS]
+        if ends:
+            best = None
+            for t in ends:
+                r = game_result(self.v, t[1], True)
+                pts = r[2] if r and r[0] == mover else 0
+                if best is None or pts > best[0]:
+                    best = (pts, t)
+            return best[1]
+        b = self._boards([t[1] for t in turns]).astype(np.int64)
+        me, op = 26 * mover, 26 - 26 * mover
+        idx = np.arange(26)
+        # the opponent is to move in every result: its side first, as evaluate.py does
+        q = (self.table[idx, b[:, op:op + 26]].sum(1)
+             + self.table[26 + idx, b[:, me:me + 26]].sum(1)) - 52 * (1 << 24)
+        scores = [-int(x) for x in q]
+        keep = self.keep
+        kept = list(range(min(keep, len(turns))))
+        if len(turns) > keep:
+            ks = scores[:keep]
+            worst = ks.index(min(ks))
+            for i in range(keep, len(turns)):
+                if scores[i] > ks[worst]:
+                    ks[worst] = scores[i]
+                    kept[worst] = i
+                    worst = ks.index(min(ks))
+        x = features_int(np, b[kept], 1 - mover)
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        vals = [-(int(y) + self.net.b2) for y in h @ self.w2]
+        best = 0
+        for j in range(1, len(kept)):
+            if vals[j] > vals[best] or (vals[j] == vals[best]
+                                        and turns[kept[j]][0] < turns[kept[best]][0]):
+                best = j
+        return turns[kept[best]]
+
+
+def features_int(np, b, turn):
+    me = b[:, 26 * turn:26 * turn + 26]
+    op = b[:, 26 * (1 - turn):26 * (1 - turn) + 26]
+    out = []
+    for side in (me, op):
+        f = np.stack([side >= 1, side >= 2, side >= 3, np.maximum(side - 3, 0)], axis=2)
+        out.append(f.reshape(len(b), 104).astype(np.int64))
+    return np.concatenate(out, axis=1)
+
+
+def play_game(v, players, first, rng):
+    """One game; ``players[c]`` plays colour c. Returns ``(winner colour, points)``."""
+    pos = v.start_position(turn=first)
+    while True:
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        steps, pos = players[pos.turn](pos, dice)
+        if pos.board[OFF] == CHECKERS or pos.board[26 + OFF] == CHECKERS:
+            r = game_result(v, pos, True)
+            return r[0], r[2]
+
+
+def play_match(a, b, variant, games, seed, weights=None, weights_b=None):
+    if games < 1:
+        raise DuelError("--games must be at least 1") from None
+    if variant not in ("long", "short"):
+        raise DuelError("variant must be long or short") from None
+    v = variant_of(variant)
+    rng = random.Random(seed)
+    pa = make_player(a, v, random.Random(seed + 1), weights)
+    pb = make_player(b, v, random.Random(seed + 2), weights_b or weights)
+    stats = {"games": games, "a_wins": 0, "a_points": 0, "b_points": 0}
+    for g in range(games):
+        a_color = g % 2                  # colours alternate; white starts (C2 aside)
+        players = [pb, pa] if a_color else [pa, pb]
+        winner, pts = play_game(v, players, rng.randint(0, 1), rng)
+        if winner is None:
+            continue
+        if winner == a_color:
+            stats["a_wins"] += 1
+            stats["a_points"] += pts
+        else:
+            stats["b_points"] += pts
+    stats["ppg"] = round((stats["a_points"] - stats["b_points"]) / games, 4)
+    return stats
+
+
+def register(sub):
+    p = sub.add_parser("duel", help="play two players against each other (engine strength)")
+    p.add_argument("a", metavar="A", help="player A: " + "|".join(PLAYERS))
+    p.add_argument("b", metavar="B", help="player B")
+    p.add_argument("--variant", choices=("long", "short"), default="long")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--weights", help="weights file for bot (default firmware/weights/)")
+    p.add_argument("--json", action="store_true", help="only the JSON line")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    from nardy_host.cli import UserError
+    try:
+        r = play_match(args.a, args.b, args.variant, args.games, args.seed, args.weights)
+    except DuelError as e:
+        raise UserError(str(e)) from None
+    if not args.json:
+        print("%s vs %s, %s nardy, %d games (seed %d): A won %d (%.1f %%), points %d-%d, "
+              "%+.3f ppg" % (args.a, args.b, args.variant, r["games"], args.seed,
+                             r["a_wins"], 100.0 * r["a_wins"] / r["games"], r["a_points"],
+                             r["b_points"], r["ppg"]))
+    print(json.dumps(r))
