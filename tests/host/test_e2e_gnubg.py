@@ -4,7 +4,8 @@
 every position gnubg reconstructs compared with ours.
 
 The games are short and end by resignation (hold BACK); black wins the opening in
-two of them, and each variant has a turn that broke a rule and was accepted."""
+two of them, and each variant has a turn that broke a rule and was accepted (the mover's OK ends
+the turn, the opponent's hold-OK accepts it)."""
 
 import json
 import os
@@ -41,7 +42,7 @@ lift P13
 place P10
 expect warn
 press ok
-press ok
+hold ok
 expect turn side=white accepted=true
 dice 5 3
 press ok
@@ -116,7 +117,7 @@ lift P24
 place P22
 expect warn rule=L3
 press ok
-press ok
+hold ok
 expect turn side=white accepted=true rule=L3
 dice 3 1
 press ok
