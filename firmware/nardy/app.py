@@ -36,13 +36,24 @@ from nardy.calibration import load as load_calibration  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
 from nardy.journal import Journal, set_aside_name  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
-from nardy.menu import Menu, defaults  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402
 
 SETTINGS_MAX = 2048       # bytes: settings.json is ~150
 CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
 ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
+
+
+def _drop(name):
+    """Forget a module used only now and then (the menu, boot-time checks): its
+    functions and tables go back to the heap once nothing refers to them. Imported
+    again when next needed (from flash on the board: a few ms)."""
+    sys.modules.pop(name, None)
+    pkg, _, leaf = name.rpartition(".")
+    pkg = sys.modules.get(pkg)
+    if pkg is not None and leaf in pkg.__dict__:
+        delattr(pkg, leaf)      # the import set it on the package too
+    gc.collect()
 
 
 def _size(path):
@@ -124,7 +135,9 @@ class App:
             return load_calibration(self.dir + "/calib.none", self.layout.n, pm.slots)
 
     def _load_settings(self):
+        from nardy.menu import defaults
         s = defaults()
+        _drop("nardy.menu")
         d = self._read_small("settings.json", SETTINGS_MAX)
         if d is None:
             return s
@@ -243,12 +256,15 @@ class App:
             if not self.menu.press(name):
                 m = self.menu
                 self.menu = None
+                # the menu's code is on the heap only while it is open
+                _drop("nardy.menu")
                 self.save_settings()
                 if m.action == "new":
                     self.game.new_match()
             self.drawn = -1
             return
         if name == "menu" and self.game.phase != MOVE:
+            from nardy.menu import Menu
             self.menu = Menu(self.settings, self.board.pinmap.led_max)
             self.drawn = -1
             return
