@@ -31,7 +31,7 @@ from nardy.game import MOVE, Game  # noqa: E402, I001
 
 gc.collect()
 
-from nardy import __version__, protocol  # noqa: E402
+from nardy import __version__, drop_module, protocol  # noqa: E402
 from nardy.calibration import load as load_calibration  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
 from nardy.journal import Journal, set_aside_name  # noqa: E402
@@ -42,18 +42,6 @@ from nardy.ui import draw, led_frame  # noqa: E402
 SETTINGS_MAX = 2048       # bytes: settings.json is ~150
 CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
 ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
-
-
-def _drop(name):
-    """Forget a module used only now and then (the menu, boot-time checks): its
-    functions and tables go back to the heap once nothing refers to them. Imported
-    again when next needed (from flash on the board: a few ms)."""
-    sys.modules.pop(name, None)
-    pkg, _, leaf = name.rpartition(".")
-    pkg = sys.modules.get(pkg)
-    if pkg is not None and leaf in pkg.__dict__:
-        delattr(pkg, leaf)      # the import set it on the package too
-    gc.collect()
 
 
 def _size(path):
@@ -137,7 +125,8 @@ class App:
     def _load_settings(self):
         from nardy.menu import defaults
         s = defaults()
-        _drop("nardy.menu")
+        drop_module("nardy.menu")
+        gc.collect()
         d = self._read_small("settings.json", SETTINGS_MAX)
         if d is None:
             return s
@@ -257,7 +246,7 @@ class App:
                 m = self.menu
                 self.menu = None
                 # the menu's code is on the heap only while it is open
-                _drop("nardy.menu")
+                drop_module("nardy.menu")
                 self.save_settings()
                 if m.action == "new":
                     self.game.new_match()

@@ -25,9 +25,8 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
-from nardy import record
+from nardy import drop_module, record
 from nardy.dice import Dice, ManualEntry
-from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
@@ -52,6 +51,17 @@ OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
+
+
+def variant_for(name, options):
+    """The rules engine for a game. ``nardy.movesvc`` (the host's move service, with
+    its JSON codec) is on the heap only for this call: 56wK has no room to keep it."""
+    from nardy import movesvc
+    try:
+        return movesvc.variant_for(name, options)
+    finally:
+        drop_module("nardy.movesvc")
+        drop_module("nardy.posjson")
 
 
 def zone_of(variant, colour, k):
