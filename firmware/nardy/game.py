@@ -55,13 +55,15 @@ TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 
 def variant_for(name, options):
     """The rules engine for a game. ``nardy.movesvc`` (the host's move service, with
-    its JSON codec) is on the heap only for this call: 56wK has no room to keep it."""
+    its JSON codec) is on the heap only for this call: 56wK has no room to keep it.
+    Nor for the other variant's module: the one in play stays alive through its
+    class (re-imported for a game of the other variant)."""
     from nardy import movesvc
     try:
         return movesvc.variant_for(name, options)
     finally:
-        drop_module("nardy.movesvc")
-        drop_module("nardy.posjson")
+        for m in ("movesvc", "posjson", "longnardy", "shortnardy"):
+            drop_module("nardy." + m)
 
 
 def zone_of(variant, colour, k):

@@ -19,8 +19,13 @@ def test_making_a_variant_leaves_no_move_service_behind():
     if MICROPYTHON:
         assert "nardy.movesvc" not in sys.modules
         assert "nardy.posjson" not in sys.modules
+        # the other variant's module is not kept either
+        assert "nardy.shortnardy" not in sys.modules
+    assert v.legal_turns(v.start_position(), (6, 5))
     s = variant_for("short", {})
     assert s.name == "short"
+    assert len(s.legal_turns(s.start_position(), (6, 5))) == 7
+    assert v.legal_turns(v.start_position(), (6, 5))    # the long game still plays
     try:
         variant_for("tavla", {})
     except ValueError as e:
