@@ -102,3 +102,55 @@ def test_the_menu_is_on_the_heap_only_while_open():
     assert app.menu is not None
     App.button(app, "menu", "short")
     assert app.saved == 2 and app.game.new == 0
+
+
+class _BootBoard:
+    """What ``App`` needs at boot, without a display or USB."""
+
+    virtual = True
+
+    def __init__(self):
+        from nardy.pinmap import load
+        here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+        self.pinmap = load(here + "/../../firmware/pinmap/esp32s3.json")
+        self.events = []
+
+    def out(self, obj):
+        self.events.append(obj)
+
+    def flash_free(self):
+        return -1
+
+    def urandom(self, n):
+        import os
+        return os.urandom(n)
+
+
+def test_the_boot_code_is_dropped_after_boot():
+    import os
+    import time
+    path = "/tmp/nardy-heaptest-%d" % (time.ticks_ms() if hasattr(time, "ticks_ms")
+                                       else int(time.time() * 1000))
+    os.mkdir(path)
+    with open(path + "/settings.json", "w") as f:
+        f.write('{"variant": "short", "match": 300, "brightness": 40}')
+    b = _BootBoard()
+    try:
+        app = App(b, path)
+        app.boot()
+        # the settings were read (a bad match length gets its default) and reported
+        assert app.settings["variant"] == "short"
+        assert app.settings["brightness"] == 40
+        assert app.settings["match"] == 1
+        assert [e for e in b.events if e["ev"] == "error" and "match" in e["error"]]
+        assert b.events[-1]["ev"] == "hello"
+        if MICROPYTHON:
+            assert "nardy.appboot" not in sys.modules
+            assert "nardy.menu" not in sys.modules
+    finally:
+        for d in (path + "/journal", path):
+            for n in os.listdir(d):
+                if d == path and n == "journal":
+                    continue
+                os.remove(d + "/" + n)
+            os.rmdir(d)
