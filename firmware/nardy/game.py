@@ -190,11 +190,15 @@ class Game:
 
     def state(self):
         """Plain data for ``dump`` and tests."""
-        from nardy.posjson import to_json
+        pos = None
+        if self.pos is not None:
+            from nardy.posjson import to_json
+            pos = to_json(self.pos)
+            drop_module("nardy.posjson")    # only ``dump`` needs it
         d = {"phase": self.phase, "game": self.gid,
              "variant": self.variant.name if self.variant else None,
              "options": dict(self.variant.options) if self.variant else None,
-             "position": to_json(self.pos) if self.pos is not None else None,
+             "position": pos,
              "dice": list(self.dice) if self.dice else None,
              "steps": [[f, t] for f, t in self.jsteps], "turn_no": self.n,
              "opening": [list(x) for x in self.opening],
@@ -271,7 +275,15 @@ class Game:
         s = self.settings
         name = variant_name or s.get("variant", "long")
         opts = options if options is not None else s.get("options", {}).get(name, {})
-        v = variant_for(name, opts)
+        # The last game's engine, tracker and match go before the new variant is
+        # loaded: at 56wK both do not fit beside the import (a MemoryError in
+        # ``new``). The game is over in the journal already (_abandon).
+        self.tracker = self.variant = self.match = None
+        try:
+            v = variant_for(name, opts)
+        except (ValueError, TypeError):
+            self._clear()
+            raise
         self.variant = v
         self.tracker = Tracker(v, self.layout)
         self.match = Match(v, int(length or s.get("match", 1)))

@@ -144,7 +144,11 @@ def test_the_boot_code_is_dropped_after_boot():
         assert app.settings["match"] == 1
         assert [e for e in b.events if e["ev"] == "error" and "match" in e["error"]]
         assert b.events[-1]["ev"] == "hello"
+        app.game.new_match()
+        st = app.game.state()                   # dump: the position as JSON
+        assert st["variant"] == "short" and st["position"]["turn"] in ("white", "black")
         if MICROPYTHON:
+            assert "nardy.posjson" not in sys.modules
             assert "nardy.appboot" not in sys.modules
             assert "nardy.menu" not in sys.modules
     finally:
