@@ -7,6 +7,21 @@ MicroPython port and under CPython.
 
 __version__ = "0.1.0"
 
+
+def drop_module(name):
+    """Forget a module needed only now and then (the menu, the move service, boot-time
+    checks): once nothing else refers to them its functions and tables go back to the
+    heap (about 80 bytes a function even with the code in flash); it is imported again
+    when next needed (from flash: a few ms). CPython keeps its modules."""
+    import sys
+    if sys.implementation.name != "micropython":
+        return
+    sys.modules.pop(name, None)
+    pkg, _, leaf = name.rpartition(".")
+    pkg = sys.modules.get(pkg)
+    if pkg is not None and leaf in pkg.__dict__:
+        delattr(pkg, leaf)      # the import set it on the package too
+
 try:
     import micropython  # noqa: F401  (MicroPython: the real module)
 except ImportError:

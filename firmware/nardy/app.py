@@ -9,10 +9,10 @@ shows the error on the OLED, appends it to ``errors.log`` and reports it over US
 the scan keeps running.
 
 Boot always reaches ``hello``: every file read at boot (settings.json, calib.json,
-match.json, the journal) is size-capped and checked; one that cannot be used is
-reported (OLED, an ``error`` event, errors.log) and set aside (renamed ``.bad``),
-and the board goes on with defaults. errors.log is kept under ``ERRORS_MAX`` bytes
-(the older half goes to errors.old).
+match.json, the journal: ``nardy.appboot``, dropped after boot) is size-capped and
+checked; one that cannot be used is reported (OLED, an ``error`` event, errors.log)
+and set aside (renamed ``.bad``), and the board goes on with defaults. errors.log
+is kept under ``ERRORS_MAX`` bytes (the older half goes to errors.old).
 """
 
 import asyncio
@@ -31,17 +31,13 @@ from nardy.game import MOVE, Game  # noqa: E402, I001
 
 gc.collect()
 
-from nardy import __version__, protocol  # noqa: E402
-from nardy.calibration import load as load_calibration  # noqa: E402
+from nardy import __version__, drop_module, protocol  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
-from nardy.journal import Journal, set_aside_name  # noqa: E402
+from nardy.journal import Journal  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
-from nardy.menu import Menu, defaults  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402
 
-SETTINGS_MAX = 2048       # bytes: settings.json is ~150
-CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
 ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
 
 
@@ -63,9 +59,12 @@ class App:
         self.note = None
         pm = board.pinmap
         self.layout = pm.layout
-        self.sensing = Sensing(self.layout, self._load_calibration(pm))
+        from nardy import appboot
+        self.sensing = Sensing(self.layout, appboot.calibration(self, pm))
         self.raw = array("H", [0] * self.layout.n)
-        self.settings = self._load_settings()
+        self.settings = appboot.settings(self)
+        appboot = None
+        drop_module("nardy.appboot")    # boot() imports it again for the journal
         self.journal = Journal(data_dir + "/journal", board.flash_free)
         self.game = Game(self.journal, self.layout, self.emit, Dice(board.urandom),
                          self.settings)
@@ -79,74 +78,6 @@ class App:
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
         self.board.out(obj)
-
-    # -- files read at boot -------------------------------------------------------------
-    def _set_aside(self, path, why):
-        """A file the board cannot use: keep it under a new name, say so."""
-        import os
-        try:
-            aside = set_aside_name(path)
-            os.rename(path, aside)
-            why = "%s (set aside as %s)" % (why, aside.rsplit("/", 1)[-1])
-        except OSError:
-            pass
-        self.problems.append(why)
-
-    def _read_small(self, name, cap):
-        """A small JSON file's object, or None (missing, or reported and set
-        aside: too big, a directory, not UTF-8, not JSON)."""
-        path = self.dir + "/" + name
-        n = _size(path)
-        if n == -1:
-            return None
-        try:
-            if n == -2:
-                raise ValueError("a directory")
-            if n > cap:
-                raise ValueError("%d bytes, more than %d" % (n, cap))
-            with open(path, "rb") as f:
-                return json.loads(f.read().decode())
-        except (OSError, ValueError, UnicodeError, TypeError, RuntimeError,
-                MemoryError) as e:
-            self._set_aside(path, "%s unreadable: %s" % (name, e))
-            return None
-
-    def _load_calibration(self, pm):
-        path = self.dir + "/calib.json"
-        n = _size(path)
-        if n == -2 or n > CALIB_MAX:
-            self._set_aside(path, "calib.json unreadable: %s" % (
-                "a directory" if n == -2 else "%d bytes" % n))
-        try:
-            return load_calibration(path, self.layout.n, pm.slots)
-        except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
-            self._set_aside(path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
-            return load_calibration(self.dir + "/calib.none", self.layout.n, pm.slots)
-
-    def _load_settings(self):
-        s = defaults()
-        d = self._read_small("settings.json", SETTINGS_MAX)
-        if d is None:
-            return s
-        if not isinstance(d, dict):
-            self.problems.append("settings.json is not an object: defaults used")
-            return s
-        merged = dict(s)
-        for k in s:
-            if k in d:
-                merged[k] = d[k]
-        bad = protocol.check_settings(merged)
-        for k in bad:
-            k = k.split(".")[0]
-            if k == "options":
-                merged["options"] = s["options"]
-            else:
-                merged[k] = s[k]
-        if bad:
-            self.problems.append("settings.json: bad %s: defaults used" % ", ".join(bad))
-        merged["options"] = {"long": dict(merged["options"].get("long", {})),
-                             "short": dict(merged["options"].get("short", {}))}
-        return merged
 
     def save_settings(self):
         try:
@@ -168,36 +99,15 @@ class App:
             self.report(why)
         self.problems = []
         try:
-            self._boot_journal()
+            from nardy import appboot
+            appboot.journal(self)
         except Exception as e:  # noqa: BLE001 - boot must reach hello whatever flash holds
             self.report("journal: %s: %s" % (type(e).__name__, e))
+        appboot = None
+        drop_module("nardy.appboot")
+        gc.collect()
         self.ready = True
         self.emit(self.hello())
-
-    def _boot_journal(self):
-        j = self.journal
-        for gid, why in j.scan():
-            self.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
-        r = j.latest
-        j.latest = None         # its header and last line are not needed after boot
-        if r is not None and not r.finished:
-            gid = j.current
-            try:
-                self.game.resume(gid, j.reader(gid))
-                j.resume(gid)
-                return
-            except (ValueError, KeyError, TypeError, IndexError, AttributeError,
-                    OSError) as e:
-                self.report("journal %d not resumed: %s" % (
-                    gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
-        m, why = j.load_match()
-        if why:
-            self.report(why)
-        if m is not None:
-            try:
-                self.game.restore_match(m)
-            except (ValueError, KeyError, TypeError, IndexError) as e:
-                self.report("match not restored: %s" % e)
 
     def report(self, text, gid=None):
         """Something on flash is wrong: USB, errors.log and the OLED say so."""
@@ -243,12 +153,15 @@ class App:
             if not self.menu.press(name):
                 m = self.menu
                 self.menu = None
+                # the menu's code is on the heap only while it is open
+                drop_module("nardy.menu")
                 self.save_settings()
                 if m.action == "new":
                     self.game.new_match()
             self.drawn = -1
             return
         if name == "menu" and self.game.phase != MOVE:
+            from nardy.menu import Menu
             self.menu = Menu(self.settings, self.board.pinmap.led_max)
             self.drawn = -1
             return

@@ -25,9 +25,8 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
-from nardy import record
+from nardy import drop_module, record
 from nardy.dice import Dice, ManualEntry
-from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
@@ -52,6 +51,19 @@ OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
+
+
+def variant_for(name, options):
+    """The rules engine for a game. ``nardy.movesvc`` (the host's move service, with
+    its JSON codec) is on the heap only for this call: 56wK has no room to keep it.
+    Nor for the other variant's module: the one in play stays alive through its
+    class (re-imported for a game of the other variant)."""
+    from nardy import movesvc
+    try:
+        return movesvc.variant_for(name, options)
+    finally:
+        for m in ("movesvc", "posjson", "longnardy", "shortnardy"):
+            drop_module("nardy." + m)
 
 
 def zone_of(variant, colour, k):
@@ -178,11 +190,15 @@ class Game:
 
     def state(self):
         """Plain data for ``dump`` and tests."""
-        from nardy.posjson import to_json
+        pos = None
+        if self.pos is not None:
+            from nardy.posjson import to_json
+            pos = to_json(self.pos)
+            drop_module("nardy.posjson")    # only ``dump`` needs it
         d = {"phase": self.phase, "game": self.gid,
              "variant": self.variant.name if self.variant else None,
              "options": dict(self.variant.options) if self.variant else None,
-             "position": to_json(self.pos) if self.pos is not None else None,
+             "position": pos,
              "dice": list(self.dice) if self.dice else None,
              "steps": [[f, t] for f, t in self.jsteps], "turn_no": self.n,
              "opening": [list(x) for x in self.opening],
@@ -259,7 +275,15 @@ class Game:
         s = self.settings
         name = variant_name or s.get("variant", "long")
         opts = options if options is not None else s.get("options", {}).get(name, {})
-        v = variant_for(name, opts)
+        # The last game's engine, tracker and match go before the new variant is
+        # loaded: at 56wK both do not fit beside the import (a MemoryError in
+        # ``new``). The game is over in the journal already (_abandon).
+        self.tracker = self.variant = self.match = None
+        try:
+            v = variant_for(name, opts)
+        except (ValueError, TypeError):
+            self._clear()
+            raise
         self.variant = v
         self.tracker = Tracker(v, self.layout)
         self.match = Match(v, int(length or s.get("match", 1)))

@@ -1,0 +1,125 @@
+"""Boot: the files read once at boot (settings.json, calib.json) and the journal's
+first look (resume the unfinished game, or restore the match). Used by ``App`` while
+it starts, then dropped from the heap (``nardy.drop_module``): 56wK has no room for
+code that never runs again.
+
+Every file is size-capped and checked; one that cannot be used is reported (the
+app's ``problems``, then an ``error`` event, errors.log and the OLED) and set aside
+(renamed ``.bad``), and the board goes on with defaults.
+"""
+
+import gc
+import json
+
+from nardy import drop_module, protocol
+from nardy.app import _size
+from nardy.calibration import load as load_calibration
+from nardy.journal import set_aside_name
+
+SETTINGS_MAX = 2048       # bytes: settings.json is ~150
+CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
+
+
+def set_aside(app, path, why):
+    """A file the board cannot use: keep it under a new name, say so."""
+    import os
+    try:
+        aside = set_aside_name(path)
+        os.rename(path, aside)
+        why = "%s (set aside as %s)" % (why, aside.rsplit("/", 1)[-1])
+    except OSError:
+        pass
+    app.problems.append(why)
+
+
+def read_small(app, name, cap):
+    """A small JSON file's object, or None (missing, or reported and set
+    aside: too big, a directory, not UTF-8, not JSON)."""
+    path = app.dir + "/" + name
+    n = _size(path)
+    if n == -1:
+        return None
+    try:
+        if n == -2:
+            raise ValueError("a directory")
+        if n > cap:
+            raise ValueError("%d bytes, more than %d" % (n, cap))
+        with open(path, "rb") as f:
+            return json.loads(f.read().decode())
+    except (OSError, ValueError, UnicodeError, TypeError, RuntimeError,
+            MemoryError) as e:
+        set_aside(app, path, "%s unreadable: %s" % (name, e))
+        return None
+
+
+def calibration(app, pm):
+    """The sensing calibration (calib.json, or the model's defaults)."""
+    path = app.dir + "/calib.json"
+    n = _size(path)
+    if n == -2 or n > CALIB_MAX:
+        set_aside(app, path, "calib.json unreadable: %s" % (
+            "a directory" if n == -2 else "%d bytes" % n))
+    try:
+        return load_calibration(path, app.layout.n, pm.slots)
+    except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
+        set_aside(app, path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
+        return load_calibration(app.dir + "/calib.none", app.layout.n, pm.slots)
+
+
+def settings(app):
+    """settings.json merged over the defaults; a bad field gets its default."""
+    from nardy.menu import defaults
+    s = defaults()
+    drop_module("nardy.menu")
+    gc.collect()
+    d = read_small(app, "settings.json", SETTINGS_MAX)
+    if d is None:
+        return s
+    if not isinstance(d, dict):
+        app.problems.append("settings.json is not an object: defaults used")
+        return s
+    merged = dict(s)
+    for k in s:
+        if k in d:
+            merged[k] = d[k]
+    bad = protocol.check_settings(merged)
+    for k in bad:
+        k = k.split(".")[0]
+        if k == "options":
+            merged["options"] = s["options"]
+        else:
+            merged[k] = s[k]
+    if bad:
+        app.problems.append("settings.json: bad %s: defaults used" % ", ".join(bad))
+    merged["options"] = {"long": dict(merged["options"].get("long", {})),
+                         "short": dict(merged["options"].get("short", {}))}
+    return merged
+
+
+def journal(app):
+    """The journal's boot: report what it found, resume the unfinished game or
+    restore the match."""
+    j = app.journal
+    for gid, why in j.scan():
+        app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
+    r = j.latest
+    j.latest = None         # its header and last line are not needed after boot
+    if r is not None and not r.finished:
+        gid = j.current
+        try:
+            app.game.resume(gid, j.reader(gid))
+            j.resume(gid)
+            return
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError,
+                OSError) as e:
+            app.report("journal %d not resumed: %s" % (
+                gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
+    m, why = j.load_match()
+    if why:
+        app.report(why)
+    if m is not None:
+        try:
+            app.game.restore_match(m)
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            app.report("match not restored: %s" % e)
+
