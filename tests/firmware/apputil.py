@@ -81,7 +81,14 @@ class Obs:
 
 
 def tmpdir(name):
-    base = "/tmp/nardy-fwtest-%s-%d" % (name, os.getpid() if hasattr(os, "getpid") else 0)
+    # MicroPython's os has no getpid: the clock keeps parallel runs (several
+    # checkouts testing at once) out of each other's folders
+    if hasattr(os, "getpid"):
+        tag = os.getpid()
+    else:
+        import time
+        tag = time.ticks_us() if hasattr(time, "ticks_us") else int(time.time() * 1e6)
+    base = "/tmp/nardy-fwtest-%s-%d" % (name, tag)
     try:
         os.mkdir(base)
     except OSError:
