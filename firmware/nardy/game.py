@@ -27,12 +27,12 @@ Buttons (short / long press):
 
 from nardy import record
 from nardy.dice import Dice, ManualEntry
-from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.variants import find_variant
 
 SETUP = "setup"
 OPENING = "opening"
@@ -238,7 +238,7 @@ class Game:
         """The match between two games, as ``Journal.load_match`` read it (checked
         by record.check_match): waits for OK to start its next game."""
         try:
-            v = variant_for(m["variant"], m.get("options") or {})
+            v = find_variant(m["variant"], m.get("options") or {})
             self.variant = v
             self.tracker = Tracker(v, self.layout)
             self.match = Match(v, m["length"], m.get("white_player", 0))
@@ -259,7 +259,7 @@ class Game:
         s = self.settings
         name = variant_name or s.get("variant", "long")
         opts = options if options is not None else s.get("options", {}).get(name, {})
-        v = variant_for(name, opts)
+        v = find_variant(name, opts)
         self.variant = v
         self.tracker = Tracker(v, self.layout)
         self.match = Match(v, int(length or s.get("match", 1)))
@@ -326,7 +326,7 @@ class Game:
         hdr = next(recs)
         if hdr.get("r") != "game":
             raise ValueError("journal without a game line")
-        v = variant_for(hdr["variant"], hdr.get("options") or {})
+        v = find_variant(hdr["variant"], hdr.get("options") or {})
         self.variant = v
         self.tracker = Tracker(v, self.layout)
         m = (hdr.get("meta") or {}).get("match") or {}

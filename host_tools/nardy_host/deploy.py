@@ -68,9 +68,10 @@ def register(sub):
 
 
 # Firmware modules the board never imports: the magnetic model (host tools, the
-# emulation and the hardware docs use it). tests/host/test_deploy.py checks that no
+# emulation and the hardware docs use it) and the JSON move service (``nardy moves``
+# runs it in CPython or unix MicroPython). tests/host/test_deploy.py checks that no
 # deployed module imports them.
-HOST_ONLY = ("magnet.py",)
+HOST_ONLY = ("magnet.py", "movesvc.py")
 
 
 def _mpremote():

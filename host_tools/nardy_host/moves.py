@@ -9,6 +9,7 @@ import sys
 from nardy import movesvc
 from nardy.notation import format_turn, parse_position_id, position_id
 from nardy.posjson import from_json, to_json
+from nardy.variants import find_variant
 
 FIRMWARE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "firmware")
@@ -61,7 +62,7 @@ def run(args):
         raise UserError("--dice A B is required (or use --batch)")
     options = {name: True for name in args.option}
     try:
-        v = movesvc.variant_for(args.variant, options)
+        v = find_variant(args.variant, options)
     except ValueError as e:
         raise UserError(str(e)) from None
     if args.position:

@@ -31,6 +31,7 @@ from nardy.notation import parse_position_id
 from nardy.pinmap import load as load_pinmap
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy.variants import find_variant
 from nardy_host.physical import PhysBoard
 
 FIRMWARE = os.path.dirname(os.path.dirname(os.path.abspath(nardy.__file__)))
@@ -340,8 +341,7 @@ class Session:
                     self._game(ev.get("rec") or {})
                 elif k == "hello" and ev.get("variant") and (
                         self.variant is None or self.variant.name != ev["variant"]):
-                    from nardy.movesvc import variant_for
-                    self.variant = variant_for(ev["variant"], {})
+                    self.variant = find_variant(ev["variant"], {})
                 first = self.events.first
                 self.events.append(ev)
                 if self.events.first != first and self.hidden:
@@ -352,9 +352,8 @@ class Session:
             self.cond.notify_all()
 
     def _game(self, rec):
-        from nardy.movesvc import variant_for
         try:
-            self.variant = variant_for(rec["variant"], rec.get("options") or {})
+            self.variant = find_variant(rec["variant"], rec.get("options") or {})
             self.start_pos = parse_position_id(rec["start"])[1]
         except (KeyError, ValueError, TypeError):
             pass

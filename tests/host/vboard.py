@@ -6,9 +6,9 @@ import shutil
 import subprocess
 import sys
 
-from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id
 from nardy.sensing import Layout
+from nardy.variants import find_variant
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -101,7 +101,7 @@ class VBoard:
 def state_of(board, variant_name, options=None):
     """(variant, position, dice) from the board's dump."""
     d = board.dump()
-    v = variant_for(d["variant"], d["options"] or {})
+    v = find_variant(d["variant"], d["options"] or {})
     from nardy.posjson import from_json
     return v, from_json(v, d["position"]), d["dice"], d
 
