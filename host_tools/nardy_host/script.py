@@ -21,6 +21,7 @@ import tempfile
 from nardy.rules import BLACK, WHITE
 from nardy.ui import DEFAULT_COLOURS
 from nardy_host import oledtext
+from nardy_host.errors import UserError
 from nardy_host.session import LinkError, Session, VirtualLink, parse_zone
 
 
@@ -412,7 +413,6 @@ class Runner:
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.file == "-":
         lines = sys.stdin.read().splitlines()
         name = "<stdin>"

@@ -18,13 +18,10 @@ hall sensors, the same model as self-play) so that hands' actions become the raw
 import contextlib
 import json
 import os
-import shutil
 import subprocess
-import sys
 import threading
 import time
 
-import nardy
 from nardy.game import zone_of
 from nardy.magnet import MagnetModel
 from nardy.notation import parse_position_id
@@ -32,22 +29,13 @@ from nardy.pinmap import load as load_pinmap
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy.variants import find_variant
+from nardy_host.errors import LinkError  # noqa: F401 (session.LinkError: re-exported)
+from nardy_host.mpunix import pinmap_path, virtual_board_cmd
 from nardy_host.physical import PhysBoard
 
-FIRMWARE = os.path.dirname(os.path.dirname(os.path.abspath(nardy.__file__)))
-PINMAP = os.path.join(FIRMWARE, "pinmap", "esp32s3.json")
-LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vlaunch.py")
+PINMAP = pinmap_path()
 NOISE = {"none": 0.0, "low": 4.0, "realistic": 8.0, "high": 12.0}
 TIMEOUT = 60.0   # seconds a reply may take before the board counts as hung
-
-
-class LinkError(Exception):
-    """The board went away or did not answer."""
-
-
-def micropython():
-    exe = shutil.which("micropython", path=os.path.dirname(sys.executable))
-    return exe or shutil.which("micropython") or "micropython"
 
 
 def zone_label(z):
@@ -163,8 +151,7 @@ class VirtualLink(_Link):
         self._fout = None
 
     def start(self):
-        cmd = [micropython(), "-X", "heapsize=112wK", LAUNCH, FIRMWARE, self.data,
-               self.pinmap]
+        cmd = virtual_board_cmd(self.data, pinmap=self.pinmap)
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)

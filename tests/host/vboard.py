@@ -2,13 +2,13 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 from nardy.notation import parse_position_id
 from nardy.sensing import Layout
 from nardy.variants import find_variant
+from nardy_host.mpunix import micropython  # noqa: F401 (the tests import it from here)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -17,10 +17,6 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "firmware"))   # also when run by
 
 from apputil import LEVEL  # noqa: E402,F401  (re-exported)
 from apputil import readings as _readings  # noqa: E402
-
-
-def micropython():
-    return shutil.which("micropython", path=os.path.dirname(sys.executable)) or "micropython"
 
 
 def readings(variant, pos, hand=None):
