@@ -7,6 +7,7 @@ import os
 import shutil
 
 import pytest
+
 from nardy_host import cli, errors, link, mpunix, session
 from nardy_host.errors import LinkError, UserError
 
