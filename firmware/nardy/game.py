@@ -31,7 +31,22 @@ from nardy.notation import parse_position_id, position_id
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
-from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.tracker import (
+    CONFIRM,
+    DONE,
+    EV_CLEAR,
+    EV_CONFIRM,
+    EV_LIFT,
+    EV_RESYNC,
+    EV_SYNC,
+    EV_VERDICT,
+    EV_WARN,
+    IDLE,
+    ILLEGAL,
+    SYNC,
+    VERDICT,
+    Tracker,
+)
 from nardy.variants import find_variant
 
 SETUP = "setup"
@@ -471,25 +486,11 @@ class Game:
         t.events = []
         if self.message is not None and self.message[0] is None:
             self.message = None   # a hint about a press: the board moved on
+        on = self._ON_EVENT
         for e in ev:
-            k = e[0]
-            if k == "warn":
-                self._commit("warn", record.warn(self.n + 1, e[1], e[2], e[3]))
-            elif k == "verdict":
-                self._commit("warn", record.warn(self.n + 1, e[1], e[2]))
-            elif k == "clear":
-                self.emit({"ev": "warn", "clear": True})
-            elif k == "sync":
-                self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
-            elif k == "resync":
-                self.emit({"ev": "sync", "diffs": []})
-            elif k == "lift":
-                self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
-            elif k == "confirm":
-                self.cand_i = 0
-                # the positions in the order BACK cycles them (the host can pick)
-                pids = [position_id(self.variant, c[1]) for c in t.candidates]
-                self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
+            f = on.get(e[0])        # steps and the turn: read from the tracker below
+            if f is not None:
+                f(self, e)
         self._sync_steps()
         if not self.awaiting_accept():
             self.refused = False
@@ -497,6 +498,35 @@ class Game:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
         self._changed()
+
+    # -- what each tracker event becomes (``tracker.EV_*``) ------------------------
+    def _on_warn(self, e):
+        self._commit("warn", record.warn(self.n + 1, e[1], e[2], e[3]))
+
+    def _on_verdict(self, e):
+        self._commit("warn", record.warn(self.n + 1, e[1], e[2]))
+
+    def _on_clear(self, e):
+        self.emit({"ev": "warn", "clear": True})
+
+    def _on_sync(self, e):
+        self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
+
+    def _on_resync(self, e):
+        self.emit({"ev": "sync", "diffs": []})
+
+    def _on_lift(self, e):
+        self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
+
+    def _on_confirm(self, e):
+        self.cand_i = 0
+        # the positions in the order BACK cycles them (the host can pick)
+        pids = [position_id(self.variant, c[1]) for c in self.tracker.candidates]
+        self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
+
+    _ON_EVENT = {EV_WARN: _on_warn, EV_VERDICT: _on_verdict, EV_CLEAR: _on_clear,
+                 EV_SYNC: _on_sync, EV_RESYNC: _on_resync, EV_LIFT: _on_lift,
+                 EV_CONFIRM: _on_confirm}
 
     def _sync_steps(self):
         """Make the journal's partial turn equal the tracker's (undo + step lines)."""

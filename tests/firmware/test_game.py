@@ -391,3 +391,34 @@ def test_out_of_sync_legal_result_ends_with_a_short_ok():
     assert len(turns) == 1 and not turns[0]["accepted"] and turns[0]["rule"] is None
     assert g.phase == ROLL
     b.close()
+
+
+def test_every_tracker_event_kind_has_one_meaning():
+    from nardy import tracker
+    kinds = [getattr(tracker, n) for n in dir(tracker) if n.startswith("EV_")]
+    assert len(kinds) == len(set(kinds)) == 10
+    # steps and the turn are read from the tracker's state, the rest are dispatched
+    read_from_state = {tracker.EV_STEP, tracker.EV_UNDO, tracker.EV_TURN}
+    assert set(Game._ON_EVENT) == set(kinds) - read_from_state
+
+
+def test_drained_events_become_protocol_events():
+    from nardy import tracker
+    b, g = _start("evts", "long", 3)
+    try:
+        while g.phase != MOVE:
+            g.press("ok", "short", b.obs)
+        sent = []
+        g.emit = sent.append
+        t = g.tracker
+        t.events = [(tracker.EV_LIFT, (24,), (18, 19)), tracker._CLEAR,
+                    (tracker.EV_SYNC, [(3, 0, 1, 0)]), tracker._RESYNC,
+                    (tracker.EV_STEP, (1, 7))]
+        g._drain(b.obs)
+        assert t.events == []
+        assert sent == [{"ev": "lift", "zones": [24], "targets": [18, 19]},
+                        {"ev": "warn", "clear": True},
+                        {"ev": "sync", "diffs": [[3, 0, 1, 0]]},
+                        {"ev": "sync", "diffs": []}], sent
+    finally:
+        b.close()
