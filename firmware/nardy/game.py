@@ -28,9 +28,8 @@ Buttons (short / long press):
 from nardy import record
 from nardy.dice import Dice, ManualEntry
 from nardy.notation import parse_position_id, position_id
-from nardy.rules import BLACK, COLORS, WHITE
+from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 from nardy.tracker import (
     CONFIRM,
     DONE,
@@ -48,6 +47,7 @@ from nardy.tracker import (
     Tracker,
 )
 from nardy.variants import find_variant
+from nardy.zones import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
 SETUP = "setup"
 OPENING = "opening"
@@ -69,33 +69,9 @@ ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 
 
-def zone_of(variant, colour, k):
-    """Sensing zone of ``colour``'s path point ``k`` (0 bar, 25 off)."""
-    if k == 0:
-        return ZONE_BAR
-    if k == 25:
-        return ZONE_OFF_W if colour == WHITE else ZONE_OFF_B
-    return variant.physical(colour, k)
-
-
 def board_diffs(variant, pos, obs, cap):
     """Where the board differs from ``pos``: [(zone, colour, expected, seen)]."""
-    out = []
-    for c in (WHITE, BLACK):
-        e = bytearray(NZONES)
-        side = pos.side(c)
-        for k in range(26):
-            if side[k]:
-                e[zone_of(variant, c, k)] += side[k]
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        for z in range(1, NZONES):
-            n = e[z]
-            s = vis[z]
-            shown = n if n <= cap[z] else cap[z]
-            if s > n or (s < shown and not obs.open_[z] & BLIND):
-                out.append((z, c, n, s))
-    out.sort()
-    return out
+    return differences(zone_counts(variant, pos), obs, cap)
 
 
 # The "hold OK: roll anyway" escape is for a sensor the players distrust: a board

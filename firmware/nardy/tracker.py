@@ -30,6 +30,7 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
+from nardy.zones import differences
 
 IDLE = const(0)
 LIFTED = const(1)
@@ -482,18 +483,7 @@ class Tracker(ZoneFit):
 
     def _out_of_sync(self, obs):
         self._expect(self.hyps[0][_H_CHAIN][-1])
-        diffs = []
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                k = self.cap[z]
-                shown = n if n <= k else k
-                if s > n or (s < shown and not obs.open_[z] & BLIND):
-                    diffs.append((z, c, n, s))
-        diffs.sort()
+        diffs = differences(self._e, obs, self.cap)
         if self.state != SYNC or diffs != self.diffs:
             self.events.append((EV_SYNC, diffs))
         self.diffs = diffs

@@ -19,7 +19,8 @@ from array import array
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, CHECKERS, WHITE, Position
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.sensing import BLIND, NZONES, ZONE_BAR
+from nardy.zones import zone_table
 
 NOPATH = const(255)     # a zone that is no path point of that colour (the other tray)
 
@@ -56,17 +57,13 @@ class ZoneFit:
         self.mover = WHITE
         self._dists = ()           # distances one step may cover this turn
         # zone of (colour, own path point) and back
-        self._zt = (bytearray(26), bytearray(26))
+        self._zt = (zone_table(variant, WHITE), zone_table(variant, BLACK))
         self._pp = (bytearray(NZONES), bytearray(NZONES))
         for c in (WHITE, BLACK):
             zt = self._zt[c]
             pp = self._pp[c]
             for z in range(NZONES):
                 pp[z] = NOPATH
-            zt[0] = ZONE_BAR
-            zt[25] = ZONE_OFF_W if c == WHITE else ZONE_OFF_B
-            for k in range(1, 25):
-                zt[k] = variant.physical(c, k)
             for k in range(26):
                 pp[zt[k]] = k
         # scratch: expected counts of a candidate, missing checkers per zone/colour,

@@ -22,13 +22,13 @@ import subprocess
 import threading
 import time
 
-from nardy.game import zone_of
 from nardy.magnet import MagnetModel
 from nardy.notation import parse_position_id
 from nardy.pinmap import load as load_pinmap
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy.variants import find_variant
+from nardy.zones import zone_table
 from nardy_host.errors import LinkError  # noqa: F401 (session.LinkError: re-exported)
 from nardy_host.mpunix import pinmap_path, virtual_board_cmd
 from nardy_host.physical import PhysBoard
@@ -36,6 +36,13 @@ from nardy_host.physical import PhysBoard
 PINMAP = pinmap_path()
 NOISE = {"none": 0.0, "low": 4.0, "realistic": 8.0, "high": 12.0}
 TIMEOUT = 60.0   # seconds a reply may take before the board counts as hung
+
+
+# The host's zone names (scripts, the simulator, messages): one spelling, read back
+# by parse_zone along with the short forms. The OLED has its own, shorter ones
+# (nardy.oled.zone_name); zones are numbered in nardy.sensing.
+ZONE_WORDS = {"bar": ZONE_BAR, "off-white": ZONE_OFF_W, "ow": ZONE_OFF_W,
+              "off-black": ZONE_OFF_B, "ob": ZONE_OFF_B}
 
 
 def zone_label(z):
@@ -51,10 +58,8 @@ def zone_label(z):
 def parse_zone(text):
     """P1..P24, bar, off-white / off-black (also ow / ob, or zone numbers 1..27)."""
     t = text.strip().lower()
-    names = {"bar": ZONE_BAR, "off-white": ZONE_OFF_W, "ow": ZONE_OFF_W,
-             "off-black": ZONE_OFF_B, "ob": ZONE_OFF_B}
-    if t in names:
-        return names[t]
+    if t in ZONE_WORDS:
+        return ZONE_WORDS[t]
     if t.startswith("p"):
         t = t[1:]
     try:
@@ -460,7 +465,7 @@ class Session:
         pos = pos or self.start_pos
         if self.variant is None or pos is None:
             raise ValueError("no game to set up")
-        zt = [[zone_of(self.variant, c, k) for k in range(26)] for c in (WHITE, BLACK)]
+        zt = [zone_table(self.variant, c) for c in (WHITE, BLACK)]
         self.phys.set_position(self.variant, pos, zt)
         self.hand = []
         self.sense()
