@@ -34,6 +34,7 @@ gc.collect()
 from nardy import __version__, protocol  # noqa: E402
 from nardy.calibration import load as load_calibration  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
+from nardy.hal import VIRTUAL_COMMANDS  # noqa: E402
 from nardy.journal import Journal, set_aside_name  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.menu import Menu, defaults  # noqa: E402
@@ -53,6 +54,17 @@ def _size(path):
     except OSError:
         return -1
     return -2 if st[0] & 0x4000 else st[6]
+
+
+def _commands(board):
+    """The app's protocol commands with the board's own added (``nardy.hal``)."""
+    own = board.commands() if hasattr(board, "commands") else (
+        VIRTUAL_COMMANDS if board.virtual else {})
+    if not own:
+        return App.COMMANDS
+    table = dict(App.COMMANDS)
+    table.update(own)
+    return table
 
 
 class App:
@@ -75,6 +87,7 @@ class App:
         self.drawn = -1
         self.ready = False
         self.busy = 0        # protocol commands being worked on (for ping)
+        self.commands = _commands(board)
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -304,66 +317,75 @@ class App:
             self.emit(protocol.error("%s failed: %s" % (cmd.get("cmd"), e)))
 
     def _command(self, cmd):
-        c = cmd["cmd"]
-        g = self.game
-        b = self.board
-        if c == "hello":
-            self.emit(self.hello())
-        elif c == "dump":
-            st = g.state()
-            st["ev"] = "dump"
-            st["journal"] = self.journal.summary()
-            st["flash"] = self.journal.space()
-            st["settings"] = self.settings
-            self.emit(st)
-        elif c == "index":
-            gc.collect()        # a page is built in one piece (~600 bytes)
-            games, nxt = self.journal.index(cmd.get("after", 0),
-                                            cmd.get("limit", protocol.INDEX_LIMIT))
-            self.emit({"ev": "index", "games": games, "next": nxt})
-        elif c == "log":
-            self._log(cmd["game"])
-        elif c == "confirm":
-            ok = self.journal.confirm(cmd["game"])
-            self.emit({"ev": "confirm", "game": cmd["game"], "deleted": ok})
-        elif c == "new":
-            # parse() checked every field: only now is anything changed
-            v = cmd.get("variant", "long")
-            self.settings["variant"] = v
-            self.settings["match"] = cmd.get("match", 1)
-            self.settings["options"][v] = dict(cmd.get("options", {}))
-            self.save_settings()
-            g.new_match()
-        elif c == "set":
-            for k in ("brightness", "dice"):
-                if k in cmd:
-                    self.settings[k] = cmd[k]
-            if "oled" in cmd and b.virtual:
-                b.send_oled = cmd["oled"]
-            if "leds" in cmd and b.virtual:
-                b.send_leds = cmd["leds"]
-            self.save_settings()
-            self.emit({"ev": "set", "settings": self.settings})
-        elif c == "sense":
-            if not b.virtual:
-                raise ValueError("sense is for the virtual board")
-            b.sense(cmd["raw"], cmd.get("ms", 20))
-        elif c == "button":
-            if not b.virtual:
-                raise ValueError("button is for the virtual board")
-            b.press(cmd["name"], cmd.get("press", "short"))
-        elif c == "roll":
-            if self.settings["dice"] != "manual" or not g.enter_dice(cmd["dice"]):
-                raise ValueError("dice are entered only in manual mode, before a turn")
-        elif c == "oled":
-            self.redraw(force=True)
-            if b.display is not None:
-                from nardy.hal_virtual import hexlify
-                self.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(b.display.buffer)})
-        elif c == "ping":
-            self.emit({"ev": "pong", "id": cmd.get("id")})
-        elif c == "mem":
-            self.emit(self.mem())
+        f = self.commands.get(cmd["cmd"])
+        if f is None:
+            # parse() knows the command: it is one another kind of board answers
+            raise ValueError("%s is for the virtual board" % cmd["cmd"])
+        f(self, cmd)
+
+    # -- the protocol's commands (``COMMANDS``; a board adds its own) ---------------------
+    def _cmd_hello(self, cmd):
+        self.emit(self.hello())
+
+    def _cmd_dump(self, cmd):
+        st = self.game.state()
+        st["ev"] = "dump"
+        st["journal"] = self.journal.summary()
+        st["flash"] = self.journal.space()
+        st["settings"] = self.settings
+        self.emit(st)
+
+    def _cmd_index(self, cmd):
+        gc.collect()        # a page is built in one piece (~600 bytes)
+        games, nxt = self.journal.index(cmd.get("after", 0),
+                                        cmd.get("limit", protocol.INDEX_LIMIT))
+        self.emit({"ev": "index", "games": games, "next": nxt})
+
+    def _cmd_log(self, cmd):
+        self._log(cmd["game"])
+
+    def _cmd_confirm(self, cmd):
+        ok = self.journal.confirm(cmd["game"])
+        self.emit({"ev": "confirm", "game": cmd["game"], "deleted": ok})
+
+    def _cmd_new(self, cmd):
+        # parse() checked every field: only now is anything changed
+        v = cmd.get("variant", "long")
+        self.settings["variant"] = v
+        self.settings["match"] = cmd.get("match", 1)
+        self.settings["options"][v] = dict(cmd.get("options", {}))
+        self.save_settings()
+        self.game.new_match()
+
+    def set_settings(self, cmd):
+        """``set``: the settings it names (a board's own switches are the board's)."""
+        for k in ("brightness", "dice"):
+            if k in cmd:
+                self.settings[k] = cmd[k]
+        self.save_settings()
+        self.emit({"ev": "set", "settings": self.settings})
+
+    def _cmd_roll(self, cmd):
+        if self.settings["dice"] != "manual" or not self.game.enter_dice(cmd["dice"]):
+            raise ValueError("dice are entered only in manual mode, before a turn")
+
+    def _cmd_oled(self, cmd):
+        self.redraw(force=True)
+        d = self.board.display
+        if d is not None:
+            from nardy.hal_virtual import hexlify
+            self.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(d.buffer)})
+
+    def _cmd_ping(self, cmd):
+        self.emit({"ev": "pong", "id": cmd.get("id")})
+
+    def _cmd_mem(self, cmd):
+        self.emit(self.mem())
+
+    COMMANDS = {"hello": _cmd_hello, "dump": _cmd_dump, "index": _cmd_index,
+                "log": _cmd_log, "confirm": _cmd_confirm, "new": _cmd_new,
+                "set": set_settings, "roll": _cmd_roll, "oled": _cmd_oled,
+                "ping": _cmd_ping, "mem": _cmd_mem}
 
     def _log(self, gid):
         """Send a game's readable lines; ``log_end`` says how many, and why the rest
