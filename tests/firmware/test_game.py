@@ -7,10 +7,13 @@ from apputil import Obs, Rand, rmtree, tmpdir
 from nardy.dice import Dice
 from nardy.game import (
     ACCEPT,
+    CHOOSE,
     GAME_END,
     MATCH_END,
     MOVE,
     OPENING,
+    OUT_OF_SYNC,
+    PLAYING,
     ROLL,
     TAKE_BACK,
     WARNED,
@@ -18,8 +21,8 @@ from nardy.game import (
     dice_left,
 )
 from nardy.journal import Journal
-from nardy.rules import BLACK, WHITE
-from nardy.sensing import Layout
+from nardy.rules import BLACK, WHITE, Position
+from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W, Layout
 
 LAYOUT = Layout(5)
 
@@ -420,5 +423,97 @@ def test_drained_events_become_protocol_events():
                         {"ev": "warn", "clear": True},
                         {"ev": "sync", "diffs": [[3, 0, 1, 0]]},
                         {"ev": "sync", "diffs": []}], sent
+    finally:
+        b.close()
+
+
+def _rolled(name, variant, dice, layout=None, pos=None):
+    """A game in MOVE with ``dice`` (loaded into the board's dice), from ``pos``
+    (white to move) or the start; ``layout``: the sensors' slots."""
+    b = Board(name, settings={"variant": variant, "match": 1})
+    g = b.g
+    if layout is not None:
+        g.layout = layout
+        b.obs = Obs(layout)
+    g.new_match()
+    b.show(g.pos)
+    g.dice_src.load([6, 1] + list(dice))          # opening: white first, then dice
+    g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == WHITE
+    if pos is not None:
+        g.pos = pos
+        b.show(pos)
+    g.press("ok", "short", b.obs)
+    assert g.phase == MOVE and g.dice == tuple(dice), (g.phase, g.dice)
+    return b, g
+
+
+def test_back_while_playing_changes_nothing():
+    b, g = _rolled("backplay", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        b.show(v.apply_step(pos, (1, 7)))
+        played = g.tracker.played
+        assert played == ((1, 7),) and g.turn_state() == PLAYING
+        assert g.press("back", "short", b.obs)
+        assert g.tracker.played == played and g.turn_state() == PLAYING
+        assert g.phase == MOVE and g.pos is pos
+    finally:
+        b.close()
+
+
+def test_back_cycles_the_candidates_and_ok_takes_the_one_shown():
+    # one sensor per point: two checkers fill a point's view, so 1/3 and 2/3 look alike
+    pos = Position(turn=WHITE)
+    pos.side(WHITE)[1] = 12
+    pos.side(WHITE)[2] = 3
+    pos.side(BLACK)[1] = 15
+    b, g = _rolled("cands", "long", (2, 1), Layout(1), pos)
+    try:
+        v = g.variant
+        a = v.apply_step(pos, (1, 3))
+        b.show(a)
+        g.press("ok", "short", b.obs)
+        assert g.turn_state() == CHOOSE and len(g.tracker.candidates) == 2
+        cands = [c[1] for c in g.tracker.candidates]
+        assert sorted(c.key() for c in cands) == sorted(
+            [a.key(), v.apply_step(pos, (2, 3)).key()])
+        assert g.cand_i == 0
+        g.press("back", "short", b.obs)
+        assert g.cand_i == 1
+        g.press("back", "short", b.obs)
+        assert g.cand_i == 0                      # round again
+        g.press("back", "short", b.obs)
+        g.press("ok", "short", b.obs)             # takes candidate 1 ...
+        t = g.tracker
+        assert t.candidates == [] and t.hyps[0][1][-1].key() == cands[1].key()
+        # ... a one-step turn with the 1 still playable (C4): the opponent decides
+        assert g.turn_state() == ACCEPT, g.turn_state()
+    finally:
+        b.close()
+
+
+def test_back_steps_through_the_differences_out_of_sync():
+    b, g = _rolled("diffs", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        # a white checker from its 6-point into black's tray and a black one in
+        # white's: nothing explains that
+        b.obs.show(v, pos, hand=(WHITE, 6))
+        b.obs.vis_w[ZONE_OFF_B] = 1
+        b.obs.vis_b[ZONE_OFF_W] = 1
+        g.observe(b.obs)
+        t = g.tracker
+        assert g.turn_state() == OUT_OF_SYNC
+        assert (ZONE_OFF_B, WHITE, 0, 1) in t.diffs and len(t.diffs) >= 2, t.diffs
+        seen = [t.diff()]
+        for _ in range(len(t.diffs)):
+            g.press("back", "short", b.obs)
+            seen.append(t.diff())
+        assert sorted(seen[:-1]) == t.diffs       # each difference shown once ...
+        assert seen[-1] == seen[0]                # ... then round again
+        assert g.turn_state() == OUT_OF_SYNC
     finally:
         b.close()
