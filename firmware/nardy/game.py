@@ -122,19 +122,9 @@ class Game:
         self.emit = emit
         self.dice_src = dice or Dice()
         self.settings = settings if settings is not None else {}
-        self.phase = SETUP
-        self.variant = None
-        self.tracker = None
-        self.match = None
-        self.gid = None
-        self.pos = None
-        self.dice = None
-        self.n = 0
-        self.jsteps = []         # the current turn's steps as the journal has them
-        self.opening = []        # opening tries (C2)
+        self.revision = 0        # bumps on every change the UI should redraw
+        self._clear()            # phase, variant, tracker, match, position, dice ...
         self.last_move = []      # zones of the opponent's last turn (until the roll)
-        self.last_roll = False   # L7: black's extra roll is being played
-        self.result = None
         self.message = None      # (rule id or None, text): shown until the next action
         self.setup = []          # differences while waiting for a roll
         self.refused = False     # the opponent pressed BACK on the accept prompt
@@ -144,7 +134,6 @@ class Game:
         self.obs = None          # the last whole observation (the Sensing object)
         self.match_no = 0
         self.game_no = 0
-        self.revision = 0        # bumps on every change the UI should redraw
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -212,9 +201,9 @@ class Game:
         self.pos = None
         self.dice = None
         self.n = 0
-        self.jsteps = []
-        self.opening = []
-        self.last_roll = False
+        self.jsteps = []         # the current turn's steps as the journal has them
+        self.opening = []        # opening tries (C2)
+        self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
         self._changed()
 

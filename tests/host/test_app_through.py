@@ -5,6 +5,7 @@ reader of the ESP32 board. CPython: the whole app does not fit the firmware test
 runner's 112wK heap next to a test."""
 
 import asyncio
+import contextlib
 import json
 import os
 
@@ -62,6 +63,20 @@ def _app(data, display=True):
     return app, board, out
 
 
+@contextlib.contextmanager
+def booted(name, boot=True):
+    """A booted app on a fresh flash directory: (app, board, out, data)."""
+    data = tmpdir(name)
+    try:
+        app, board, out = _app(data)
+        if boot:
+            app.boot()
+        yield app, board, out, data
+        app.journal.close()
+    finally:
+        rmtree(data)
+
+
 def _events(out, kind=None):
     evs = [json.loads(x) for x in out]
     return [e for e in evs if kind is None or e.get("ev") == kind]
@@ -73,10 +88,7 @@ def _errors_log(data):
 
 
 def test_a_crash_is_logged_reported_and_shown():
-    data = tmpdir("crash")
-    try:
-        app, board, out = _app(data)
-        app.boot()
+    with booted("crash") as (app, board, out, data):
         app.crashed(KeyError("bug"))
         assert "KeyError: 'bug'" in _errors_log(data)
         assert _events(out, "error")[-1]["error"] == "crash: KeyError: 'bug'"
@@ -89,15 +101,10 @@ def test_a_crash_is_logged_reported_and_shown():
         app.crashed(MemoryError("allocating 808 bytes"))
         assert _events(out, "error")[-1]["error"] == "crash: MemoryError: allocating 808 bytes"
         assert _errors_log(data).count("\n") >= 2
-        app.journal.close()
-    finally:
-        rmtree(data)
 
 
 def test_a_failing_task_of_a_real_app_is_reported_and_started_again():
-    data = tmpdir("guard")
-    try:
-        app, board, out = _app(data)
+    with booted("guard", boot=False) as (app, board, out, data):
         runs = []
 
         async def task():
@@ -111,15 +118,10 @@ def test_a_failing_task_of_a_real_app_is_reported_and_started_again():
         assert "MemoryError: memory allocation failed" in _errors_log(data)
         assert [e["error"] for e in _events(out, "error")] == [
             "crash: MemoryError: memory allocation failed"]
-        app.journal.close()
-    finally:
-        rmtree(data)
 
 
 def test_the_loops_exception_handler_reports_what_no_task_caught():
-    data = tmpdir("loop")
-    try:
-        app, board, out = _app(data)
+    with booted("loop", boot=False) as (app, board, out, data):
 
         def boom():
             raise ZeroDivisionError("in a callback")
@@ -134,9 +136,6 @@ def test_the_loops_exception_handler_reports_what_no_task_caught():
         assert "crash: ZeroDivisionError: in a callback" in [
             e["error"] for e in _events(out, "error")]
         assert "ZeroDivisionError: in a callback" in _errors_log(data)
-        app.journal.close()
-    finally:
-        rmtree(data)
 
 
 def test_menu_settings_survive_a_reboot():
@@ -179,10 +178,7 @@ def _opened(app, variant, options=None):
 
 
 def test_a_manual_roll_command_starts_the_turn():
-    data = tmpdir("roll")
-    try:
-        app, board, out = _app(data)
-        app.boot()
+    with booted("roll") as (app, board, out, data):
         app.line_in(b'{"cmd": "set", "dice": "manual"}')
         g = _opened(app, "short")
         assert g.phase == ROLL
@@ -195,25 +191,16 @@ def test_a_manual_roll_command_starts_the_turn():
         app.line_in(b'{"cmd": "roll", "dice": [1, 1]}')
         assert "manual mode" in _events(out, "error")[-1]["error"]
         assert g.dice == (6, 2)
-        app.journal.close()
-    finally:
-        rmtree(data)
 
 
 def test_a_roll_press_in_manual_mode_waits_for_the_dice():
-    data = tmpdir("entry")
-    try:
-        app, board, out = _app(data)
-        app.boot()
+    with booted("entry") as (app, board, out, data):
         app.line_in(b'{"cmd": "set", "dice": "manual"}')
         g = _opened(app, "long")
         app.button("ok", "short")
         assert g.phase == ENTRY
         app.line_in(b'{"cmd": "roll", "dice": [4, 4]}')
         assert g.phase == MOVE and g.dice == (4, 4)
-        app.journal.close()
-    finally:
-        rmtree(data)
 
 
 def test_opening_dice_played_starts_the_first_turn_with_them():
