@@ -288,6 +288,14 @@ def _start(name, variant, seed):
     return b, g
 
 
+def _moving(name, variant, seed):
+    """A game whose first turn is being played (MOVE)."""
+    b, g = _start(name, variant, seed)
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    return b, g
+
+
 def test_the_mover_pressing_ok_twice_does_not_accept():
     for variant in ("long", "short"):
         b, g = _start("okok" + variant, variant, 21)
@@ -333,9 +341,7 @@ def test_back_on_the_prompt_takes_the_move_back():
 
 def test_an_impossible_board_is_never_accepted_by_a_short_ok():
     # the mover moves one of the opponent's checkers: nothing the rules explain
-    b, g = _start("opp", "long", 25)
-    while g.phase != MOVE:
-        g.press("ok", "short", b.obs)
+    b, g = _moving("opp", "long", 25)
     v = g.variant
     pos = g.pos
     opp = 1 - pos.turn
@@ -379,9 +385,7 @@ def test_out_of_sync_legal_result_ends_with_a_short_ok():
     # shows a legal turn's result while the tracker says SYNC): OK records it, not
     # as an accepted illegal turn, and asks no one
     from nardy.tracker import SYNC
-    b, g = _start("synclegal", "short", 27)
-    while g.phase != MOVE:
-        g.press("ok", "short", b.obs)
+    b, g = _moving("synclegal", "short", 27)
     v = g.variant
     steps, final = v.legal_turns(g.pos, g.dice)[0]
     b.show(final)
@@ -407,10 +411,8 @@ def test_every_tracker_event_kind_has_one_meaning():
 
 def test_drained_events_become_protocol_events():
     from nardy import tracker
-    b, g = _start("evts", "long", 3)
+    b, g = _moving("evts", "long", 3)
     try:
-        while g.phase != MOVE:
-            g.press("ok", "short", b.obs)
         sent = []
         g.emit = sent.append
         t = g.tracker

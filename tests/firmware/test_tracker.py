@@ -376,15 +376,23 @@ def test_illegal_head_checker_put_back_on_the_head_clears_at_once():
     assert t.end_turn(show(v, lay, p2)) and t.result["rule"] is None
 
 
-def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
+def _blot_left_on_its_point():
+    """Short nardy: white hits black's blot on P4 (1/4*), but the blot stays on the
+    point instead of going to the bar. (variant, layout, tracker, the position the
+    steps make, the zone, the board as seen), the board already shown to the tracker."""
     v = ShortNardy()
     pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
     lay, t = setup(v, pos, (3, 1))
     hit = v.apply_step(v.apply_step(pos, (1, 4)), (12, 13))
     z = zone_of(v, WHITE, 4)
-    # the hitter is on the blot's point, the blot never went to the bar
     board = show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)])
     t.update(board)
+    return v, lay, t, hit, z, board
+
+
+def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
+    # the hitter is on the blot's point, the blot never went to the bar
+    v, lay, t, hit, z, board = _blot_left_on_its_point()
     assert t.state == SYNC
     assert not t.accept(board) and t.state == SYNC      # the mover's OK is not enough
     assert not t.end_turn(board)
@@ -399,13 +407,7 @@ def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
 
 
 def test_the_verdict_goes_when_the_board_is_put_right():
-    v = ShortNardy()
-    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
-    lay, t = setup(v, pos, (3, 1))
-    hit = v.apply_step(v.apply_step(pos, (1, 4)), (12, 13))
-    z = zone_of(v, WHITE, 4)
-    board = show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)])
-    t.update(board)
+    v, lay, t, hit, z, board = _blot_left_on_its_point()
     t.end_turn(board)
     assert t.state == VERDICT
     t.update(show(v, lay, hit))      # the blot goes to the bar after all
