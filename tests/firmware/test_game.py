@@ -129,11 +129,7 @@ def test_full_long_game_and_journal():
 
 
 def test_resume_mid_turn_keeps_dice_and_steps():
-    b = Board("resume", seed=5, settings={"variant": "short", "match": 1})
-    g = b.g
-    g.new_match()
-    b.show(g.pos)
-    g.press("ok", "short", b.obs)
+    b, g = _start("resume", "short", 5)
     for _ in range(3):
         b.play_turn(pick=None)
     g.press("ok", "short", b.obs)
@@ -200,11 +196,7 @@ def test_flash_full_refuses_new_game_and_keeps_files():
 
 
 def test_resignation_and_match_end():
-    b = Board("resign", seed=11, settings={"variant": "short", "match": 2})
-    g = b.g
-    g.new_match()
-    b.show(g.pos)
-    g.press("ok", "short", b.obs)
+    b, g = _start("resign", "short", 11, match=2)
     loser = g.pos.turn
     g.press("back", "long", b.obs)
     assert g.phase == GAME_END and g.result == (1 - loser, "oin", 1)
@@ -279,8 +271,9 @@ def _illegal_turn(b, small=False):
     raise AssertionError("no illegal step")
 
 
-def _start(name, variant, seed):
-    b = Board(name, seed=seed, settings={"variant": variant, "match": 1})
+def _start(name, variant, seed, match=1):
+    """A new match whose opening roll is done."""
+    b = Board(name, seed=seed, settings={"variant": variant, "match": match})
     g = b.g
     g.new_match()
     b.show(g.pos)
