@@ -16,6 +16,17 @@ def setup(v, pos, dice, slots=5):
     return lay, t
 
 
+def _played_1_7():
+    """Short nardy's start, 6-5 rolled, 1/7 played and seen:
+    (variant, start, layout, tracker, position after 1/7)."""
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    return v, pos, lay, t, p1
+
+
 def kinds(t):
     return [e[0] for e in t.events]
 
@@ -111,11 +122,7 @@ def test_hit_to_the_bar_and_entering_again():
 
 
 def test_taking_a_checker_back_undoes_the_step():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     assert t.played == ((1, 7),)
     t.update(show(v, lay, p1, lift=[(WHITE, v.physical(WHITE, 7))]))
     assert t.state == LIFTED
@@ -168,11 +175,7 @@ def test_warns_at_once_bearing_off_early():
 
 
 def test_short_turn_gets_a_verdict_and_may_be_accepted():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     assert not t.end_turn(show(v, lay, p1))
     assert t.state == VERDICT and t.warning[0] == "C5"
     assert t.accept()
@@ -181,11 +184,7 @@ def test_short_turn_gets_a_verdict_and_may_be_accepted():
 
 
 def test_verdict_then_the_rest_is_played():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     t.end_turn(show(v, lay, p1))
     assert t.state == VERDICT
     p2 = v.apply_step(p1, (7, 12))
