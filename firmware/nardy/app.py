@@ -34,7 +34,6 @@ gc.collect()
 from nardy import __version__, protocol  # noqa: E402
 from nardy.calibration import load as load_calibration  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
-from nardy.hal import VIRTUAL_COMMANDS  # noqa: E402
 from nardy.journal import Journal, set_aside_name  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.menu import Menu, defaults  # noqa: E402
@@ -56,15 +55,14 @@ def _size(path):
     return -2 if st[0] & 0x4000 else st[6]
 
 
-def _commands(board):
-    """The app's protocol commands with the board's own added (``nardy.hal``)."""
-    own = board.commands() if hasattr(board, "commands") else (
-        VIRTUAL_COMMANDS if board.virtual else {})
-    if not own:
-        return App.COMMANDS
-    table = dict(App.COMMANDS)
-    table.update(own)
-    return table
+def _board_commands(board):
+    """The protocol commands the board answers itself (``nardy.hal``), or None."""
+    if hasattr(board, "commands"):
+        return board.commands() or None
+    if board.virtual:
+        from nardy.vcommands import COMMANDS
+        return COMMANDS
+    return None
 
 
 class App:
@@ -87,7 +85,7 @@ class App:
         self.drawn = -1
         self.ready = False
         self.busy = 0        # protocol commands being worked on (for ping)
-        self.commands = _commands(board)
+        self.board_commands = _board_commands(board)   # looked up before COMMANDS
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -317,10 +315,14 @@ class App:
             self.emit(protocol.error("%s failed: %s" % (cmd.get("cmd"), e)))
 
     def _command(self, cmd):
-        f = self.commands.get(cmd["cmd"])
+        c = cmd["cmd"]
+        own = self.board_commands
+        f = own.get(c) if own is not None else None
+        if f is None:
+            f = App.COMMANDS.get(c)
         if f is None:
             # parse() knows the command: it is one another kind of board answers
-            raise ValueError("%s is for the virtual board" % cmd["cmd"])
+            raise ValueError("%s is for the virtual board" % c)
         f(self, cmd)
 
     # -- the protocol's commands (``COMMANDS``; a board adds its own) ---------------------

@@ -30,24 +30,9 @@ from nardy.dice import Dice, ManualEntry
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.tracker import (
-    CONFIRM,
-    DONE,
-    EV_CLEAR,
-    EV_CONFIRM,
-    EV_LIFT,
-    EV_RESYNC,
-    EV_SYNC,
-    EV_VERDICT,
-    EV_WARN,
-    IDLE,
-    ILLEGAL,
-    SYNC,
-    VERDICT,
-    Tracker,
-)
+from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
 from nardy.variants import find_variant
-from nardy.zones import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
+from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
 SETUP = "setup"
 OPENING = "opening"
@@ -489,9 +474,11 @@ class Game:
         pids = [position_id(self.variant, c[1]) for c in self.tracker.candidates]
         self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
 
-    _ON_EVENT = {EV_WARN: _on_warn, EV_VERDICT: _on_verdict, EV_CLEAR: _on_clear,
-                 EV_SYNC: _on_sync, EV_RESYNC: _on_resync, EV_LIFT: _on_lift,
-                 EV_CONFIRM: _on_confirm}
+    # keyed by the kinds' words (tracker.EV_WARN is "warn" ...): importing the
+    # names would cost heap on the board; tests/firmware/test_game.py checks them
+    _ON_EVENT = {"warn": _on_warn, "verdict": _on_verdict, "clear": _on_clear,
+                 "sync": _on_sync, "resync": _on_resync, "lift": _on_lift,
+                 "confirm": _on_confirm}
 
     def _sync_steps(self):
         """Make the journal's partial turn equal the tracker's (undo + step lines)."""

@@ -13,9 +13,12 @@ provide every method with a compatible signature.
 
 A board may answer protocol commands of its own (``commands``): the virtual board's
 ``sense`` and ``button`` lines and its ``oled``/``leds`` switches of ``set`` are its
-business, not the app's. ``VIRTUAL_COMMANDS`` are those handlers; the virtual
-board's ``commands()`` returns them (until it does, the app takes them for any
-board with ``virtual = True``).
+business, not the app's (``nardy.vcommands``; until the virtual board's
+``commands()`` returns them, the app takes them for any board with ``virtual =
+True``).
+
+The app does not import this module: a class is heap on the board, and the boards
+provide the methods themselves.
 """
 
 
@@ -72,26 +75,3 @@ class Board:
     def commands(self):
         """Protocol commands this board answers itself: {name: handler(app, cmd)}."""
         return {}
-
-
-# -- the virtual board's own commands ----------------------------------------------
-
-def _sense(app, cmd):
-    app.board.sense(cmd["raw"], cmd.get("ms", 20))
-
-
-def _button(app, cmd):
-    app.board.press(cmd["name"], cmd.get("press", "short"))
-
-
-def _set(app, cmd):
-    """``set`` with the virtual board's switches: its screen and LED events."""
-    b = app.board
-    if "oled" in cmd:
-        b.send_oled = cmd["oled"]
-    if "leds" in cmd:
-        b.send_leds = cmd["leds"]
-    app.set_settings(cmd)
-
-
-VIRTUAL_COMMANDS = {"sense": _sense, "button": _button, "set": _set}

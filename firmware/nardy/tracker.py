@@ -29,8 +29,7 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES
-from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
-from nardy.zones import differences
+from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
 
 IDLE = const(0)
 LIFTED = const(1)

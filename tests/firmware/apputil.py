@@ -6,7 +6,7 @@ from fwutil import Rand  # noqa: F401  (re-exported for the app tests)
 
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, OPEN_B, OPEN_W
-from nardy.zones import zone_counts
+from nardy.zonefit import zone_counts
 
 # Nominal counts of a slot: empty, one and two white, one and two black (the magnetic
 # model's levels, hardware/README.md).

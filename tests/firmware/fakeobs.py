@@ -2,7 +2,7 @@
 position (counts per zone, capped at what the slots can tell), without sensors."""
 
 from nardy.sensing import BLIND, NZONES
-from nardy.zones import zone_counts, zone_of  # noqa: F401 (the tests import it from here)
+from nardy.zonefit import zone_counts, zone_of  # noqa: F401 (the tests import it from here)
 
 
 class Obs:

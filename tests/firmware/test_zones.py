@@ -1,4 +1,4 @@
-"""Zone geometry has one home (nardy.zones): the game, the tracker, the host and the
+"""Zone geometry has one home (nardy.zonefit): the game, the tracker, the host and the
 test helpers all read it from there."""
 
 from fakeobs import show
@@ -8,7 +8,7 @@ from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES, Layout
 from nardy.shortnardy import ShortNardy
-from nardy.zones import differences, zone_counts, zone_of, zone_table
+from nardy.zonefit import differences, zone_counts, zone_of, zone_table
 
 LAYOUT = Layout(5)
 

@@ -79,11 +79,10 @@ def test_the_contract_lists_what_the_app_uses():
 
 
 def test_a_board_without_its_own_commands_gets_the_apps_and_not_the_virtual_ones():
-    from nardy import app
-    real = app._commands(type("B", (hal.Board,), {})())
-    assert "sense" not in real and real["hello"] is app.App.COMMANDS["hello"]
-    virtual = app._commands(type("V", (), {"virtual": True})())
-    assert virtual["sense"] is hal.VIRTUAL_COMMANDS["sense"]
-    assert virtual["set"] is hal.VIRTUAL_COMMANDS["set"] and "hello" in virtual
-    own = app._commands(type("O", (hal.Board,), {"commands": lambda s: {"x": 1}})())
-    assert own["x"] == 1 and "sense" not in own
+    from nardy import app, vcommands
+    assert app._board_commands(type("B", (hal.Board,), {})()) is None
+    assert app._board_commands(type("V", (), {"virtual": True})()) is vcommands.COMMANDS
+    own = type("O", (hal.Board,), {"commands": lambda s: {"x": 1}})()
+    assert app._board_commands(own) == {"x": 1}
+    assert set(vcommands.COMMANDS) == {"sense", "button", "set"}
+    assert not set(vcommands.COMMANDS) & (set(app.App.COMMANDS) - {"set"})
