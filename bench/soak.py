@@ -36,9 +36,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
 from vboard import MAIN, micropython, readings  # noqa: E402
 
-from nardy.movesvc import variant_for  # noqa: E402
 from nardy.notation import parse_position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
+from nardy.variants import find_variant  # noqa: E402
 from nardy_host import romfs as romfs_tool  # noqa: E402
 
 PINMAP = os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")
@@ -174,7 +174,7 @@ def play_game(b, rng, variant, stats, max_turns=1000):
     if g is None:
         raise Failure("no game event after new: %s" % evs)
     gid = g["game"]
-    v = variant_for(variant, g["rec"]["options"] or {})
+    v = find_variant(variant, g["rec"]["options"] or {})
     pos = parse_position_id(g["rec"]["start"])[1]
     evs = b.ping(sense(v, pos), {"cmd": "button", "name": "ok"})   # the opening roll
     b.check(evs, "opening")

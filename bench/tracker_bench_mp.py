@@ -67,6 +67,25 @@ def settled(v, lay, cal, pos):
     return sens, raw, now
 
 
+def wobble(sens, trk, raw, now, n=2000):
+    """The steady state: a one-count wobble on every channel, as ADC noise does, for
+    ``n`` cycles of scan, sensing and tracker. (us per cycle, bytes allocated, the
+    clock after)."""
+    gc.collect()
+    mem0 = gc.mem_alloc()
+    t0 = time.ticks_us()
+    for i in range(n):
+        raw[i & 127] ^= 1
+        now += PERIOD
+        sens.scan(raw, now)
+        if sens.ready(now):
+            trk.update(sens, now)
+        trk.tick(sens, sens.still_ms(now))
+    t1 = time.ticks_us()
+    alloc = gc.mem_alloc() - mem0     # before the float below is made
+    return time.ticks_diff(t1, t0) / n, alloc, now
+
+
 def main():
     v = ShortNardy()
     lay = Layout(5)
@@ -87,17 +106,7 @@ def main():
 
     for _ in range(100):
         cycle()
-    # steady state: a one-count wobble on every channel, as ADC noise does
-    n = 2000
-    gc.collect()
-    mem0 = gc.mem_alloc()
-    t0 = time.ticks_us()
-    for i in range(n):
-        raw[i & 127] ^= 1
-        cycle()
-    t1 = time.ticks_us()
-    steady_alloc = gc.mem_alloc() - mem0
-    steady = time.ticks_diff(t1, t0) / n
+    steady, steady_alloc, now = wobble(sens, trk, raw, now)
 
     def timed_until(cond, limit=40):
         """CPU time of the scan in which cond() becomes true."""
@@ -165,21 +174,9 @@ def steady_with_head_watch():
         now += PERIOD
         sens.scan(raw, now)
         trk.tick(sens, sens.still_ms(now))
-    n = 2000
-    gc.collect()
-    mem0 = gc.mem_alloc()
-    t0 = time.ticks_us()
-    for i in range(n):
-        raw[i & 127] ^= 1
-        now += PERIOD
-        sens.scan(raw, now)
-        if sens.ready(now):
-            trk.update(sens, now)
-        trk.tick(sens, sens.still_ms(now))
-    t1 = time.ticks_us()
-    alloc = gc.mem_alloc() - mem0
+    us, alloc, now = wobble(sens, trk, raw, now)
     assert not trk.events and not trk.lifted, trk.events
-    return time.ticks_diff(t1, t0) / n, alloc
+    return us, alloc
 
 
 def press_on_a_full_head():

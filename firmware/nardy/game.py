@@ -28,10 +28,10 @@ Buttons (short / long press):
 from nardy import drop_module, record
 from nardy.dice import Dice, ManualEntry
 from nardy.notation import parse_position_id, position_id
-from nardy.rules import BLACK, COLORS, WHITE
+from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
 SETUP = "setup"
 OPENING = "opening"
@@ -54,45 +54,21 @@ TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 
 
 def variant_for(name, options):
-    """The rules engine for a game. ``nardy.movesvc`` (the host's move service, with
-    its JSON codec) is on the heap only for this call: 56wK has no room to keep it.
-    Nor for the other variant's module: the one in play stays alive through its
-    class (re-imported for a game of the other variant)."""
-    from nardy import movesvc
+    """The rules engine for a game (``nardy.variants.find_variant``). The registry,
+    which imports both games, is on the heap only for this call: 56wK has no room to
+    keep it, nor the other variant's module; the one in play stays alive through its
+    class (imported again for a game of the other variant)."""
+    from nardy import variants
     try:
-        return movesvc.variant_for(name, options)
+        return variants.find_variant(name, options)
     finally:
-        for m in ("movesvc", "posjson", "longnardy", "shortnardy"):
+        for m in ("variants", "longnardy", "shortnardy"):
             drop_module("nardy." + m)
-
-
-def zone_of(variant, colour, k):
-    """Sensing zone of ``colour``'s path point ``k`` (0 bar, 25 off)."""
-    if k == 0:
-        return ZONE_BAR
-    if k == 25:
-        return ZONE_OFF_W if colour == WHITE else ZONE_OFF_B
-    return variant.physical(colour, k)
 
 
 def board_diffs(variant, pos, obs, cap):
     """Where the board differs from ``pos``: [(zone, colour, expected, seen)]."""
-    out = []
-    for c in (WHITE, BLACK):
-        e = bytearray(NZONES)
-        side = pos.side(c)
-        for k in range(26):
-            if side[k]:
-                e[zone_of(variant, c, k)] += side[k]
-        vis = obs.vis_w if c == WHITE else obs.vis_b
-        for z in range(1, NZONES):
-            n = e[z]
-            s = vis[z]
-            shown = n if n <= cap[z] else cap[z]
-            if s > n or (s < shown and not obs.open_[z] & BLIND):
-                out.append((z, c, n, s))
-    out.sort()
-    return out
+    return differences(zone_counts(variant, pos), obs, cap)
 
 
 # The "hold OK: roll anyway" escape is for a sensor the players distrust: a board
@@ -143,19 +119,9 @@ class Game:
         self.emit = emit
         self.dice_src = dice or Dice()
         self.settings = settings if settings is not None else {}
-        self.phase = SETUP
-        self.variant = None
-        self.tracker = None
-        self.match = None
-        self.gid = None
-        self.pos = None
-        self.dice = None
-        self.n = 0
-        self.jsteps = []         # the current turn's steps as the journal has them
-        self.opening = []        # opening tries (C2)
+        self.revision = 0        # bumps on every change the UI should redraw
+        self._clear()            # phase, variant, tracker, match, position, dice ...
         self.last_move = []      # zones of the opponent's last turn (until the roll)
-        self.last_roll = False   # L7: black's extra roll is being played
-        self.result = None
         self.message = None      # (rule id or None, text): shown until the next action
         self.setup = []          # differences while waiting for a roll
         self.refused = False     # the opponent pressed BACK on the accept prompt
@@ -165,7 +131,6 @@ class Game:
         self.obs = None          # the last whole observation (the Sensing object)
         self.match_no = 0
         self.game_no = 0
-        self.revision = 0        # bumps on every change the UI should redraw
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -237,9 +202,9 @@ class Game:
         self.pos = None
         self.dice = None
         self.n = 0
-        self.jsteps = []
-        self.opening = []
-        self.last_roll = False
+        self.jsteps = []         # the current turn's steps as the journal has them
+        self.opening = []        # opening tries (C2)
+        self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
         self._changed()
 
@@ -495,25 +460,11 @@ class Game:
         t.events = []
         if self.message is not None and self.message[0] is None:
             self.message = None   # a hint about a press: the board moved on
+        on = self._ON_EVENT
         for e in ev:
-            k = e[0]
-            if k == "warn":
-                self._commit("warn", record.warn(self.n + 1, e[1], e[2], e[3]))
-            elif k == "verdict":
-                self._commit("warn", record.warn(self.n + 1, e[1], e[2]))
-            elif k == "clear":
-                self.emit({"ev": "warn", "clear": True})
-            elif k == "sync":
-                self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
-            elif k == "resync":
-                self.emit({"ev": "sync", "diffs": []})
-            elif k == "lift":
-                self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
-            elif k == "confirm":
-                self.cand_i = 0
-                # the positions in the order BACK cycles them (the host can pick)
-                pids = [position_id(self.variant, c[1]) for c in t.candidates]
-                self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
+            f = on.get(e[0])        # steps and the turn: read from the tracker below
+            if f is not None:
+                f(self, e)
         self._sync_steps()
         if not self.awaiting_accept():
             self.refused = False
@@ -521,6 +472,37 @@ class Game:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
         self._changed()
+
+    # -- what each tracker event becomes (``tracker.EV_*``) ------------------------
+    def _on_warn(self, e):
+        self._commit("warn", record.warn(self.n + 1, e[1], e[2], e[3]))
+
+    def _on_verdict(self, e):
+        self._commit("warn", record.warn(self.n + 1, e[1], e[2]))
+
+    def _on_clear(self, e):
+        self.emit({"ev": "warn", "clear": True})
+
+    def _on_sync(self, e):
+        self.emit({"ev": "sync", "diffs": [list(x) for x in e[1]]})
+
+    def _on_resync(self, e):
+        self.emit({"ev": "sync", "diffs": []})
+
+    def _on_lift(self, e):
+        self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
+
+    def _on_confirm(self, e):
+        self.cand_i = 0
+        # the positions in the order BACK cycles them (the host can pick)
+        pids = [position_id(self.variant, c[1]) for c in self.tracker.candidates]
+        self.emit({"ev": "confirm", "candidates": e[1], "positions": pids})
+
+    # keyed by the kinds' words (tracker.EV_WARN is "warn" ...): importing the
+    # names would cost heap on the board; tests/firmware/test_game.py checks them
+    _ON_EVENT = {"warn": _on_warn, "verdict": _on_verdict, "clear": _on_clear,
+                 "sync": _on_sync, "resync": _on_resync, "lift": _on_lift,
+                 "confirm": _on_confirm}
 
     def _sync_steps(self):
         """Make the journal's partial turn equal the tracker's (undo + step lines)."""

@@ -6,8 +6,7 @@ the new match), MENU = close. Settings are a plain dict the app saves as JSON. T
 screen (``draw``) uses the compact font of ``nardy.oled``, whole option names.
 """
 
-from nardy.longnardy import LongNardy
-from nardy.shortnardy import ShortNardy
+from nardy.variants import option_defaults
 
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
 BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
@@ -39,7 +38,7 @@ class Menu:
     def items(self):
         s = self.s
         var = s["variant"]
-        opts = LongNardy.OPTIONS if var == "long" else ShortNardy.OPTIONS
+        opts = option_defaults(var)
         out = [("variant", "Game", var), ("match", "Match", str(s["match"]))]
         chosen = s["options"].setdefault(var, {})
         for k in sorted(opts):
@@ -68,7 +67,7 @@ class Menu:
         elif key.startswith("opt:"):
             k = key[4:]
             var = s["variant"]
-            opts = LongNardy.OPTIONS if var == "long" else ShortNardy.OPTIONS
+            opts = option_defaults(var)
             cur = s["options"].setdefault(var, {})
             cur[k] = not cur.get(k, opts[k])
         elif key == "brightness":

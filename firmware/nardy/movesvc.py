@@ -15,34 +15,15 @@ MicroPython:
 import json
 import sys
 
-try:
-    from micropython import const  # pyright: ignore[reportAssignmentType]
-except ImportError:  # CPython
-    def const(x):
-        return x
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.longnardy import LongNardy
 from nardy.posjson import from_json, to_json
-from nardy.shortnardy import ShortNardy
+from nardy.variants import find_variant
 
-_GAMES = {"long": LongNardy, "short": ShortNardy}
-_cache = {}
+# The old name; tests/host/test_calibrate.py still imports it. New code: find_variant.
+variant_for = find_variant
+
 MAX_LINE = const(16384)    # bytes; a request is ~400, a position with options ~600
-
-
-def variant_for(name, options=None):
-    if name not in _GAMES:
-        raise ValueError('variant must be "long" or "short"')
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise ValueError("options must be an object")
-    key = name + repr(sorted(options.items()))
-    v = _cache.get(key)
-    if v is None:
-        v = _GAMES[name](**options)
-        _cache[key] = v
-    return v
 
 
 def _dice(obj):
@@ -54,15 +35,6 @@ def _dice(obj):
     return (d[0], d[1])
 
 
-def _options(opts):
-    if opts is None:
-        return {}
-    if not isinstance(opts, dict) or not all(
-            isinstance(k, str) and isinstance(x, bool) for k, x in opts.items()):
-        raise ValueError("options must map option names to true/false")
-    return opts
-
-
 def _request(line):
     try:
         obj = json.loads(line)
@@ -71,7 +43,7 @@ def _request(line):
         raise ValueError("not valid JSON") from None
     if not isinstance(obj, dict):
         raise ValueError("request must be a JSON object")
-    v = variant_for(obj.get("variant"), _options(obj.get("options")))
+    v = find_variant(obj.get("variant"), obj.get("options"))
     return v, from_json(v, obj.get("position")), _dice(obj)
 
 

@@ -8,14 +8,27 @@ refused before the app sees them.
 
 import json
 
+from nardy import drop_module
+
 MAX_LINE = 4096
 MAX_NESTING = 32         # brackets in a line: no command needs more than a few
 INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
-VARIANTS = ("long", "short")
 DICE_MODES = ("auto", "manual")
+VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
+
+
+def check_options(variant, opts):
+    """``nardy.variants.check_options``. The registry imports both games: on the
+    heap only for this check (56wK has no room to keep the one not in play)."""
+    from nardy import variants
+    try:
+        return variants.check_options(variant, opts)
+    finally:
+        for m in ("variants", "longnardy", "shortnardy"):
+            drop_module("nardy." + m)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options"),
            "set": ("cmd", "brightness", "dice", "oled", "leds"),
@@ -31,28 +44,6 @@ def _int(obj, key, lo, hi, default=None):
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
         raise ValueError("%s must be an integer %d..%d" % (key, lo, hi))
     return v
-
-
-def _variant_options(name):
-    if name == "long":
-        from nardy.longnardy import LongNardy
-        return LongNardy.OPTIONS
-    from nardy.shortnardy import ShortNardy
-    return ShortNardy.OPTIONS
-
-
-def check_options(variant, opts):
-    """Rule options for ``variant``: an object of its known option names, each true
-    or false (``"false"`` is not false). Returns ``opts`` or raises ValueError."""
-    if not isinstance(opts, dict):
-        raise ValueError("options must be an object")
-    known = _variant_options(variant)
-    for k in opts:
-        if k not in known:
-            raise ValueError("unknown option %s for %s nardy" % (str(k)[:24], variant))
-        if not isinstance(opts[k], bool):
-            raise ValueError("option %s must be true or false" % k)
-    return opts
 
 
 def check_settings(d):

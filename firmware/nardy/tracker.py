@@ -10,10 +10,8 @@ explains it. Output is plain data for the UI, the journal and the protocol:
   illegal: ``warning``, the opponent may ``accept()``), DONE (``result``);
 - ``lifted``: zones checkers were lifted from; ``targets``: zones the lifted checker
   may go to (legal next steps only, "off" is the mover's tray zone);
-- ``events``: a list the caller drains: ("lift", zones, targets) (("lift", (), ()):
-  a lift off an unresolvable stack was put back), ("step", (f, t)), ("undo", (f, t)),
-  ("warn", rule, reason, zones), ("clear",), ("sync", diffs), ("resync",),
-  ("confirm", n), ("verdict", rule, reason), ("turn", steps, accepted, rule).
+- ``events``: a list of tuples the caller drains, each starting with its kind
+  (``EV_*`` below, with their fields); the kinds are the protocol's words.
 - A board no partial turn explains is never a turn by itself: ``end_turn`` judges
   the position it shows (a VERDICT only the opponent's ``accept()`` records, as that
   position, or a warning while a checker is off the board).
@@ -31,7 +29,7 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES
-from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit
+from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
 
 IDLE = const(0)
 LIFTED = const(1)
@@ -41,6 +39,22 @@ CONFIRM = const(4)
 VERDICT = const(5)
 DONE = const(6)
 STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
+
+# Event kinds (``Tracker.events``) and what follows the kind in each tuple. The game
+# dispatches on the kind (``Game._ON_EVENT``); field-less events are shared tuples.
+EV_LIFT = "lift"          # zones, targets; (EV_LIFT, (), ()): a stack lift put back
+EV_STEP = "step"          # (from, to): a step was played
+EV_UNDO = "undo"          # (from, to): a step was taken back
+EV_WARN = "warn"          # rule, reason, zones: a step breaks a rule
+EV_CLEAR = "clear"        # the warning is gone
+EV_SYNC = "sync"          # diffs [(zone, colour, expected, seen)]: board unexplained
+EV_RESYNC = "resync"      # explained again
+EV_CONFIRM = "confirm"    # n: several results match (``candidates``)
+EV_VERDICT = "verdict"    # rule, reason: the finished turn breaks a rule
+EV_TURN = "turn"          # steps, accepted, rule: the turn is over (``result``)
+_CLEAR = (EV_CLEAR,)
+_RESYNC = (EV_RESYNC,)
+_PUT_BACK = (EV_LIFT, (), ())
 
 _MAX_HYPS = const(6)
 # A hypothesis (partial turn): (played steps, chain of positions from the start,
@@ -328,7 +342,7 @@ class Tracker(ZoneFit):
             self.warning = self._warn_before
             self._warn_before = None
             if self.warning is None:
-                self.events.append(("clear",))
+                self.events.append(_CLEAR)
             if self.state == VERDICT:
                 self.state = SYNC
         self._stir_lift = False       # the lift is worked out from the counts again
@@ -368,7 +382,7 @@ class Tracker(ZoneFit):
         played, chain, flags = hyp
         first = not any(flags)
         if self.state == SYNC:
-            self.events.append(("resync",))
+            self.events.append(_RESYNC)
             self.diffs = []
         old = self.hyps[0][_H_PLAYED]
         self.hyps = [(played + (step,), chain + [p2], flags + (1,))]
@@ -380,7 +394,7 @@ class Tracker(ZoneFit):
                 rule = ("C3", "not a legal move")
             zones = (self._zt[self.mover][step[0]], self._zt[self.mover][step[1]])
             self.warning = (rule[0], rule[1], zones)
-            self.events.append(("warn", rule[0], rule[1], zones))
+            self.events.append((EV_WARN, rule[0], rule[1], zones))
         self._in_hand(obs, de)
 
     def _choose(self, cands, obs):
@@ -405,7 +419,7 @@ class Tracker(ZoneFit):
         new = hyps[0][_H_PLAYED]
         self._emit_diff(old, new)
         if was_sync:
-            self.events.append(("resync",))
+            self.events.append(_RESYNC)
             self.diffs = []
         self._in_hand(obs, top[_C_HAND])
         if any(hyps[0][_H_FLAGS]):
@@ -413,7 +427,7 @@ class Tracker(ZoneFit):
         else:
             if self.warning is not None:
                 self.warning = None
-                self.events.append(("clear",))
+                self.events.append(_CLEAR)
             self.state = LIFTED if top[_C_HAND] else IDLE
         if len(hyps) > 1:
             self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in hyps]
@@ -423,9 +437,9 @@ class Tracker(ZoneFit):
         while i < len(old) and i < len(new) and old[i] == new[i]:
             i += 1
         for j in range(len(old) - 1, i - 1, -1):
-            self.events.append(("undo", old[j]))
+            self.events.append((EV_UNDO, old[j]))
         for j in range(i, len(new)):
-            self.events.append(("step", new[j]))
+            self.events.append((EV_STEP, new[j]))
         if i < len(old) or i < len(new):
             self._seen = set()
             self._watch_stack()
@@ -464,24 +478,13 @@ class Tracker(ZoneFit):
             self.lifted = lifted
             self.targets = targets
             if lifted:
-                self.events.append(("lift", tuple(lifted), tuple(targets)))
+                self.events.append((EV_LIFT, tuple(lifted), tuple(targets)))
 
     def _out_of_sync(self, obs):
         self._expect(self.hyps[0][_H_CHAIN][-1])
-        diffs = []
-        for c in (WHITE, BLACK):
-            e = self._e[c]
-            vis = obs.vis_w if c == WHITE else obs.vis_b
-            for z in range(1, NZONES):
-                n = e[z]
-                s = vis[z]
-                k = self.cap[z]
-                shown = n if n <= k else k
-                if s > n or (s < shown and not obs.open_[z] & BLIND):
-                    diffs.append((z, c, n, s))
-        diffs.sort()
+        diffs = differences(self._e, obs, self.cap)
         if self.state != SYNC or diffs != self.diffs:
-            self.events.append(("sync", diffs))
+            self.events.append((EV_SYNC, diffs))
         self.diffs = diffs
         self.diff_i = 0
         self.state = SYNC
@@ -543,12 +546,12 @@ class Tracker(ZoneFit):
                 self.lifted = [z]
                 self.targets = targets
                 self._stir_lift = True
-                self.events.append(("lift", (z,), tuple(targets)))
+                self.events.append((EV_LIFT, (z,), tuple(targets)))
         elif not on and self._stir_lift:
             self._stir_lift = False
             self.lifted = []
             self.targets = []
-            self.events.append(("lift", (), ()))
+            self.events.append(_PUT_BACK)
 
     def _watch_stack(self):
         """Watch the mover's tallest stack that the slots cannot resolve (long
@@ -687,7 +690,7 @@ class Tracker(ZoneFit):
         if len(self.hyps) > 1:
             self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
             self.state = CONFIRM
-            self.events.append(("confirm", len(self.hyps)))
+            self.events.append((EV_CONFIRM, len(self.hyps)))
             return False
         played, chain, flags = self.hyps[0]
         final = chain[-1]
@@ -704,11 +707,11 @@ class Tracker(ZoneFit):
                 self.hyps.append((pre[0] + (alt[_B_STEP],), pre[1] + [alt[_B_POS]], pre[2] + (1,)))
                 self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
                 self.state = CONFIRM
-                self.events.append(("confirm", len(self.hyps)))
+                self.events.append((EV_CONFIRM, len(self.hyps)))
                 return False
         self.warning = (verdict[0], verdict[1], ())
         self.state = VERDICT
-        self.events.append(("verdict", verdict[0], verdict[1]))
+        self.events.append((EV_VERDICT, verdict[0], verdict[1]))
         return False
 
     def confirm(self, i):
@@ -780,9 +783,9 @@ class Tracker(ZoneFit):
         self._board_warn = True
         if warning != self.warning or state != self.state:
             if state == VERDICT:
-                self.events.append(("verdict", warning[0], warning[1]))
+                self.events.append((EV_VERDICT, warning[0], warning[1]))
             else:
-                self.events.append(("warn", warning[0], warning[1], warning[2]))
+                self.events.append((EV_WARN, warning[0], warning[1], warning[2]))
         self.warning = warning
         self.state = state
         return False
@@ -796,4 +799,4 @@ class Tracker(ZoneFit):
         self.state = DONE
         self.lifted = []
         self.targets = []
-        self.events.append(("turn", played, accepted, rule[0] if rule else None))
+        self.events.append((EV_TURN, played, accepted, rule[0] if rule else None))

@@ -12,6 +12,18 @@ buffer is allocated once here; ``fit`` runs for every node of the tracker's sear
 Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. An observation is anything with ``vis_w``, ``vis_b`` and ``open_`` arrays
 indexed by zone (``Sensing``, or a test's stand-in).
+
+The zone geometry has its home here (``zone_of``, ``zone_table``, ``zone_counts``,
+``differences``): the game (set-up differences), the tracker (its tables and its
+out-of-sync differences), the host's session and the tests all ask these.
+
+>>> from nardy.longnardy import LongNardy
+>>> v = LongNardy()
+>>> zone_of(v, 0, 1), zone_of(v, 1, 1), zone_of(v, 0, 0), zone_of(v, 1, 25)
+(24, 12, 25, 27)
+>>> w, b = zone_counts(v, v.start_position())
+>>> w[24], b[12], sum(w), sum(b)
+(15, 15, 15, 15)
 """
 
 from array import array
@@ -37,6 +49,57 @@ _HOLD = const(5)        # scans a change must hold (a hand sliding past)
 _SETTLE = const(8)      # scans averaged into the reference
 
 
+def zone_of(variant, colour, k):
+    """Sensing zone of ``colour``'s path point ``k`` (0 bar, 25 off)."""
+    if k == 0:
+        return ZONE_BAR
+    if k == 25:
+        return ZONE_OFF_W if colour == WHITE else ZONE_OFF_B
+    return variant.physical(colour, k)
+
+
+def zone_table(variant, colour):
+    """bytearray(26): the zone of each of ``colour``'s path points."""
+    return bytearray([zone_of(variant, colour, k) for k in range(26)])
+
+
+def zone_counts(variant, pos, hand=None):
+    """(white, black): bytearray(NZONES) each, the checkers ``pos`` puts in each
+    zone; ``hand``: (colour, path point) of one checker lifted off it."""
+    out = (bytearray(NZONES), bytearray(NZONES))
+    for c in (WHITE, BLACK):
+        side = pos.side(c)
+        e = out[c]
+        for k in range(26):
+            n = side[k]
+            if hand is not None and hand[0] == c and hand[1] == k:
+                n -= 1
+            if n > 0:
+                e[zone_of(variant, c, k)] += n
+    return out
+
+
+def differences(expected, obs, cap):
+    """Where observation ``obs`` differs from the counts ``expected`` ((white,
+    black) per zone, as ``zone_counts``): a sorted list of (zone, colour, expected,
+    seen). More seen than expected is always a difference; fewer only where the
+    zone can show that many (``cap``) and no slot of it is blind."""
+    diffs = []
+    op = obs.open_
+    for c in (WHITE, BLACK):
+        e = expected[c]
+        vis = obs.vis_w if c == WHITE else obs.vis_b
+        for z in range(1, NZONES):
+            n = e[z]
+            s = vis[z]
+            k = cap[z]
+            shown = n if n <= k else k
+            if s > n or (s < shown and not op[z] & BLIND):
+                diffs.append((z, c, n, s))
+    diffs.sort()
+    return diffs
+
+
 class _Obs:
     """Scratch observation (same fields as Sensing's)."""
 
@@ -56,17 +119,13 @@ class ZoneFit:
         self.mover = WHITE
         self._dists = ()           # distances one step may cover this turn
         # zone of (colour, own path point) and back
-        self._zt = (bytearray(26), bytearray(26))
+        self._zt = (zone_table(variant, WHITE), zone_table(variant, BLACK))
         self._pp = (bytearray(NZONES), bytearray(NZONES))
         for c in (WHITE, BLACK):
             zt = self._zt[c]
             pp = self._pp[c]
             for z in range(NZONES):
                 pp[z] = NOPATH
-            zt[0] = ZONE_BAR
-            zt[25] = ZONE_OFF_W if c == WHITE else ZONE_OFF_B
-            for k in range(1, 25):
-                zt[k] = variant.physical(c, k)
             for k in range(26):
                 pp[zt[k]] = k
         # scratch: expected counts of a candidate, missing checkers per zone/colour,

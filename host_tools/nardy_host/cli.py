@@ -4,6 +4,8 @@ import argparse
 import importlib
 import sys
 
+from nardy_host.errors import UserError  # noqa: F401 (cli.UserError: the old home)
+
 # Modules under nardy_host that add a sub-command (each has register(subparsers)).
 COMMANDS = ["moves", "sim", "selfplay", "export", "log", "flash", "deploy", "calibrate",
             "script", "live", "duel", "analyse"]
@@ -29,10 +31,6 @@ def main(argv=None):
     except UserError as e:
         print("nardy %s: error: %s" % (args.command, e), file=sys.stderr)
         return 2
-
-
-class UserError(Exception):
-    """A problem the user can fix (bad input, missing tool): printed, exit 2."""
 
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@ import subprocess
 import sys
 import tempfile
 
-from nardy_host.link import firmware_dir
+from nardy_host.errors import UserError
+from nardy_host.mpunix import firmware_dir
 
 ARCH = {"esp32s3": "xtensawin", "esp32": "xtensawin"}
 
@@ -68,9 +69,10 @@ def register(sub):
 
 
 # Firmware modules the board never imports: the magnetic model (host tools, the
-# emulation and the hardware docs use it). tests/host/test_deploy.py checks that no
+# emulation and the hardware docs use it) and the JSON move service (``nardy moves``
+# runs it in CPython or unix MicroPython). tests/host/test_deploy.py checks that no
 # deployed module imports them.
-HOST_ONLY = ("magnet.py",)
+HOST_ONLY = ("magnet.py", "movesvc.py")
 
 
 def _mpremote():
@@ -91,7 +93,6 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
     """Build the file tree to copy into ``out``; returns [(local, remote-relative)].
     With ``romfs`` the compiled package goes to ``out/rom/nardy`` (the ROMFS image's
     tree) and is not in the list."""
-    from nardy_host.cli import UserError
     if romfs and source:
         raise UserError("--romfs takes compiled code (.mpy), not --source")
     fw = firmware_dir()
@@ -137,7 +138,6 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
 
 
 def _run(cmd, what):
-    from nardy_host.cli import UserError
     r = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if r.returncode:
         msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
@@ -146,7 +146,6 @@ def _run(cmd, what):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if not args.port.startswith(("rfc2217:", "socket:")) and not os.path.exists(args.port):
         raise UserError("no such port: %s" % args.port)
     arch = args.arch or ARCH[args.board]

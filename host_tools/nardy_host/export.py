@@ -45,6 +45,7 @@ import sys
 
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy_host import gamefile, sgf
+from nardy_host.errors import UserError
 
 HEADER = "; nardy long-nardy record 1"
 
@@ -79,7 +80,6 @@ def _raw():
 
 def read_journal(path):
     """A checked :class:`gamefile.Game`, or UserError naming the file."""
-    from nardy_host.cli import UserError
     try:
         return gamefile.read(path)
     except gamefile.BadGame as e:
@@ -214,7 +214,6 @@ def read_text(text):
     """Parse a long-nardy text record and replay it through the engine. Returns a
     list of (dice, steps, position after, accepted rule or None) per turn."""
     from nardy.longnardy import LongNardy
-    from nardy_host.cli import UserError
     lines = text.splitlines()
     if not lines or lines[0].strip() != HEADER:
         raise UserError("not a nardy long-nardy record (first line must be %r)" % HEADER)
@@ -291,7 +290,6 @@ def _split_cells(body):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.read:
         return _run_read(args)
     if args.out and args.out_dir:
@@ -323,7 +321,6 @@ def run(args):
 
 
 def _run_read(args):
-    from nardy_host.cli import UserError
     if len(args.game) != 1:
         raise UserError("--read takes one text record")
     try:
@@ -340,7 +337,6 @@ def _run_read(args):
 
 def _journals(names):
     """The files to export: each name, or the .jsonl files in a folder."""
-    from nardy_host.cli import UserError
     out = []
     for name in names:
         if os.path.isdir(name):
@@ -383,7 +379,6 @@ def _stem(path):
 
 def _write(path, text):
     """Whole or not at all: a temporary file renamed into place."""
-    from nardy_host.cli import UserError
     tmp = path + ".tmp"
     try:
         d = os.path.dirname(path)

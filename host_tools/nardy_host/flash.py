@@ -16,6 +16,8 @@ import shlex
 import subprocess
 import sys
 
+from nardy_host.errors import UserError
+
 CHIPS = {"esp32s3": 0x0, "esp32": 0x1000}
 
 
@@ -86,7 +88,6 @@ def _stream(argv, what, bar):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     fw = args.firmware
     if not os.path.isfile(fw):
         raise UserError("no such firmware file: %s" % fw)

@@ -16,10 +16,11 @@ read as "game 1 of a 1-point match", never an error):
 - self-play: ``{"seed": S}``
 """
 
-from nardy import movesvc, record
+from nardy import record
 from nardy.notation import parse_position_id
 from nardy.posjson import from_json, to_json
 from nardy.rules import COLORS
+from nardy.variants import find_variant
 
 MAX_BYTES = 8 * 1024 * 1024     # for a long-nardy text record (export --read)
 MAX_TURNS = 5000        # a game of either variant ends long before; bounds memory
@@ -80,7 +81,7 @@ def _variant(header):
     if not isinstance(opts, dict) or not all(isinstance(v, bool) for v in opts.values()):
         raise BadGame("game line: options must map names to true/false")
     try:
-        return movesvc.variant_for(name, opts)
+        return find_variant(name, opts)
     except (ValueError, TypeError) as e:
         raise BadGame("game line: %s" % e) from None
 

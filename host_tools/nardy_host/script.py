@@ -21,7 +21,8 @@ import tempfile
 from nardy.rules import BLACK, WHITE
 from nardy.ui import DEFAULT_COLOURS
 from nardy_host import oledtext
-from nardy_host.session import LinkError, Session, VirtualLink, parse_zone
+from nardy_host.errors import UserError
+from nardy_host.session import ZONE_WORDS, LinkError, Session, VirtualLink, parse_zone
 
 
 def register(sub):
@@ -52,7 +53,6 @@ class ExpectFailed(Exception):
 
 # -- expect ---------------------------------------------------------------------------
 
-_ZONE_WORDS = {"bar": "25", "off-white": "26", "ow": "26", "off-black": "27", "ob": "27"}
 
 
 def _norm_token(t):
@@ -60,7 +60,8 @@ def _norm_token(t):
     m = re.fullmatch(r"[Pp](\d+)", t)
     if m:
         return m.group(1)
-    return _ZONE_WORDS.get(t.lower(), t)
+    z = ZONE_WORDS.get(t.lower())
+    return t if z is None else str(z)
 
 
 def fmt(v):
@@ -412,7 +413,6 @@ class Runner:
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.file == "-":
         lines = sys.stdin.read().splitlines()
         name = "<stdin>"

@@ -18,35 +18,31 @@ hall sensors, the same model as self-play) so that hands' actions become the raw
 import contextlib
 import json
 import os
-import shutil
 import subprocess
-import sys
 import threading
 import time
 
-import nardy
-from nardy.game import zone_of
 from nardy.magnet import MagnetModel
 from nardy.notation import parse_position_id
 from nardy.pinmap import load as load_pinmap
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy.variants import find_variant
+from nardy.zonefit import zone_table
+from nardy_host.errors import LinkError  # noqa: F401 (session.LinkError: re-exported)
+from nardy_host.mpunix import pinmap_path, virtual_board_cmd
 from nardy_host.physical import PhysBoard
 
-FIRMWARE = os.path.dirname(os.path.dirname(os.path.abspath(nardy.__file__)))
-PINMAP = os.path.join(FIRMWARE, "pinmap", "esp32s3.json")
-LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vlaunch.py")
+PINMAP = pinmap_path()
 NOISE = {"none": 0.0, "low": 4.0, "realistic": 8.0, "high": 12.0}
 TIMEOUT = 60.0   # seconds a reply may take before the board counts as hung
 
 
-class LinkError(Exception):
-    """The board went away or did not answer."""
-
-
-def micropython():
-    exe = shutil.which("micropython", path=os.path.dirname(sys.executable))
-    return exe or shutil.which("micropython") or "micropython"
+# The host's zone names (scripts, the simulator, messages): one spelling, read back
+# by parse_zone along with the short forms. The OLED has its own, shorter ones
+# (nardy.oled.zone_name); zones are numbered in nardy.sensing.
+ZONE_WORDS = {"bar": ZONE_BAR, "off-white": ZONE_OFF_W, "ow": ZONE_OFF_W,
+              "off-black": ZONE_OFF_B, "ob": ZONE_OFF_B}
 
 
 def zone_label(z):
@@ -62,10 +58,8 @@ def zone_label(z):
 def parse_zone(text):
     """P1..P24, bar, off-white / off-black (also ow / ob, or zone numbers 1..27)."""
     t = text.strip().lower()
-    names = {"bar": ZONE_BAR, "off-white": ZONE_OFF_W, "ow": ZONE_OFF_W,
-             "off-black": ZONE_OFF_B, "ob": ZONE_OFF_B}
-    if t in names:
-        return names[t]
+    if t in ZONE_WORDS:
+        return ZONE_WORDS[t]
     if t.startswith("p"):
         t = t[1:]
     try:
@@ -162,8 +156,7 @@ class VirtualLink(_Link):
         self._fout = None
 
     def start(self):
-        cmd = [micropython(), "-X", "heapsize=112wK", LAUNCH, FIRMWARE, self.data,
-               self.pinmap]
+        cmd = virtual_board_cmd(self.data, pinmap=self.pinmap)
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)
@@ -340,8 +333,7 @@ class Session:
                     self._game(ev.get("rec") or {})
                 elif k == "hello" and ev.get("variant") and (
                         self.variant is None or self.variant.name != ev["variant"]):
-                    from nardy.movesvc import variant_for
-                    self.variant = variant_for(ev["variant"], {})
+                    self.variant = find_variant(ev["variant"], {})
                 first = self.events.first
                 self.events.append(ev)
                 if self.events.first != first and self.hidden:
@@ -352,9 +344,8 @@ class Session:
             self.cond.notify_all()
 
     def _game(self, rec):
-        from nardy.movesvc import variant_for
         try:
-            self.variant = variant_for(rec["variant"], rec.get("options") or {})
+            self.variant = find_variant(rec["variant"], rec.get("options") or {})
             self.start_pos = parse_position_id(rec["start"])[1]
         except (KeyError, ValueError, TypeError):
             pass
@@ -474,7 +465,7 @@ class Session:
         pos = pos or self.start_pos
         if self.variant is None or pos is None:
             raise ValueError("no game to set up")
-        zt = [[zone_of(self.variant, c, k) for k in range(26)] for c in (WHITE, BLACK)]
+        zt = [zone_table(self.variant, c) for c in (WHITE, BLACK)]
         self.phys.set_position(self.variant, pos, zt)
         self.hand = []
         self.sense()

@@ -16,6 +16,7 @@ import sys
 from nardy.notation import apply_text, format_turn, parse_turn
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, opening_winner
+from nardy.variants import find_variant
 
 HELP = ("type a turn (%s), 'moves' to list the legal turns, 'accept' to accept the "
         "last refused turn as played, 'quit' to stop")
@@ -81,8 +82,7 @@ def board_text(v, pos):
 
 
 def run(args):
-    from nardy import movesvc
-    v = movesvc.variant_for(args.variant, {n: True for n in args.option})
+    v = find_variant(args.variant, {n: True for n in args.option})
     rng = random.Random(args.seed)
     out = sys.stdout
     match = Match(v, args.match)

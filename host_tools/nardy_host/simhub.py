@@ -17,6 +17,7 @@ import time
 from nardy.notation import _label as point_label
 from nardy.notation import format_turn, parse_position_id
 from nardy.rules import BLACK, WHITE
+from nardy.variants import find_variant
 from nardy_host.session import EventLog, LinkError, parse_zone, zone_label
 
 FEED_KEEP = 1000       # page log lines kept on the server
@@ -79,10 +80,9 @@ class Describer:
         if k in QUIET:
             return None
         if k == "game":
-            from nardy.movesvc import variant_for
             self.variant = self.pos = None
             try:
-                self.variant = variant_for(r["variant"], r.get("options") or {})
+                self.variant = find_variant(r["variant"], r.get("options") or {})
                 self.pos = parse_position_id(r["start"])[1]
             except (KeyError, ValueError, TypeError):
                 pass
@@ -244,11 +244,10 @@ class Hub:
         if self.position is None:
             return {}
         from nardy.game import zone_of
-        from nardy.movesvc import variant_for
         from nardy.posjson import from_json
         name, opts, pj = self.position
         try:
-            v = variant_for(name, opts)
+            v = find_variant(name, opts)
             pos = from_json(v, pj)
         except (KeyError, ValueError, TypeError):
             return {}

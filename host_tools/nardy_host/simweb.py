@@ -49,6 +49,7 @@ import webbrowser
 from microdot import Microdot, Request, Response
 from microdot.sse import sse_response
 
+from nardy_host.errors import UserError
 from nardy_host.session import LinkError, SerialLink, Session, VirtualLink
 from nardy_host.simhub import ActionError, Hub
 
@@ -315,7 +316,6 @@ class Server:
 
 
 def serve(hub, port, open_browser):
-    from nardy_host.cli import UserError
     try:
         srv = Server(hub, port).start()
     except OSError as e:
@@ -342,7 +342,6 @@ def add_web_args(p):
 
 
 def run_sim(args):
-    from nardy_host.cli import UserError
     tmp = None
     data = args.data
     if data is None:
@@ -376,7 +375,6 @@ def register_live(sub):
 
 
 def run_live(args):
-    from nardy_host.cli import UserError
     s = Session(lambda cb: SerialLink(args.port, cb), virtual=False)
     try:
         s.start()

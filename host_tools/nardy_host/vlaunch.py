@@ -5,8 +5,8 @@
 Exactly ``firmware/main.py``'s virtual board, plus one host-only line that never
 reaches the firmware's protocol: ``{"cmd": "_dice", "dice": [w, b, ...]}`` loads the
 board's electronic dice with the next values (a script's ``opening W B`` and
-``dice A B``). The bytes go into the firmware's own ``Dice`` buffer (byte v-1 is die
-v), so the firmware rolls them through its normal code path.
+``dice A B``) through ``Dice.load``, so the firmware rolls them through its normal
+code path. Host tools start it with ``nardy_host.mpunix.virtual_board_cmd``.
 """
 
 import json
@@ -28,13 +28,7 @@ class HostBoard(Board):
             if ln is None or not ln.startswith(b'{"cmd": "_dice"'):
                 return ln
             try:
-                vals = json.loads(ln)["dice"]
-                for v in vals:
-                    if not isinstance(v, int) or v < 1 or v > 6:
-                        raise ValueError("dice are 1..6")
-                d = self.app.game.dice_src
-                d._buf = bytes([v - 1 for v in vals])
-                d._i = 0
+                self.app.game.dice_src.load(json.loads(ln)["dice"])
             except (ValueError, KeyError, TypeError, AttributeError) as e:
                 self.out({"ev": "error", "error": "_dice: %s" % e})
 

@@ -4,9 +4,9 @@ import os
 
 from fwutil import Rand  # noqa: F401  (re-exported for the app tests)
 
-from nardy.game import zone_of
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, OPEN_B, OPEN_W
+from nardy.zonefit import zone_counts
 
 # Nominal counts of a slot: empty, one and two white, one and two black (the magnetic
 # model's levels, hardware/README.md).
@@ -17,15 +17,12 @@ def readings(layout, variant, pos, hand=None):
     """Raw readings of a board showing ``pos`` (``hand``: (colour, path point) of a
     checker lifted off it): rows from the edge, two high at most, so points beyond
     ten checkers show ten. Shared by the virtual-board tests and the app bench."""
-    counts = {}
-    for c in (WHITE, BLACK):
-        for k in range(26):
-            n = pos.count(c, k) - (1 if hand == (c, k) else 0)
-            if n > 0:
-                z = zone_of(variant, c, k)
-                counts[(z, c)] = counts.get((z, c), 0) + n
+    counts = zone_counts(variant, pos, hand)
     raw = [LEVEL[0]] * layout.n
-    for (z, c), n in counts.items():
+    for z, c in [(z, c) for z in range(1, NZONES) for c in (WHITE, BLACK)]:
+        n = counts[c][z]
+        if not n:
+            continue
         size = layout.size(z)
         if z == 25:   # the bar: white on the bottom half, black on the top half
             half = size // 2
@@ -55,20 +52,11 @@ class Obs:
     def show(self, variant, pos, hand=None):
         """``hand``: (colour, path point) of a checker lifted off the board."""
         cap = self.layout.cap
+        w, b = zone_counts(variant, pos, hand)
         for z in range(NZONES):
-            self.vis_w[z] = 0
-            self.vis_b[z] = 0
+            self.vis_w[z] = w[z]
+            self.vis_b[z] = b[z]
             self.open_[z] = 0
-        for c in (WHITE, BLACK):
-            vis = self.vis_w if c == WHITE else self.vis_b
-            for k in range(26):
-                n = pos.count(c, k)
-                if hand is not None and hand == (c, k):
-                    n -= 1
-                if n <= 0:
-                    continue
-                z = zone_of(variant, c, k)
-                vis[z] += n
         for z in range(1, NZONES):
             slots = self.layout.size(z)
             for c in (WHITE, BLACK):

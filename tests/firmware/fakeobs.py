@@ -1,7 +1,8 @@
 """An ideal observation for tracker tests: what the sensing layer reports for a
 position (counts per zone, capped at what the slots can tell), without sensors."""
 
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.sensing import BLIND, NZONES
+from nardy.zonefit import zone_counts, zone_of  # noqa: F401 (the tests import it from here)
 
 
 class Obs:
@@ -12,14 +13,6 @@ class Obs:
         self.raw = None
 
 
-def zone_of(v, colour, k):
-    if k == 0:
-        return ZONE_BAR
-    if k == 25:
-        return ZONE_OFF_W if colour == 0 else ZONE_OFF_B
-    return v.physical(colour, k)
-
-
 def show(v, layout, pos, obs=None, lift=(), add=(), blind=(), raw=None):
     """Fill ``obs`` from ``pos``; ``lift``: (colour, zone) checkers in the hand;
     ``add``: (colour, zone) extra checkers seen; ``blind``: zones with a dead slot;
@@ -27,12 +20,7 @@ def show(v, layout, pos, obs=None, lift=(), add=(), blind=(), raw=None):
     if obs is None:
         obs = Obs()
     obs.raw = raw
-    n = [bytearray(NZONES), bytearray(NZONES)]
-    for c in (0, 1):
-        for k in range(26):
-            cnt = pos.board[26 * c + k]
-            if cnt:
-                n[c][zone_of(v, c, k)] += cnt
+    n = zone_counts(v, pos)
     for c, z in lift:
         n[c][z] -= 1
     for c, z in add:

@@ -1,6 +1,6 @@
 """Helpers for firmware tests (CPython and MicroPython alike)."""
 
-from nardy.rules import BLACK, WHITE, Position
+from nardy.rules import BLACK, CHECKERS, WHITE, Position
 
 
 def build(v, mine, theirs, turn=WHITE, my_bar=0, their_bar=0):
@@ -20,8 +20,8 @@ def build(v, mine, theirs, turn=WHITE, my_bar=0, their_bar=0):
         n = 0
         for k in range(25):
             n += side[k]
-        assert n <= 15, "too many checkers"
-        side[25] = 15 - n
+        assert n <= CHECKERS, "too many checkers"
+        side[25] = CHECKERS - n
     return pos
 
 

@@ -72,3 +72,24 @@ def test_manual_entry():
                  "ok"):
         m.press(name)
     assert m.done and m.dice() == (3, 1)
+
+
+def test_loaded_dice_come_first_then_random_ones():
+    d = Dice(lambda n: bytes([3] * n))          # random dice: always 4
+    d.load([6, 1, 2])
+    assert d.opening() == [(6, 1)]
+    assert d.roll() == (2, 4)
+    assert d.roll() == (4, 4)
+
+
+def test_loading_a_bad_die_changes_nothing():
+    d = Dice(lambda n: bytes([3] * n))
+    d.load([5, 5])
+    for bad in ([0], [7], [True], ["3"], [2.0]):
+        try:
+            d.load(bad)
+        except ValueError as e:
+            assert "1..6" in str(e)
+        else:
+            raise AssertionError("loaded %r" % bad)
+    assert d.roll() == (5, 5)

@@ -7,10 +7,13 @@ from apputil import Obs, Rand, rmtree, tmpdir
 from nardy.dice import Dice
 from nardy.game import (
     ACCEPT,
+    CHOOSE,
     GAME_END,
     MATCH_END,
     MOVE,
     OPENING,
+    OUT_OF_SYNC,
+    PLAYING,
     ROLL,
     TAKE_BACK,
     WARNED,
@@ -18,8 +21,8 @@ from nardy.game import (
     dice_left,
 )
 from nardy.journal import Journal
-from nardy.rules import BLACK, WHITE
-from nardy.sensing import Layout
+from nardy.rules import BLACK, WHITE, Position
+from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W, Layout
 
 LAYOUT = Layout(5)
 
@@ -126,11 +129,7 @@ def test_full_long_game_and_journal():
 
 
 def test_resume_mid_turn_keeps_dice_and_steps():
-    b = Board("resume", seed=5, settings={"variant": "short", "match": 1})
-    g = b.g
-    g.new_match()
-    b.show(g.pos)
-    g.press("ok", "short", b.obs)
+    b, g = _start("resume", "short", 5)
     for _ in range(3):
         b.play_turn(pick=None)
     g.press("ok", "short", b.obs)
@@ -197,11 +196,7 @@ def test_flash_full_refuses_new_game_and_keeps_files():
 
 
 def test_resignation_and_match_end():
-    b = Board("resign", seed=11, settings={"variant": "short", "match": 2})
-    g = b.g
-    g.new_match()
-    b.show(g.pos)
-    g.press("ok", "short", b.obs)
+    b, g = _start("resign", "short", 11, match=2)
     loser = g.pos.turn
     g.press("back", "long", b.obs)
     assert g.phase == GAME_END and g.result == (1 - loser, "oin", 1)
@@ -276,12 +271,21 @@ def _illegal_turn(b, small=False):
     raise AssertionError("no illegal step")
 
 
-def _start(name, variant, seed):
-    b = Board(name, seed=seed, settings={"variant": variant, "match": 1})
+def _start(name, variant, seed, match=1):
+    """A new match whose opening roll is done."""
+    b = Board(name, seed=seed, settings={"variant": variant, "match": match})
     g = b.g
     g.new_match()
     b.show(g.pos)
     g.press("ok", "short", b.obs)
+    return b, g
+
+
+def _moving(name, variant, seed):
+    """A game whose first turn is being played (MOVE)."""
+    b, g = _start(name, variant, seed)
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
     return b, g
 
 
@@ -330,9 +334,7 @@ def test_back_on_the_prompt_takes_the_move_back():
 
 def test_an_impossible_board_is_never_accepted_by_a_short_ok():
     # the mover moves one of the opponent's checkers: nothing the rules explain
-    b, g = _start("opp", "long", 25)
-    while g.phase != MOVE:
-        g.press("ok", "short", b.obs)
+    b, g = _moving("opp", "long", 25)
     v = g.variant
     pos = g.pos
     opp = 1 - pos.turn
@@ -376,9 +378,7 @@ def test_out_of_sync_legal_result_ends_with_a_short_ok():
     # shows a legal turn's result while the tracker says SYNC): OK records it, not
     # as an accepted illegal turn, and asks no one
     from nardy.tracker import SYNC
-    b, g = _start("synclegal", "short", 27)
-    while g.phase != MOVE:
-        g.press("ok", "short", b.obs)
+    b, g = _moving("synclegal", "short", 27)
     v = g.variant
     steps, final = v.legal_turns(g.pos, g.dice)[0]
     b.show(final)
@@ -391,3 +391,124 @@ def test_out_of_sync_legal_result_ends_with_a_short_ok():
     assert len(turns) == 1 and not turns[0]["accepted"] and turns[0]["rule"] is None
     assert g.phase == ROLL
     b.close()
+
+
+def test_every_tracker_event_kind_has_one_meaning():
+    from nardy import tracker
+    kinds = [getattr(tracker, n) for n in dir(tracker) if n.startswith("EV_")]
+    assert len(kinds) == len(set(kinds)) == 10
+    # steps and the turn are read from the tracker's state, the rest are dispatched
+    read_from_state = {tracker.EV_STEP, tracker.EV_UNDO, tracker.EV_TURN}
+    assert set(Game._ON_EVENT) == set(kinds) - read_from_state
+
+
+def test_drained_events_become_protocol_events():
+    from nardy import tracker
+    b, g = _moving("evts", "long", 3)
+    try:
+        sent = []
+        g.emit = sent.append
+        t = g.tracker
+        t.events = [(tracker.EV_LIFT, (24,), (18, 19)), tracker._CLEAR,
+                    (tracker.EV_SYNC, [(3, 0, 1, 0)]), tracker._RESYNC,
+                    (tracker.EV_STEP, (1, 7))]
+        g._drain(b.obs)
+        assert t.events == []
+        assert sent == [{"ev": "lift", "zones": [24], "targets": [18, 19]},
+                        {"ev": "warn", "clear": True},
+                        {"ev": "sync", "diffs": [[3, 0, 1, 0]]},
+                        {"ev": "sync", "diffs": []}], sent
+    finally:
+        b.close()
+
+
+def _rolled(name, variant, dice, layout=None, pos=None):
+    """A game in MOVE with ``dice`` (loaded into the board's dice), from ``pos``
+    (white to move) or the start; ``layout``: the sensors' slots."""
+    b = Board(name, settings={"variant": variant, "match": 1})
+    g = b.g
+    if layout is not None:
+        g.layout = layout
+        b.obs = Obs(layout)
+    g.new_match()
+    b.show(g.pos)
+    g.dice_src.load([6, 1] + list(dice))          # opening: white first, then dice
+    g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == WHITE
+    if pos is not None:
+        g.pos = pos
+        b.show(pos)
+    g.press("ok", "short", b.obs)
+    assert g.phase == MOVE and g.dice == tuple(dice), (g.phase, g.dice)
+    return b, g
+
+
+def test_back_while_playing_changes_nothing():
+    b, g = _rolled("backplay", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        b.show(v.apply_step(pos, (1, 7)))
+        played = g.tracker.played
+        assert played == ((1, 7),) and g.turn_state() == PLAYING
+        assert g.press("back", "short", b.obs)
+        assert g.tracker.played == played and g.turn_state() == PLAYING
+        assert g.phase == MOVE and g.pos is pos
+    finally:
+        b.close()
+
+
+def test_back_cycles_the_candidates_and_ok_takes_the_one_shown():
+    # one sensor per point: two checkers fill a point's view, so 1/3 and 2/3 look alike
+    pos = Position(turn=WHITE)
+    pos.side(WHITE)[1] = 12
+    pos.side(WHITE)[2] = 3
+    pos.side(BLACK)[1] = 15
+    b, g = _rolled("cands", "long", (2, 1), Layout(1), pos)
+    try:
+        v = g.variant
+        a = v.apply_step(pos, (1, 3))
+        b.show(a)
+        g.press("ok", "short", b.obs)
+        assert g.turn_state() == CHOOSE and len(g.tracker.candidates) == 2
+        cands = [c[1] for c in g.tracker.candidates]
+        assert sorted(c.key() for c in cands) == sorted(
+            [a.key(), v.apply_step(pos, (2, 3)).key()])
+        assert g.cand_i == 0
+        g.press("back", "short", b.obs)
+        assert g.cand_i == 1
+        g.press("back", "short", b.obs)
+        assert g.cand_i == 0                      # round again
+        g.press("back", "short", b.obs)
+        g.press("ok", "short", b.obs)             # takes candidate 1 ...
+        t = g.tracker
+        assert t.candidates == [] and t.hyps[0][1][-1].key() == cands[1].key()
+        # ... a one-step turn with the 1 still playable (C4): the opponent decides
+        assert g.turn_state() == ACCEPT, g.turn_state()
+    finally:
+        b.close()
+
+
+def test_back_steps_through_the_differences_out_of_sync():
+    b, g = _rolled("diffs", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        # a white checker from its 6-point into black's tray and a black one in
+        # white's: nothing explains that
+        b.obs.show(v, pos, hand=(WHITE, 6))
+        b.obs.vis_w[ZONE_OFF_B] = 1
+        b.obs.vis_b[ZONE_OFF_W] = 1
+        g.observe(b.obs)
+        t = g.tracker
+        assert g.turn_state() == OUT_OF_SYNC
+        assert (ZONE_OFF_B, WHITE, 0, 1) in t.diffs and len(t.diffs) >= 2, t.diffs
+        seen = [t.diff()]
+        for _ in range(len(t.diffs)):
+            g.press("back", "short", b.obs)
+            seen.append(t.diff())
+        assert sorted(seen[:-1]) == t.diffs       # each difference shown once ...
+        assert seen[-1] == seen[0]                # ... then round again
+        assert g.turn_state() == OUT_OF_SYNC
+    finally:
+        b.close()

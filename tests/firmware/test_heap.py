@@ -19,6 +19,7 @@ def test_making_a_variant_leaves_no_move_service_behind():
     if MICROPYTHON:
         assert "nardy.movesvc" not in sys.modules
         assert "nardy.posjson" not in sys.modules
+        assert "nardy.variants" not in sys.modules    # the registry imports both games
         # the other variant's module is not kept either
         assert "nardy.shortnardy" not in sys.modules
     assert v.legal_turns(v.start_position(), (6, 5))
@@ -33,7 +34,22 @@ def test_making_a_variant_leaves_no_move_service_behind():
     else:
         raise AssertionError("an unknown variant was accepted")
     if MICROPYTHON:
-        assert "nardy.movesvc" not in sys.modules     # dropped on an error too
+        assert "nardy.variants" not in sys.modules    # dropped on an error too
+
+
+def test_protocol_checks_options_without_keeping_the_registry():
+    from nardy import protocol
+    try:
+        protocol.parse('{"cmd": "new", "variant": "short", "options": {"home_mars": true}}')
+    except ValueError as e:
+        assert "home_mars" in str(e)
+    else:
+        raise AssertionError("a long-nardy option was accepted for short nardy")
+    assert protocol.parse('{"cmd": "new", "variant": "long", "options": {"home_mars": true}}')
+    if MICROPYTHON:
+        assert "nardy.variants" not in sys.modules
+    from nardy import variants
+    assert protocol.VARIANTS == variants.NAMES
 
 
 def test_drop_module_forgets_the_module_and_the_package_attribute():

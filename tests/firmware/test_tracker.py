@@ -16,6 +16,17 @@ def setup(v, pos, dice, slots=5):
     return lay, t
 
 
+def _played_1_7():
+    """Short nardy's start, 6-5 rolled, 1/7 played and seen:
+    (variant, start, layout, tracker, position after 1/7)."""
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    return v, pos, lay, t, p1
+
+
 def kinds(t):
     return [e[0] for e in t.events]
 
@@ -111,11 +122,7 @@ def test_hit_to_the_bar_and_entering_again():
 
 
 def test_taking_a_checker_back_undoes_the_step():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     assert t.played == ((1, 7),)
     t.update(show(v, lay, p1, lift=[(WHITE, v.physical(WHITE, 7))]))
     assert t.state == LIFTED
@@ -168,11 +175,7 @@ def test_warns_at_once_bearing_off_early():
 
 
 def test_short_turn_gets_a_verdict_and_may_be_accepted():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     assert not t.end_turn(show(v, lay, p1))
     assert t.state == VERDICT and t.warning[0] == "C5"
     assert t.accept()
@@ -181,11 +184,7 @@ def test_short_turn_gets_a_verdict_and_may_be_accepted():
 
 
 def test_verdict_then_the_rest_is_played():
-    v = ShortNardy()
-    pos = v.start_position()
-    lay, t = setup(v, pos, (6, 5))
-    p1 = v.apply_step(pos, (1, 7))
-    t.update(show(v, lay, p1))
+    v, pos, lay, t, p1 = _played_1_7()
     t.end_turn(show(v, lay, p1))
     assert t.state == VERDICT
     p2 = v.apply_step(p1, (7, 12))
@@ -376,15 +375,23 @@ def test_illegal_head_checker_put_back_on_the_head_clears_at_once():
     assert t.end_turn(show(v, lay, p2)) and t.result["rule"] is None
 
 
-def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
+def _blot_left_on_its_point():
+    """Short nardy: white hits black's blot on P4 (1/4*), but the blot stays on the
+    point instead of going to the bar. (variant, layout, tracker, the position the
+    steps make, the zone, the board as seen), the board already shown to the tracker."""
     v = ShortNardy()
     pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
     lay, t = setup(v, pos, (3, 1))
     hit = v.apply_step(v.apply_step(pos, (1, 4)), (12, 13))
     z = zone_of(v, WHITE, 4)
-    # the hitter is on the blot's point, the blot never went to the bar
     board = show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)])
     t.update(board)
+    return v, lay, t, hit, z, board
+
+
+def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
+    # the hitter is on the blot's point, the blot never went to the bar
+    v, lay, t, hit, z, board = _blot_left_on_its_point()
     assert t.state == SYNC
     assert not t.accept(board) and t.state == SYNC      # the mover's OK is not enough
     assert not t.end_turn(board)
@@ -399,13 +406,7 @@ def test_a_hit_blot_left_on_the_point_is_a_verdict_never_a_plain_turn():
 
 
 def test_the_verdict_goes_when_the_board_is_put_right():
-    v = ShortNardy()
-    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
-    lay, t = setup(v, pos, (3, 1))
-    hit = v.apply_step(v.apply_step(pos, (1, 4)), (12, 13))
-    z = zone_of(v, WHITE, 4)
-    board = show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)])
-    t.update(board)
+    v, lay, t, hit, z, board = _blot_left_on_its_point()
     t.end_turn(board)
     assert t.state == VERDICT
     t.update(show(v, lay, hit))      # the blot goes to the bar after all

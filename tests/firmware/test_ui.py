@@ -127,6 +127,18 @@ def _golden(name, game, menu=None):
     return _texts(boxes)
 
 
+def _pinmap():
+    return load(_here + "/../../firmware/pinmap/esp32s3.json")
+
+
+def _rolled(name):
+    """A short-nardy game after the opening and the first roll (see _game)."""
+    g, j, d, obs = _game(name, "short")
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    return g, j, d, obs
+
+
 def _game(name, variant="long", seed=1, settings=None):
     d = tmpdir(name)
     j = Journal(d)
@@ -254,7 +266,7 @@ def test_sync_guidance_screen():
 
 
 def test_empty_board_guides_the_setup():
-    pm = load(_here + "/../../firmware/pinmap/esp32s3.json")
+    pm = _pinmap()
     g, j, d, obs = _game("uisetup")
     empty = g.pos.copy()
     for i in range(52):
@@ -284,10 +296,8 @@ def test_empty_board_guides_the_setup():
 
 
 def test_led_frame_cap_and_content():
-    pm = load(_here + "/../../firmware/pinmap/esp32s3.json")
-    g, j, d, obs = _game("uileds", "short")
-    g.press("ok", "short", obs)
-    g.press("ok", "short", obs)
+    pm = _pinmap()
+    g, j, d, obs = _rolled("uileds")
     side = g.pos.turn
     obs.show(g.variant, g.pos, hand=(side, 1))
     g.observe(obs)
@@ -306,10 +316,8 @@ def test_led_frame_cap_and_content():
 
 
 def test_illegal_step_blinks():
-    pm = load(_here + "/../../firmware/pinmap/esp32s3.json")
-    g, j, d, obs = _game("uiblink", "short")
-    g.press("ok", "short", obs)
-    g.press("ok", "short", obs)
+    pm = _pinmap()
+    g, j, d, obs = _rolled("uiblink")
     bad = _illegal(g)
     obs.show(g.variant, bad)
     g.observe(obs)

@@ -148,4 +148,4 @@ def test_batch_answers_every_hostile_line_in_order(engine):
         assert ("error" in reply) == (i in bad), (i, reply)
     assert out[0] == out[7] and out[0]["n"] == 16
     assert "UTF-8" in out[1]["error"] and "longer" in out[3]["error"]
-    assert "true/false" in out[4]["error"]
+    assert "true or false" in out[4]["error"]

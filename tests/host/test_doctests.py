@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["nardy.rules", "nardy.longnardy", "nardy.shortnardy", "nardy.notation",
-           "nardy.scoring"]
+           "nardy.scoring", "nardy.variants", "nardy.buttons", "nardy.protocol", "nardy.zonefit"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -22,6 +22,18 @@ def _head_lifts(rig, zone):
     return [e for e in rig.events if e[0] == "lift" and e[1] == (zone,)]
 
 
+
+def _head_lifted(noise, seed, dice):
+    """``_rig(noise, seed)``'s turn started with ``dice``, one checker lifted off white's
+    head (P24) and seen lifted."""
+    v, rig, pos = _rig(noise, seed)
+    rig.trk.start_turn(pos, dice, rig.sens)
+    rig.wait(400)
+    rig.board.take(24, WHITE)
+    rig.wait(300)
+    assert rig.trk.lifted == [24]
+    return v, rig, pos
+
 def test_a_lift_off_the_head_shows_the_heads_targets():
     v, rig, pos = _rig(8, 11)
     rig.trk.start_turn(pos, (6, 5), rig.sens)
@@ -42,12 +54,7 @@ def test_a_lift_off_the_head_shows_the_heads_targets():
 
 
 def test_a_head_checker_put_back_takes_the_lights_back():
-    v, rig, pos = _rig(8, 12)
-    rig.trk.start_turn(pos, (6, 5), rig.sens)
-    rig.wait(400)
-    rig.board.take(24, WHITE)
-    rig.wait(300)
-    assert rig.trk.lifted == [24]
+    v, rig, pos = _head_lifted(8, 12, (6, 5))
     rig.board.put(24, WHITE)
     rig.wait(300)
     assert rig.trk.lifted == [] and rig.trk.targets == []
@@ -84,12 +91,7 @@ def test_no_false_head_lift_from_noise_or_a_neighbour():
 
 
 def test_a_step_off_the_head_beside_it_leaves_no_lift_behind():
-    v, rig, pos = _rig(12, 31)
-    rig.trk.start_turn(pos, (2, 1), rig.sens)
-    rig.wait(400)
-    rig.board.take(24, WHITE)
-    rig.wait(300)
-    assert rig.trk.lifted == [24]
+    v, rig, pos = _head_lifted(12, 31, (2, 1))
     rig.board.put(23, WHITE)          # 1 -> 2, the point right beside the head
     rig.settle()
     n = len(rig.events)

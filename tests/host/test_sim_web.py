@@ -115,7 +115,9 @@ def click_zone(page, zone):
     page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=WAIT)
 
 
-def test_play_in_the_browser(browser, sim, tmp_path):
+def _new_short_game(browser, sim):
+    """A page on the simulator that started a short-nardy game; the page's script
+    errors are collected in the list returned with it."""
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -123,6 +125,11 @@ def test_play_in_the_browser(browser, sim, tmp_path):
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     page.select_option("#variant", "short")
     page.click("#new")
+    return page, errors
+
+
+def test_play_in_the_browser(browser, sim, tmp_path):
+    page, errors = _new_short_game(browser, sim)
     page.wait_for_selector('#checkers g[data-zone="13"][data-count="5"]', timeout=WAIT)
     page.wait_for_selector('#checkers g[data-zone="19"][data-count="5"]', timeout=WAIT)
     # the opening roll (white 6, black 1: white starts), then white rolls 6-1
@@ -534,13 +541,7 @@ def test_drag_follows_the_pointer_and_a_hit_from_the_bar(browser, sim):
     """A dragged checker follows the pointer; dropped off the board it goes back; on a
     point or the bar holding both colours the player lifts the checker they press on:
     black hits on P23, then white enters from the bar hitting back (issue 11)."""
-    page = browser.new_page(viewport={"width": 1366, "height": 768})
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(sim.url)
-    page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
-    page.select_option("#variant", "short")
-    page.click("#new")
+    page, errors = _new_short_game(browser, sim)
     page.wait_for_selector('#checkers g[data-zone="24"][data-count="2"]', timeout=WAIT)
     roll(page, sim, [6, 1])
     wait_log(page, "opening roll: white 6, black 1")

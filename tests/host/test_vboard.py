@@ -7,13 +7,13 @@ import random
 import pytest
 from vboard import VBoard, committed
 
-from nardy.movesvc import variant_for
 from nardy.posjson import from_json
+from nardy.variants import find_variant
 
 
 def _state(b):
     d = b.dump()
-    v = variant_for(d["variant"], d["options"] or {})
+    v = find_variant(d["variant"], d["options"] or {})
     return v, from_json(v, d["position"]), d
 
 
@@ -171,7 +171,7 @@ def test_power_cut_100_games(tmp_path):
         b.send({"cmd": "new", "variant": rng.choice(("long", "short"))})
         b.sync()
         d = b.dump()
-        v = variant_for(d["variant"], d["options"] or {})
+        v = find_variant(d["variant"], d["options"] or {})
         b.sense(v, from_json(v, d["position"]))
         b.button("ok")
         b.sync()

@@ -2,13 +2,13 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-from nardy.movesvc import variant_for
 from nardy.notation import parse_position_id
 from nardy.sensing import Layout
+from nardy.variants import find_variant
+from nardy_host.mpunix import micropython  # noqa: F401 (the tests import it from here)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -17,10 +17,6 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "firmware"))   # also when run by
 
 from apputil import LEVEL  # noqa: E402,F401  (re-exported)
 from apputil import readings as _readings  # noqa: E402
-
-
-def micropython():
-    return shutil.which("micropython", path=os.path.dirname(sys.executable)) or "micropython"
 
 
 def readings(variant, pos, hand=None):
@@ -101,7 +97,7 @@ class VBoard:
 def state_of(board, variant_name, options=None):
     """(variant, position, dice) from the board's dump."""
     d = board.dump()
-    v = variant_for(d["variant"], d["options"] or {})
+    v = find_variant(d["variant"], d["options"] or {})
     from nardy.posjson import from_json
     return v, from_json(v, d["position"]), d["dice"], d
 

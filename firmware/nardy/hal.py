@@ -1,0 +1,77 @@
+"""The board interface (HAL), written once: everything the app (``nardy.app``) needs
+from the hardware, behind one object. Two boards provide it:
+
+- ``nardy.hal_esp32.Board``: the ESP32 (ADC scan through the multiplexers, NeoPixel
+  LEDs, the SSD1306 OLED, three buttons, the USB serial);
+- ``nardy.hal_virtual.Board``: the virtual board on the unix port, whose sensors,
+  buttons and clock are driven by protocol lines (``virtual = True``).
+
+``Board`` below is the contract as a base class (as mpremote's ``Transport``): the
+methods each board implements, with their meaning; the defaults are what a board
+without that part does. ``tests/host/test_hal_contract.py`` checks that both boards
+provide every method with a compatible signature.
+
+A board may answer protocol commands of its own (``commands``): the virtual board's
+``sense`` and ``button`` lines and its ``oled``/``leds`` switches of ``set`` are its
+business, not the app's (``nardy.vcommands``; until the virtual board's
+``commands()`` returns them, the app takes them for any board with ``virtual =
+True``).
+
+The app does not import this module: a class is heap on the board, and the boards
+provide the methods themselves.
+"""
+
+
+class Board:
+    virtual = False      # True: time passes only as ``sense`` lines say (scripts)
+    pinmap = None        # nardy.pinmap.PinMap: layout, LED zones, limits
+    display = None       # a framebuf with ``buffer`` and ``show()``, or None
+    eof = False          # the host closed the line for good (virtual board)
+
+    def out(self, obj):
+        """Send one protocol event (a dict) to the host as one JSON line."""
+        raise NotImplementedError
+
+    async def read_line(self):
+        """The next protocol line (bytes; ``b""`` for one the board used itself,
+        ``lines.TOO_LONG`` after an over-long one), or None when the host closed
+        the line. Never holds up the scan: waits in the asyncio loop."""
+        raise NotImplementedError
+
+    def ticks_ms(self):
+        """Milliseconds, wrapping at 2**30 like ``time.ticks_ms`` on the ESP32."""
+        raise NotImplementedError
+
+    def idle(self):
+        """True when nothing queued waits for the scan (real time: always)."""
+        return True
+
+    def scan(self, buf):
+        """Fill ``buf`` (array "H", one reading per channel) with a scan; False when
+        there was nothing to scan (virtual time used up)."""
+        raise NotImplementedError
+
+    def poll_buttons(self, now):
+        """Button presses since the last poll: a sequence of (name, "short"|"long")."""
+        raise NotImplementedError
+
+    def show_leds(self, frame):
+        """Show ``frame`` (3 bytes per LED in chain order, already capped)."""
+        raise NotImplementedError
+
+    def show_display(self):
+        """Push the display's buffer to the screen (if there is one)."""
+        if self.display is not None:
+            self.display.show()
+
+    def flash_free(self):
+        """Bytes free for the journal, -1 when unknown."""
+        return -1
+
+    def urandom(self, n):
+        """``n`` random bytes (the dice)."""
+        raise NotImplementedError
+
+    def commands(self):
+        """Protocol commands this board answers itself: {name: handler(app, cmd)}."""
+        return {}

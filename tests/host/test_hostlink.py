@@ -1,0 +1,78 @@
+"""One host link: one error type for every link to a board, one ``micropython()``
+finder, one virtual-board launcher, ``UserError`` outside cli.py."""
+
+import ast
+import glob
+import os
+import shutil
+
+import pytest
+
+from nardy_host import cli, errors, link, mpunix, session
+from nardy_host.errors import LinkError, UserError
+
+HOST = os.path.dirname(os.path.abspath(cli.__file__))
+
+
+def test_every_link_raises_the_same_error_type(tmp_path):
+    assert link.LinkError is session.LinkError is LinkError
+    assert cli.UserError is UserError
+    with pytest.raises(LinkError, match="no such port"):
+        link.Link(str(tmp_path / "ttyNONE"))
+    with pytest.raises(LinkError, match="no virtual board"):
+        link.Link("vboard:" + str(tmp_path / "absent"), create=False)
+    s = session.SerialLink(str(tmp_path / "ttyNONE"), lambda ev: None)
+    with pytest.raises(LinkError, match="cannot open"):
+        s.start()
+
+
+def test_a_virtual_board_that_exits_is_a_link_error(tmp_path):
+    ln = link.Link("vboard:" + str(tmp_path / "flash"))
+    try:
+        assert ln.request({"cmd": "hello"}, "hello")["ev"] == "hello"
+        ln.proc.kill()
+        ln.proc.wait()
+        with pytest.raises(LinkError):
+            for _ in range(100):
+                ln.read(0.1)
+    finally:
+        ln.close()
+
+
+def test_micropython_is_found_or_a_user_error(monkeypatch):
+    exe = mpunix.micropython()
+    assert os.access(exe, os.X_OK)
+    monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
+    with pytest.raises(UserError, match="not installed"):
+        mpunix.micropython()
+    with pytest.raises(UserError, match="not installed"):
+        mpunix.virtual_board_cmd("somewhere")
+
+
+def test_one_launcher_for_every_virtual_board():
+    cmd = mpunix.virtual_board_cmd("/tmp/flash", heap="56wK")
+    assert cmd[1:4] == ["-X", "heapsize=56wK", mpunix.VLAUNCH]
+    assert cmd[4:] == [mpunix.firmware_dir(), "/tmp/flash", mpunix.pinmap_path()]
+    with pytest.raises(UserError):
+        mpunix.virtual_board_cmd("")
+
+
+def _imports_of_cli(path):
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "nardy_host.cli"]
+
+
+# calibrate.py belongs to the sensing work and moves to nardy_host.errors at its merge
+NOT_YET = {"calibrate.py"}
+
+
+def test_no_command_module_imports_cli():
+    found = {}
+    for path in glob.glob(os.path.join(HOST, "*.py")):
+        name = os.path.basename(path)
+        if name not in NOT_YET and _imports_of_cli(path):
+            found[name] = _imports_of_cli(path)
+    assert found == {}, found
+    assert errors.__doc__ and "LinkError" in errors.__doc__
