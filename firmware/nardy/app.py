@@ -84,7 +84,7 @@ class App:
         self.drawn = -1
         self.ready = False
         self.busy = 0        # protocol commands being worked on (for ping)
-        self.board_commands = _board_commands(board)   # looked up before COMMANDS
+        self.board_commands = _board_commands(board)   # looked up before appcmds
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -231,46 +231,26 @@ class App:
         c = cmd["cmd"]
         own = self.board_commands
         f = own.get(c) if own is not None else None
-        if f is None:
-            f = App.COMMANDS.get(c)
-        if f is None:
-            # parse() knows the command: it is one another kind of board answers
-            raise ValueError("%s is for the virtual board" % c)
-        f(self, cmd)
-
-    # -- the protocol's commands (``COMMANDS``; a board adds its own) ---------------------
-    def _cmd_hello(self, cmd):
-        self.emit(self.hello())
-
-    def _cmd_dump(self, cmd):
-        st = self.game.state()
-        st["ev"] = "dump"
-        st["journal"] = self.journal.summary()
-        st["flash"] = self.journal.space()
-        st["settings"] = self.settings
-        self.emit(st)
-
-    def _cmd_index(self, cmd):
-        gc.collect()        # a page is built in one piece (~600 bytes)
-        games, nxt = self.journal.index(cmd.get("after", 0),
-                                        cmd.get("limit", protocol.INDEX_LIMIT))
-        self.emit({"ev": "index", "games": games, "next": nxt})
-
-    def _cmd_log(self, cmd):
-        self._log(cmd["game"])
-
-    def _cmd_confirm(self, cmd):
-        ok = self.journal.confirm(cmd["game"])
-        self.emit({"ev": "confirm", "game": cmd["game"], "deleted": ok})
-
-    def _cmd_new(self, cmd):
-        # parse() checked every field: only now is anything changed
-        v = cmd.get("variant", "long")
-        self.settings["variant"] = v
-        self.settings["match"] = cmd.get("match", 1)
-        self.settings["options"][v] = dict(cmd.get("options", {}))
-        self.save_settings()
-        self.game.new_match()
+        if f is not None:
+            f(self, cmd)
+            return
+        if c == "mem":
+            # the heap as the game has it: measured without the handlers loaded
+            self.emit(self.mem())
+            return
+        # The host's commands (``nardy.appcmds.COMMANDS``) come now and then: their
+        # handlers are on the heap only while one runs (about 110 bytes a function,
+        # even with the code in flash, which 56wK cannot spare for a dozen of them).
+        from nardy import appcmds
+        try:
+            f = appcmds.COMMANDS.get(c)
+            if f is None:
+                # parse() knows the command: it is one another kind of board answers
+                raise ValueError("%s is for the virtual board" % c)
+            f(self, cmd)
+        finally:
+            appcmds = f = None
+            drop_module("nardy.appcmds")
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
@@ -279,28 +259,6 @@ class App:
                 self.settings[k] = cmd[k]
         self.save_settings()
         self.emit({"ev": "set", "settings": self.settings})
-
-    def _cmd_roll(self, cmd):
-        if self.settings["dice"] != "manual" or not self.game.enter_dice(cmd["dice"]):
-            raise ValueError("dice are entered only in manual mode, before a turn")
-
-    def _cmd_oled(self, cmd):
-        self.redraw(force=True)
-        d = self.board.display
-        if d is not None:
-            from nardy.hal_virtual import hexlify
-            self.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(d.buffer)})
-
-    def _cmd_ping(self, cmd):
-        self.emit({"ev": "pong", "id": cmd.get("id")})
-
-    def _cmd_mem(self, cmd):
-        self.emit(self.mem())
-
-    COMMANDS = {"hello": _cmd_hello, "dump": _cmd_dump, "index": _cmd_index,
-                "log": _cmd_log, "confirm": _cmd_confirm, "new": _cmd_new,
-                "set": set_settings, "roll": _cmd_roll, "oled": _cmd_oled,
-                "ping": _cmd_ping, "mem": _cmd_mem}
 
     def _log(self, gid):
         """Send a game's readable lines; ``log_end`` says how many, and why the rest

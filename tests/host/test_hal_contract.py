@@ -85,4 +85,5 @@ def test_a_board_without_its_own_commands_gets_the_apps_and_not_the_virtual_ones
     own = type("O", (hal.Board,), {"commands": lambda s: {"x": 1}})()
     assert app._board_commands(own) == {"x": 1}
     assert set(vcommands.COMMANDS) == {"sense", "button", "set"}
-    assert not set(vcommands.COMMANDS) & (set(app.App.COMMANDS) - {"set"})
+    from nardy import appcmds
+    assert not set(vcommands.COMMANDS) & (set(appcmds.COMMANDS) - {"set"})

@@ -1,0 +1,77 @@
+"""The host's protocol commands (docs/PROTOCOL.md), one function each, as the app
+answers them after ``nardy.protocol.parse`` checked the line whole.
+
+Imported by ``App._command`` for one command and dropped again: a dozen function
+objects are about 1.3 KB of heap even with the code in flash, which a 56wK board
+keeps for the game. A board's own commands (the virtual board's ``sense``,
+``button``...) are the board's (``nardy.hal``); ``mem`` is the app's own, so that it
+measures the heap as the game has it.
+"""
+
+import gc
+
+from nardy import protocol
+
+
+def hello(app, cmd):
+    app.emit(app.hello())
+
+
+def dump(app, cmd):
+    st = app.game.state()
+    st["ev"] = "dump"
+    st["journal"] = app.journal.summary()
+    st["flash"] = app.journal.space()
+    st["settings"] = app.settings
+    app.emit(st)
+
+
+def index(app, cmd):
+    gc.collect()        # a page is built in one piece (~600 bytes)
+    games, nxt = app.journal.index(cmd.get("after", 0),
+                                    cmd.get("limit", protocol.INDEX_LIMIT))
+    app.emit({"ev": "index", "games": games, "next": nxt})
+
+
+def log(app, cmd):
+    app._log(cmd["game"])
+
+
+def confirm(app, cmd):
+    ok = app.journal.confirm(cmd["game"])
+    app.emit({"ev": "confirm", "game": cmd["game"], "deleted": ok})
+
+
+def new(app, cmd):
+    # parse() checked every field: only now is anything changed
+    v = cmd.get("variant", "long")
+    app.settings["variant"] = v
+    app.settings["match"] = cmd.get("match", 1)
+    app.settings["options"][v] = dict(cmd.get("options", {}))
+    app.save_settings()
+    app.game.new_match()
+
+
+def roll(app, cmd):
+    if app.settings["dice"] != "manual" or not app.game.enter_dice(cmd["dice"]):
+        raise ValueError("dice are entered only in manual mode, before a turn")
+
+
+def oled(app, cmd):
+    app.redraw(force=True)
+    d = app.board.display
+    if d is not None:
+        from nardy.hal_virtual import hexlify
+        app.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(d.buffer)})
+
+
+def ping(app, cmd):
+    app.emit({"ev": "pong", "id": cmd.get("id")})
+
+
+def set_(app, cmd):
+    app.set_settings(cmd)
+
+
+COMMANDS = {"hello": hello, "dump": dump, "index": index, "log": log, "confirm": confirm,
+            "new": new, "set": set_, "roll": roll, "oled": oled, "ping": ping}
