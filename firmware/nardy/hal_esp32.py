@@ -19,18 +19,91 @@ except ImportError:  # CPython
         return x
 
 _ADC_SHIFT = const(4)   # read_u16() is 0..65535; the thresholds are 12-bit counts
+_MCP_START = const(0x06)   # MCP3208: start bit + single-ended, then D2 of the channel
 
 
 def _sleep_us(us):
     time.sleep_us(us)  # type: ignore[attr-defined]  # MicroPython's time
 
 
+class Mcp3208:
+    """Microchip MCP3208 (DS21298), 12-bit SAR ADC on SPI, mode 0.
+
+    One conversion is three bytes (DS21298 section 6.1, "Using the MCP3204/3208 with
+    microcontroller SPI ports"): ``0000 01 SGL D2``, ``D1 D0 xxxxxx``, ``0``; the
+    answer's low nibble of byte 1 and byte 2 are the 12 bits. VREF and VDD are tied to
+    the sensor rail 3V3S, so a reading is Vout / VCC of the hall sensor: ratiometric.
+    The buffers are made once; ``select`` rewrites two bytes, ``read`` allocates
+    nothing."""
+
+    def __init__(self, spi, cs):
+        self.spi = spi
+        self.cs = cs
+        self._tx = bytearray(3)
+        self._rx = bytearray(3)
+        cs.value(1)
+        self.select(0)
+
+    def select(self, ch):
+        tx = self._tx
+        tx[0] = _MCP_START | (ch >> 2)
+        tx[1] = (ch & 3) << 6
+
+    def read(self):
+        cs = self.cs
+        rx = self._rx
+        cs.value(0)
+        self.spi.write_readinto(self._tx, rx)
+        cs.value(1)
+        return ((rx[1] & 0x0F) << 8) | rx[2]
+
+
+class McpInput:
+    """One MCP3208 input as the scanner sees it: ``begin()`` when its mux's group
+    starts, then ``read()`` per multiplexer channel (12-bit counts)."""
+
+    def __init__(self, chip, ch):
+        self.chip = chip
+        self.ch = ch
+
+    def begin(self):
+        self.chip.select(self.ch)
+
+    def read(self):
+        return self.chip.read()
+
+
+class InternalInput:
+    """FALLBACK: the ESP32's own ADC1 on a mux output. Not ratiometric: the reading
+    is turned into the counts a ratiometric ADC would give at the nominal sensor supply
+    (``full_scale_mV``), from ``read_uv()`` (eFuse-calibrated) where the port has it,
+    else from the raw ``read_u16()`` (the chip's reference varies 1000-1200 mV: see
+    hardware/README.md, "Fallback: the ESP32's own ADC")."""
+
+    def __init__(self, adc, full_scale_mV=3300):
+        self.adc = adc
+        self._uv = getattr(adc, "read_uv", None)
+        self._fs_uv = full_scale_mV * 1000
+
+    def begin(self):
+        pass
+
+    def read(self):
+        uv = self._uv
+        if uv is None:
+            return self.adc.read_u16() >> _ADC_SHIFT
+        c = (uv() * 4096) // self._fs_uv
+        return c if c < 4095 else 4095
+
+
 class Scanner:
     """One full scan of every multiplexed hall sensor into a preallocated buffer.
 
     ``select``: the four shared select lines S0..S3 (Pin-like: ``value(v)``).
-    ``adcs``: one ADC per multiplexer, or a single shared one (classic ESP32, the
-    multiplexer outputs joined); ADC-like: ``read_u16()``.
+    ``adcs``: one input per multiplexer (``McpInput``: an MCP3208 channel, the
+    reference build; ``InternalInput``: the ESP32's ADC, the fallback), or a single
+    shared one (classic ESP32 fallback, the multiplexer outputs joined). An input has
+    ``begin()`` and ``read()`` (12-bit counts).
     ``order``: ``PinMap.order`` (mux * nch + select -> logical channel or NONE).
     ``decoder`` / ``enable``: the 74HC138 address lines A0..A2 and its E3 input;
     output n (low) powers sensor group n and enables multiplexer n, so exactly one
@@ -91,6 +164,8 @@ class Scanner:
         for m in range(self.nmux):
             self._group(m)
             adc = self.adcs[0] if shared else self.adcs[m]
+            adc.begin()
+            read = adc.read
             base = m * nch
             for c in range(nch):
                 i = order[base + c]
@@ -98,10 +173,13 @@ class Scanner:
                     continue
                 self._address(c)
                 sleep(settle)
+                if samples == 1:
+                    buf[i] = read()
+                    continue
                 acc = 0
                 for _ in range(samples):
-                    acc += adc.read_u16()
-                buf[i] = (acc // samples) >> _ADC_SHIFT
+                    acc += read()
+                buf[i] = acc // samples
         self.off()
         return buf
 
@@ -220,17 +298,15 @@ class Board:
         return os.urandom(n)
 
     @staticmethod
-    def from_pinmap(pm):
-        """Build the real drivers (ESP32 only)."""
-        from machine import ADC, I2C, Pin
+    def from_pinmap(pm, usb=True):
+        """Build the real drivers (ESP32 only; tests pass fake ``machine`` and
+        ``neopixel`` modules). ``usb=False``: no USB line reader (a script that only
+        scans, like ``nardy calibrate``'s)."""
+        from machine import I2C, Pin
         from neopixel import NeoPixel
 
         sel = [Pin(n, Pin.OUT, value=0) for n in pm.select]
-        adcs = []
-        for n in pm.outs:
-            adc = ADC(Pin(n))
-            adc.atten(ADC.ATTN_11DB)
-            adcs.append(adc)
+        adcs = adc_inputs(pm)
         dec = [Pin(n, Pin.OUT, value=0) for n in pm.decoder]
         en = Pin(pm.enable, Pin.OUT, value=0) if pm.enable is not None else None
         scanner = Scanner(sel, adcs, pm.order, pm.nmux, pm.nch, dec, en, pm.settle_us,
@@ -253,7 +329,26 @@ class Board:
         else:
             pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
         buttons = PinButtons(pins, b.get("active_low", True))
-        return Board(pm, scanner, leds, display, buttons, usb=usb_reader())
+        return Board(pm, scanner, leds, display, buttons,
+                     usb=usb_reader() if usb else None)
+
+
+def adc_inputs(pm):
+    """The scanner's inputs for the pin map's ADC (ESP32 only)."""
+    from machine import ADC, SPI, Pin
+    if pm.adc_kind == "mcp3208":
+        sp = pm.spi
+        spi = SPI(sp.get("id", 1), baudrate=sp.get("baud", 1000000), polarity=0, phase=0,
+                  sck=Pin(sp["sck"]), mosi=Pin(sp["mosi"]), miso=Pin(sp["miso"]))
+        chip = Mcp3208(spi, Pin(sp["cs"], Pin.OUT, value=1))
+        return [McpInput(chip, c) for c in pm.adc_channel]
+    atten = {0: ADC.ATTN_0DB, 2: ADC.ATTN_2_5DB, 6: ADC.ATTN_6DB}.get(pm.atten_db,
+                                                                    ADC.ATTN_11DB)
+    out = []
+    for n in pm.outs:
+        adc = ADC(Pin(n), atten=atten)
+        out.append(InternalInput(adc, pm.full_scale_mV))
+    return out
 
 
 def usb_reader(stream=None, max_line=4096):
