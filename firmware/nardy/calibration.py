@@ -5,44 +5,55 @@ Each channel has five levels in ADC counts, with the meaning of
 two white checkers, north up: above baseline), ``black1``/``black2`` (south up: below
 it); the class boundaries are the midpoints of neighbouring levels, exactly as
 ``magnet.classify`` draws them. One ``hysteresis`` in counts holds for the board.
+
+A channel's levels are its OFFSET (``base``: the empty-board reading) plus its GAIN
+(``gain``, per mille) times the board's four level steps (``steps``: white1, white2,
+black1, black2 minus the baseline, in counts at gain 1000). The offset and gain hold
+what differs between sensors (zero-field output, sensitivity, depth under the
+surface, the switch and the ADC); the steps hold the checkers' magnets, measured
+over all the checkers of each colour (``nardy.calibproc``). A checker's own magnet
+spread cannot be calibrated away (it travels with the checker): the thresholds sit
+between the levels for that.
+
 Without a file every channel gets the defaults of the magnetic model
 (``magnet.default_calibration``), which is what an untouched board built to the
-reference geometry reads.
+reference design reads.
 
-The file (``calib.json`` on the board's flash)::
+The file (``calib.json`` on the board's flash), about 1.3 KB for 128 channels::
 
-    {"v": 1, "n": 128, "hysteresis": 12,
-     "default": {"baseline": 2180, "white1": 3368, "white2": 3620,
-                 "black1": 990, "black2": 740},
-     "channels": {"17": [2163, 3351, 3603, 973, 723]},
-     "dead": [42]}
+    {"v": 2, "n": 128, "hysteresis": 8, "steps": [951, 1234, -951, -1234],
+     "base": [2043, 2051, ...], "gain": [1012, 987, ...], "dead": [42]}
 
-``channels`` holds only the channels that differ from ``default`` (key: channel index
-as a string, value: [baseline, white1, white2, black1, black2]), so a calibrated board
-with honest sensors stores a few hundred bytes. ``dead`` lists channels to ignore.
+Version 1 files (one default plus per-channel levels) still load. Loading rejects a
+file whose numbers are not finite integers in range with ValueError; ``load``
+falls back to the defaults then and says why in ``Calibration.error``.
 
-The sensing loop never reads this object's dicts: ``thresholds()`` flattens it once
-into an ``array('h')`` of four class boundaries per channel.
+The sensing loop never reads this object: ``thresholds()`` flattens it once into an
+``array('h')`` of four class boundaries per channel.
 """
 
 import json
 from array import array
 
 LEVELS = ("baseline", "white1", "white2", "black1", "black2")
+RAIL_LO = 16           # a reading at or below / at or above these is a rail (dead)
+RAIL_HI = 4079
+GAIN_MIN = 300         # per mille: a gain outside these is no sensor of this design
+GAIN_MAX = 3000
 
 # magnet.default_calibration(None, slots), worked out once: levels in LEVELS order,
 # then the hysteresis. The magnetic model stays the single source (a test checks this
 # table against it, under CPython and MicroPython); evaluating it at boot would cost
 # the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
-_MODEL_1 = (2180, 3362, 3644, 994, 716, 29)   # one sensor per point
-_MODEL_N = (2180, 3368, 3620, 990, 740, 12)   # two to six
+_MODEL_1 = (2048, 2976, 3278, 1118, 820, 21)   # one sensor per point
+_MODEL_N = (2048, 2982, 3246, 1114, 848, 8)    # two to six
 
 
 def model_defaults(slots=5):
     """Default levels of the magnetic model for a build with ``slots`` per point.
 
     >>> model_defaults(5)["white1"], model_defaults(1)["hysteresis"]
-    (3368, 29)
+    (2982, 21)
     """
     row = _MODEL_1 if slots == 1 else _MODEL_N
     out = dict(zip(LEVELS, row[:5]))
@@ -50,44 +61,84 @@ def model_defaults(slots=5):
     return out
 
 
+def _int(v, lo, hi, what):
+    # bool is an int in Python; NaN/inf arrive as floats and are rejected here
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ValueError("calibration: %s must be an integer %d..%d, not %r"
+                         % (what, lo, hi, v))
+    return v
+
+
+def _check_steps(st):
+    if not isinstance(st, (list, tuple)) or len(st) != 4:
+        raise ValueError("calibration: steps must be 4 integers")
+    w1, w2, b1, b2 = [_int(x, -4095, 4095, "a step") for x in st]
+    if not (0 < w1 < w2 and 0 > b1 > b2):
+        raise ValueError("calibration: steps must order black2 < black1 < 0 < white1 "
+                         "< white2")
+    return [w1, w2, b1, b2]
+
+
 class Calibration:
     def __init__(self, n, default=None, hysteresis=None, slots=5):
         if default is None:
             default = model_defaults(slots)
         self.n = n
-        self.default = [int(default[k]) for k in LEVELS]
+        d = [int(default[k]) for k in LEVELS]
+        self.default = d
+        self.steps = _check_steps([d[1] - d[0], d[2] - d[0], d[3] - d[0], d[4] - d[0]])
         h = hysteresis if hysteresis is not None else default.get("hysteresis", 40)
         self.hysteresis = int(h)
-        self.channels = {}   # channel -> [5 levels], only those differing from default
+        self.base = array("h", [d[0]] * n)
+        self.gain = array("H", [1000] * n)
+        self.custom = {}     # channel -> 5 levels that are no offset + gain (version 1)
         self.dead = set()
+        self.error = None    # why a file was not used (load), for the self-test
 
     def levels(self, ch):
         """[baseline, white1, white2, black1, black2] of one channel."""
-        return self.channels.get(ch, self.default)
+        c = self.custom.get(ch)
+        if c is not None:
+            return c
+        b = self.base[ch]
+        g = self.gain[ch]
+        s = self.steps
+        return [b, b + (s[0] * g + 500) // 1000, b + (s[1] * g + 500) // 1000,
+                b + (s[2] * g + 500) // 1000, b + (s[3] * g + 500) // 1000]
+
+    def set_channel(self, ch, base, gain_pm):
+        """Offset (counts) and gain (per mille) of one channel."""
+        self.base[ch] = _int(int(base), 0, 4095, "a baseline")
+        self.gain[ch] = _int(int(gain_pm), GAIN_MIN, GAIN_MAX, "a gain")
+        self.custom.pop(ch, None)
 
     def set_levels(self, ch, levels):
         levels = [int(x) for x in levels]
-        if levels == self.default:
-            self.channels.pop(ch, None)
+        b = levels[0]
+        if levels == [b, b + self.steps[0], b + self.steps[1], b + self.steps[2],
+                      b + self.steps[3]]:
+            self.set_channel(ch, b, 1000)
         else:
-            self.channels[ch] = levels
+            if not (levels[4] < levels[3] < levels[0] < levels[1] < levels[2]):
+                raise ValueError("calibration: levels of channel %d out of order" % ch)
+            self.custom[ch] = levels
 
     def set_baselines(self, raw):
-        """Calibrate offsets from one (averaged) scan of the empty board.
-
-        Linear hall sensors differ mostly in their zero-field output; their gain is
-        close to nominal, so every threshold of a channel moves with its baseline.
-        Channels reading at a rail (open or shorted input) are marked dead.
-        """
-        b0 = self.default[0]
+        """Offsets only, from one (averaged) scan of the empty board; channels that
+        read a rail (open or shorted input) are marked dead. Gains stay as they are
+        (the guided procedure, ``nardy.calibproc``, measures them)."""
         for ch in range(self.n):
             r = int(raw[ch])
-            if r <= 16 or r >= 4079:
+            if r <= RAIL_LO or r >= RAIL_HI:
                 self.dead.add(ch)
                 continue
             self.dead.discard(ch)
-            d = r - b0
-            self.set_levels(ch, [x + d for x in self.default])
+            c = self.custom.get(ch)
+            if c is not None:
+                d = r - c[0]
+                self.custom[ch] = [x + d for x in c]
+            else:
+                self.base[ch] = r
 
     def thresholds(self):
         """Flat array('h') of 4 boundaries per channel, each the lowest reading of
@@ -103,11 +154,13 @@ class Calibration:
         return t
 
     def to_dict(self):
-        d = {"v": 1, "n": self.n, "hysteresis": self.hysteresis,
-             "default": dict(zip(LEVELS, self.default)),
-             "channels": {}, "dead": sorted(self.dead)}
-        for ch in sorted(self.channels):
-            d["channels"][str(ch)] = list(self.channels[ch])
+        d = {"v": 2, "n": self.n, "hysteresis": self.hysteresis,
+             "steps": list(self.steps), "base": list(self.base),
+             "gain": list(self.gain), "dead": sorted(self.dead)}
+        if self.custom:
+            d["custom"] = {}
+            for ch in sorted(self.custom):
+                d["custom"][str(ch)] = list(self.custom[ch])
         return d
 
     def dumps(self):
@@ -118,32 +171,99 @@ class Calibration:
             f.write(self.dumps())
 
 
-def from_dict(d, n=None, slots=5):
-    """Build a Calibration from a parsed file; missing parts fall back to defaults."""
-    n = n if n is not None else int(d.get("n", 0))
-    given = d.get("default", {})
-    default = model_defaults(slots)
-    for k in LEVELS:
-        if k in given:
-            default[k] = int(given[k])
-    c = Calibration(n, default, d.get("hysteresis"))
-    for k, v in d.get("channels", {}).items():
+def _channel(k, n):
+    try:
         ch = int(k)
-        if 0 <= ch < n and len(v) == 5:
-            c.set_levels(ch, v)
-    for ch in d.get("dead", ()):
-        if 0 <= int(ch) < n:
-            c.dead.add(int(ch))
+    except (TypeError, ValueError):
+        raise ValueError("calibration: bad channel %r" % (k,)) from None
+    if not 0 <= ch < n:
+        raise ValueError("calibration: channel %d out of range" % ch)
+    return ch
+
+
+def from_dict(d, n=None, slots=5):
+    """Build a Calibration from a parsed file. Raises ValueError for anything not a
+    finite integer in range, or of the wrong shape."""
+    if not isinstance(d, dict):
+        raise ValueError("calibration: not a JSON object")
+    v = d.get("v", 1)
+    if v not in (1, 2):
+        raise ValueError("calibration: unknown version %r" % (v,))
+    n = n if n is not None else _int(d.get("n", 0), 1, 4096, "n")
+    if "n" in d and d["n"] != n:
+        raise ValueError("calibration: made for %r channels, the board has %d"
+                         % (d["n"], n))
+    default = model_defaults(slots)
+    hyst = d.get("hysteresis")
+    if hyst is not None:
+        _int(hyst, 0, 1000, "hysteresis")
+    if v == 1:
+        given = d.get("default", {})
+        if not isinstance(given, dict):
+            raise ValueError("calibration: default must be an object")
+        for k in LEVELS:
+            if k in given:
+                default[k] = _int(given[k], 0, 4095, k)
+        c = Calibration(n, default, hyst)
+        chans = d.get("channels", {})
+        if not isinstance(chans, dict):
+            raise ValueError("calibration: channels must be an object")
+        for k, lv in chans.items():
+            if not isinstance(lv, list) or len(lv) != 5:
+                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
+            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+    else:
+        st = _check_steps(d.get("steps"))
+        default["white1"] = default["baseline"] + st[0]
+        default["white2"] = default["baseline"] + st[1]
+        default["black1"] = default["baseline"] + st[2]
+        default["black2"] = default["baseline"] + st[3]
+        c = Calibration(n, default, hyst)
+        base = d.get("base")
+        gain = d.get("gain")
+        if not isinstance(base, list) or not isinstance(gain, list) \
+                or len(base) != n or len(gain) != n:
+            raise ValueError("calibration: base and gain need %d entries each" % n)
+        for ch in range(n):
+            c.set_channel(ch, _int(base[ch], 0, 4095, "a baseline"),
+                          _int(gain[ch], GAIN_MIN, GAIN_MAX, "a gain"))
+        custom = d.get("custom", {})
+        if not isinstance(custom, dict):
+            raise ValueError("calibration: custom must be an object")
+        for k, lv in custom.items():
+            if not isinstance(lv, list) or len(lv) != 5:
+                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
+            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+    dead = d.get("dead", [])
+    if not isinstance(dead, list):
+        raise ValueError("calibration: dead must be a list")
+    for ch in dead:
+        c.dead.add(_channel(_int(ch, 0, n - 1, "a dead channel"), n))
     return c
 
 
-def load(path, n, slots=5):
-    """Read the calibration file; a missing or broken file gives the defaults."""
+def loads(text, n=None, slots=5):
+    try:
+        d = json.loads(text)
+    except (ValueError, TypeError) as e:
+        raise ValueError("calibration: not JSON (%s)" % e) from None
+    return from_dict(d, n, slots)
+
+
+def load(path, n, slots=5, strict=False):
+    """Read the calibration file. A missing file gives the defaults; a broken one
+    raises ValueError with ``strict``, else gives the defaults with the reason in
+    ``.error`` (the board still plays; the self-test names it)."""
     try:
         with open(path) as f:
-            d = json.loads(f.read())
-        if d.get("v") != 1:
-            raise ValueError("calibration version")
-        return from_dict(d, n, slots)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            text = f.read()
+    except OSError:
         return Calibration(n, model_defaults(slots))
+    try:
+        return loads(text, n, slots)
+    except ValueError as e:
+        if strict:
+            raise
+        c = Calibration(n, model_defaults(slots))
+        c.error = str(e)
+        return c
