@@ -26,7 +26,9 @@ def _mount_rom():
 
 
 def _virtual(argv):
-    from nardy.app import App
+    selftest = "--selftest" in argv
+    if not selftest:
+        from nardy.app import App  # first: compiling it needs the heap in one piece
     from nardy.hal_virtual import Board
     here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
     data = argv[1] if len(argv) > 1 else "vboard"
@@ -40,14 +42,40 @@ def _virtual(argv):
         os.mkdir(data)
     except OSError:
         pass
-    App(Board(pm, data, flash_bytes=quota), data).run()
+    board = Board(pm, data, flash_bytes=quota)
+    if selftest:
+        _selftest(board, data, "--no-buttons" not in argv)
+        return
+    App(board, data).run()
+
+
+def _selftest(board, data, buttons=True):
+    from nardy import selftest
+    from nardy.calibration import load
+    cal = load(data + "/calib.json", board.pinmap.layout.n, board.pinmap.slots)
+    if board.virtual:
+        selftest.run_virtual(board, cal, buttons=buttons)
+    else:
+        selftest.run_board(board, cal, buttons=buttons)
+
+
+def _menu_held(pm):
+    """MENU held down at power-up (the board then runs its self-test first)."""
+    from machine import Pin
+    b = pm.buttons
+    p = Pin(b["menu"], Pin.IN, Pin.PULL_UP if b.get("pull_up", True) else None)
+    return (not p.value()) if b.get("active_low", True) else bool(p.value())
 
 
 def _esp32():
     from nardy.app import App
     from nardy.hal_esp32 import Board
     from nardy.pinmap import load
-    App(Board.from_pinmap(load("/pinmap.json")), "/data").run()
+    pm = load("/pinmap.json")
+    board = Board.from_pinmap(pm)
+    if _menu_held(pm):
+        _selftest(board, "/data")     # MENU held at power-up; then the game as usual
+    App(board, "/data").run()
 
 
 if sys.platform == "linux":

@@ -239,6 +239,7 @@ class Procedure:
         steps, and every channel that failed a sanity window, by kind."""
         d = self.defaults
         cal = Calibration(self.n, d, d.get("hysteresis"), self.slots)
+        cal.measured = True
         st = cal.steps
         # the step-2 checker against its colour's mean; black's mean against white's
         ref_ch = self.ref_channel

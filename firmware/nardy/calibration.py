@@ -94,6 +94,7 @@ class Calibration:
         self.custom = {}     # channel -> 5 levels that are no offset + gain (version 1)
         self.dead = set()
         self.error = None    # why a file was not used (load), for the self-test
+        self.measured = False  # levels from a calibration, not the model's defaults
 
     def levels(self, ch):
         """[baseline, white1, white2, black1, black2] of one channel."""
@@ -239,6 +240,7 @@ def from_dict(d, n=None, slots=5):
         raise ValueError("calibration: dead must be a list")
     for ch in dead:
         c.dead.add(_channel(_int(ch, 0, n - 1, "a dead channel"), n))
+    c.measured = True
     return c
 
 

@@ -153,7 +153,7 @@ def main(argv=None):
         if not bad:
             good += 1
         else:
-            for kind, ch, want, got in bad:
+            for kind, _ch, want, got in bad:
                 key = "%s %s->%s" % (kind, want, got) if kind != "calibration" else kind
                 kinds[key] = kinds.get(key, 0) + 1
             if args.verbose:

@@ -6,7 +6,7 @@ import sys
 
 # Modules under nardy_host that add a sub-command (each has register(subparsers)).
 COMMANDS = ["moves", "sim", "selfplay", "export", "log", "flash", "deploy", "calibrate",
-            "script", "live"]
+            "script", "live", "selftest"]
 
 
 def build_parser():
