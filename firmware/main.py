@@ -59,6 +59,19 @@ def _selftest(board, data, buttons=True):
         selftest.run_board(board, cal, buttons=buttons)
 
 
+def _tool_at_boot(data):
+    """The tool the menu asked for before its restart (once), or None. Read here,
+    not in nardy.selftest: an ordinary boot must not pay for importing it."""
+    import os
+    try:
+        with open(data + "/tool") as f:
+            t = f.read().strip()
+        os.remove(data + "/tool")
+    except OSError:
+        return None
+    return t
+
+
 def _menu_held(pm):
     """MENU held down at power-up (the board then runs its self-test first)."""
     from machine import Pin
@@ -73,7 +86,11 @@ def _esp32():
     from nardy.pinmap import load
     pm = load("/pinmap.json")
     board = Board.from_pinmap(pm)
-    if _menu_held(pm):
+    tool = _tool_at_boot("/data")     # asked for from the menu
+    if tool == "calibrate":
+        from nardy.calibproc import run_board
+        run_board(board, "/data/calib.json", pm.slots)
+    elif tool == "selftest" or _menu_held(pm):
         _selftest(board, "/data")     # MENU held at power-up; then the game as usual
     App(board, "/data").run()
 

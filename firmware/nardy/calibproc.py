@@ -290,3 +290,49 @@ def report_lines(faults, hint=None):
     if hint == "reversed":
         out.append("white reads like black: magnets reversed?")
     return out
+
+
+def run_board(board, path, slots=5, ref_count=15, out=None):
+    """The guided calibration on the board itself (from the menu, or ``nardy
+    calibrate`` over mpremote): scans until done, OK ends a step early, a long BACK
+    gives up. Progress goes to the OLED and as ``{"ev": "calib", ...}`` lines; the
+    result is written to ``path`` (through a temporary file, so a reset in between
+    leaves the old calibration) and reported as ``{"ev": "calibrated", ...}``."""
+    import os
+    n = board.pinmap.layout.n
+    proc = Procedure(n, slots, ref_count=ref_count)
+    buf = array("H", [0] * n)
+    say = out or board.out
+    shown = None
+    texts = {"empty": "clear the board", "slots": "white on each slot",
+             "ref_white": "each white on P1.1", "ref_black": "each black on P1.1"}
+    while proc.phase != DONE:
+        if not board.scan(buf):
+            continue
+        proc.feed(buf)
+        for name, kind in board.poll_buttons(board.ticks_ms()):
+            if name == "ok":
+                proc.finish()
+            elif name == "back" and kind == "long":
+                say({"ev": "calibrated", "ok": False, "error": "given up"})
+                return None
+        p = proc.prompt()
+        if p != shown:
+            shown = p
+            say({"ev": "calib", "phase": p[0], "done": p[1], "total": p[2],
+                 "last": proc.last})
+            d = board.display
+            if d is not None:
+                d.fill(0)
+                d.text("CALIBRATION", 0, 0, 1)
+                d.text(texts.get(p[0], p[0])[:16], 0, 16, 1)
+                d.text("%d / %d" % (p[1], p[2]), 0, 32, 1)
+                d.text("OK: next step", 0, 48, 1)
+                board.show_display()
+    cal, faults = proc.result()
+    tmp = path + ".tmp"
+    cal.save(tmp)
+    os.rename(tmp, path)
+    lines = report_lines(faults, proc.hint)
+    say({"ev": "calibrated", "ok": not lines, "faults": lines, "path": path})
+    return cal

@@ -243,6 +243,19 @@ class SelfTest:
         return rep
 
 
+def at_next_boot(board, data_dir, tool):
+    """The menu's "Calibrate" / "Self-test": the board restarts into the tool (it then
+    owns the sensors and the buttons alone) and comes back to the game after it. The
+    virtual board cannot restart itself: it says how to start the tool."""
+    with open(data_dir + "/tool", "w") as f:
+        f.write(tool)
+    if board.virtual:
+        return "restart with --" + tool
+    import machine
+    machine.reset()
+    return None
+
+
 def run_virtual(board, cal, **kw):
     """The self-test on the virtual board: protocol lines (``sense``, ``button``) are
     taken while it runs; each sense line's time is scanned before the next is read."""
