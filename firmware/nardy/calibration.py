@@ -45,15 +45,15 @@ GAIN_MAX = 3000
 # then the hysteresis. The magnetic model stays the single source (a test checks this
 # table against it, under CPython and MicroPython); evaluating it at boot would cost
 # the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
-_MODEL_1 = (2048, 2976, 3278, 1118, 820, 21)   # one sensor per point
-_MODEL_N = (2048, 2982, 3246, 1114, 848, 8)    # two to six
+_MODEL_1 = (2048, 2976, 3278, 1118, 820, 8)    # one sensor per point
+_MODEL_N = (2048, 2986, 3278, 1108, 820, 8)    # two to six
 
 
 def model_defaults(slots=5):
     """Default levels of the magnetic model for a build with ``slots`` per point.
 
     >>> model_defaults(5)["white1"], model_defaults(1)["hysteresis"]
-    (2982, 21)
+    (2986, 8)
     """
     row = _MODEL_1 if slots == 1 else _MODEL_N
     out = dict(zip(LEVELS, row[:5]))

@@ -431,9 +431,15 @@ class MagnetModel:
             cache[key] = v
         return v
 
-    def crosstalk_mT(self, own, max_stack=3, per_colour=15):
+    def crosstalk_mT(self, own, max_stack=3, per_colour=15, compensated=True):
         """(low, high) worst-case sum of fields from other slots at a sensor whose own
         slot holds signed height `own`.
+
+        ``compensated``: what is left after the sensing's crosstalk compensation
+        (``nardy.sensing``: it subtracts the field of one and of two checkers at each
+        neighbouring offset, from the neighbours' classes): a third checker's share
+        (a class says "two or more") plus 5 % of the subtracted field (the neighbour's
+        magnet spread, magnet.SPREAD), always against the reading.
 
         Own-point slots hold the own colour (a point has one colour) or are empty;
         other points' slots hold either colour, up to max_stack high. The extremes
@@ -454,7 +460,11 @@ class MagnetModel:
                     fk = self._stack_fields(dx, dy, max_stack)
                     gains = [0.0]
                     for k in range(1, max_stack + 1):
-                        gains.append(sign * colour * fk[k])
+                        if compensated:
+                            fc = fk[k if k < 2 else 2]
+                            gains.append(sign * colour * (fk[k] - fc) + 0.05 * abs(fc))
+                        else:
+                            gains.append(sign * colour * fk[k])
                     nxt = best[:]
                     for b in range(budget + 1):
                         for k in range(1, max_stack + 1):
@@ -470,12 +480,13 @@ class MagnetModel:
                     hi += total
         return lo, hi
 
-    def level_range_mT(self, height, max_stack=3):
+    def level_range_mT(self, height, max_stack=3, compensated=True):
         """(min, max) field at a sensor whose slot holds signed `height` (|h| <= 2),
-        over checker placement within placement_tol_mm and worst-case crosstalk."""
+        over checker placement within placement_tol_mm and worst-case crosstalk
+        (what the sensing's compensation leaves, or all of it)."""
         centred = self.stack_field_mT(height)
         off = self.stack_field_mT(height, self.placement_tol_mm, 0.0)
-        lo_x, hi_x = self.crosstalk_mT(height, max_stack)
+        lo_x, hi_x = self.crosstalk_mT(height, max_stack, compensated=compensated)
         if height == 0:
             return lo_x, hi_x
         a = min(centred, off)
@@ -488,9 +499,9 @@ def default_calibration(model=None, slots=5):
     (shape in the module docstring).
 
     Each boundary is the midpoint of the gap between the worst-case ranges of the two
-    states it separates; the hysteresis is a quarter of the smallest gap, at least the
-    ADC noise. `slots` is the number of sensors per point of the build (1..6); it sets
-    the geometry when no model is given."""
+    states it separates; the hysteresis is the ADC noise. `slots` is the number of
+    sensors per point of the build (1..6); it sets the geometry when no model is
+    given."""
     if model is None:
         model = MagnetModel(slots=slots)
     r = {}
@@ -507,10 +518,10 @@ def default_calibration(model=None, slots=5):
     t1, g1 = mid(-1, 0)
     t2, g2 = mid(0, 1)
     t3, g3 = mid(1, 2)
-    gap = min(g0, g1, g2, g3)
-    hyst = gap // 4
-    if hyst < model.noise_counts:
-        hyst = model.noise_counts
+    # The hysteresis is the ADC noise, no more: what is left of the gaps belongs to
+    # the spread of real builds (magnet.SPREAD), which this nominal model leaves out
+    # (nardy_host.buildspread measures it).
+    hyst = model.noise_counts
     nominal = {}
     for h, key in ((-2, "black2"), (-1, "black1"), (0, "baseline"), (1, "white1"),
                    (2, "white2")):

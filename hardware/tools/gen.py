@@ -72,7 +72,9 @@ def wiring_svg(pm):
     blocks = [
         ("MUX", "Quarter boards 0-3: U10-U17 CD74HC4067 + 24 point strips + bar/tray"),
         ("SPWR", "U18 74HC138 -> Q1-Q8 AO3401A (one 16-sensor group on at a time)"),
-        ("VSENSE", "R10/R11 divider from 3V3S (U2 AP2112K-3.3)"),
+        ("ADC", "U20 MCP3208 on SPI; VREF = VDD = 3V3S (ratiometric); CH0-7 = COM of "
+                "U10-U17") if hwlib.adc_kind(pm) == "mcp3208"
+        else ("VSENSE", "R10/R11 divider from 3V3S (U2 AP2112K-3.3)"),
         ("LED", "U19 74AHCT1G125 -> R12 -> D1..D%d WS2812B" % pm["led"]["count"]),
         ("I2C", "DS1 SSD1306 128x64 @0x%02X" % pm["oled"]["addr"]),
         ("BTN", "SW1 roll/ok, SW2 back, SW3 menu (to GND)"),

@@ -40,7 +40,7 @@ def build(pm):
     """Create every part and net for pin map `pm` in SKiDL's default circuit."""
     # Which MCU pins exist and what they do, from the pin map.
     dir_types = {"out": T.OUTPUT, "analog in": T.INPUT, "open drain": T.BIDIR,
-                 "in, pull-up": T.INPUT}
+                 "in, pull-up": T.INPUT, "in": T.INPUT}
     rows = hwlib.wiring_rows(pm)
     mcu_pins = [(1, "5V", T.PWROUT), (2, "3V3", T.PWROUT), (3, "GND", T.PWROUT)]
     seen = set()
@@ -52,7 +52,12 @@ def build(pm):
     ldo = _template("AP2112K-3.3", "Package_TO_SOT_SMD:SOT-23-5",
                     [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "EN", T.INPUT),
                      (5, "VOUT", T.PWROUT)])
-    hall = _template("DRV5055A2", "Package_TO_SOT_THT:TO-92_Inline",
+    adc = _template("MCP3208", "Package_SO:SOIC-16_3.9x9.9mm_P1.27mm",
+                    [(1 + i, "CH%d" % i, T.INPUT) for i in range(8)]
+                    + [(9, "DGND", T.PWRIN), (10, "~CS", T.INPUT), (11, "DIN", T.INPUT),
+                       (12, "DOUT", T.OUTPUT), (13, "CLK", T.INPUT), (14, "AGND", T.PWRIN),
+                       (15, "VREF", T.PWRIN), (16, "VDD", T.PWRIN)])
+    hall = _template("DRV5055A3", "Package_TO_SOT_SMD:SOT-23",
                      [(1, "VCC", T.PWRIN), (2, "GND", T.PWRIN), (3, "OUT", T.OUTPUT)], "H")
     mux = _template("CD74HC4067", "Package_SO:SOIC-24W_7.5x15.4mm",
                     [(1, "COM", T.PASSIVE)]
@@ -132,10 +137,26 @@ def build(pm):
     r9[1] += en
     r9[2] += gnd
 
-    shared = len(pm["mux"]["out"]) == 1
+    ext = hwlib.adc_kind(pm) == "mcp3208"
+    shared = not ext and len(pm["mux"]["out"]) == 1
     mux_out_shared = Net("MUX_OUT") if shared else None
     if shared:
         mux_out_shared += gpio(pm["mux"]["out"][0])
+    if ext:
+        # the reference front end: VREF and VDD on the sensor rail, so a reading is
+        # Vout / VCC of the sensors (ratiometric)
+        u20 = _part(adc, "U20", "MCP3208-CI/SL")
+        u20["VDD"] += v3s
+        u20["VREF"] += v3s
+        u20["AGND"] += gnd
+        u20["DGND"] += gnd
+        for key, pin in (("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"), ("cs", "~CS")):
+            n = Net("ADC_" + key.upper())
+            n += gpio(pm["adc"]["spi"][key])
+            u20[pin] += n
+        c = _part(cap, "C162", "1u")      # at VREF/VDD
+        c[1] += v3s
+        c[2] += gnd
     hcount = 0
     for m in range(pm["mux"]["count"]):
         grp_n = Net("GRP%d_N" % m)
@@ -157,7 +178,11 @@ def build(pm):
         u["~E"] += grp_n
         for i in range(4):
             u["S%d" % i] += sel[i]
-        if shared:
+        if ext:
+            n = Net("MUX_OUT%d" % m)
+            u20["CH%d" % pm["mux"].get("adc_channel", list(range(8)))[m]] += n
+            u["COM"] += n
+        elif shared:
             u["COM"] += mux_out_shared
         else:
             n = Net("MUX_OUT%d" % m)
@@ -167,7 +192,7 @@ def build(pm):
             if not label:
                 continue
             hcount += 1
-            h = _part(hall, "H%d" % hcount, "DRV5055A2 " + label)
+            h = _part(hall, "H%d" % hcount, "DRV5055A3 " + label)
             c = _part(cap, "C%d" % hcount, "100n")
             sig = Net("S_" + label.replace(".", "_"))
             h["VCC"] += grp
@@ -181,14 +206,15 @@ def build(pm):
         c[1] += v3s
         c[2] += gnd
 
-    vs = Net("VSENSE")
-    vs += gpio(pm["vsense"]["pin"])
-    r10 = _part(res, "R10", "10k")
-    r11 = _part(res, "R11", "10k")
-    r10[1] += v3s
-    r10[2] += vs
-    r11[1] += vs
-    r11[2] += gnd
+    if "vsense" in pm:
+        vs = Net("VSENSE")
+        vs += gpio(pm["vsense"]["pin"])
+        r10 = _part(res, "R10", "10k")
+        r11 = _part(res, "R11", "10k")
+        r10[1] += v3s
+        r10[2] += vs
+        r11[1] += vs
+        r11[2] += gnd
 
     # LEDs: 3.3 V data buffered to 5 V levels, then the chain in pin-map order.
     u19 = _part(buf, "U19", "SN74AHCT1G125")

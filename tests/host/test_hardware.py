@@ -52,13 +52,18 @@ def signals(pm):
     out = []
     for i, g in enumerate(pm["mux"]["select"]):
         out.append(("MUX_S%d" % i, g, "out"))
-    outs = pm["mux"]["out"]
+    outs = pm["mux"].get("out", [])
     for i, g in enumerate(outs):
         out.append(("MUX_OUT%d" % i if len(outs) > 1 else "MUX_OUT", g, "analog"))
+    if pm["adc"].get("kind") == "mcp3208":
+        spi = pm["adc"]["spi"]
+        out += [("ADC_SCK", spi["sck"], "out"), ("ADC_MOSI", spi["mosi"], "out"),
+                ("ADC_MISO", spi["miso"], "spi in"), ("ADC_CS", spi["cs"], "out")]
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
         out.append(("SPWR_A%d" % i, g, "out"))
     out.append(("SPWR_EN", pm["sensor_power"]["enable"], "out"))
-    out.append(("VSENSE", pm["vsense"]["pin"], "analog"))
+    if "vsense" in pm:
+        out.append(("VSENSE", pm["vsense"]["pin"], "analog"))
     out.append(("LED_DATA", pm["led"]["pin"], "out"))
     out.append(("I2C_SDA", pm["i2c"]["sda"], "io"))
     out.append(("I2C_SCL", pm["i2c"]["scl"], "io"))
@@ -86,11 +91,16 @@ def test_analog_inputs_are_adc1(pm):
             assert g in chip["adc1"], (sig, g)
 
 
+# Strapping pins that only drive MCP3208 inputs (high impedance): at reset the chip's
+# own strap pull decides, and CS idling high (GPIO5's default) deselects the ADC.
+STRAP_OK = {"ADC_MOSI", "ADC_CS"}
+
+
 def test_strapping_and_reserved_pins_avoided(pm):
     chip = CHIPS[pm["mcu"]]
     for sig, g, _ in signals(pm):
         assert g in chip["exists"], (sig, g)
-        assert g not in chip["strapping"], (sig, g)
+        assert g not in chip["strapping"] or sig in STRAP_OK, (sig, g)
         assert g not in chip["reserved"], (sig, g)
 
 
@@ -103,8 +113,12 @@ def test_outputs_not_on_input_only_pins(pm):
 
 
 def test_mux_outputs_fit_the_adc(pm):
-    outs = pm["mux"]["out"]
-    assert len(outs) in (1, pm["mux"]["count"])
+    if pm["adc"].get("kind") == "mcp3208":
+        assert sorted(pm["mux"]["adc_channel"]) == list(range(pm["mux"]["count"]))
+        assert "out" not in pm["mux"] and "vsense" not in pm
+    else:
+        outs = pm["mux"]["out"]
+        assert len(outs) in (1, pm["mux"]["count"])
     assert len(pm["mux"]["select"]) == 4 and pm["mux"]["channels"] == 16
     assert len(pm["sensor_power"]["decoder"]) == 3  # 74HC138: eight groups
     assert pm["mux"]["count"] <= 8
@@ -191,9 +205,14 @@ def test_netlist_matches_pin_map(name):
     nets = _nets(os.path.join(HW, "netlist", "nardy-%s.net" % name))
     for sig, g, _ in signals(pm):
         assert ("U1", str(100 + g)) in nets[sig], (sig, g)
+    ext = pm["adc"].get("kind") == "mcp3208"
+    if ext:  # the MCP3208's reference and supply are the sensors' rail: ratiometric
+        assert ("U20", "15") in nets["3V3S"] and ("U20", "16") in nets["3V3S"]
     for m in range(pm["mux"]["count"]):
-        net = "MUX_OUT%d" % m if len(pm["mux"]["out"]) > 1 else "MUX_OUT"
+        net = ("MUX_OUT%d" % m if ext or len(pm["mux"]["out"]) > 1 else "MUX_OUT")
         assert ("U%d" % (10 + m), "1") in nets[net]  # CD74HC4067 COM
+        if ext:
+            assert ("U20", str(1 + pm["mux"]["adc_channel"][m])) in nets[net]
         assert ("U%d" % (10 + m), "15") in nets["GRP%d_N" % m]  # /E follows the group
     # Every sensor output reaches the mux input its label says.
     hall_nets = [n for n in nets if n.startswith("S_")]
@@ -347,7 +366,6 @@ def test_threshold_margins_are_positive():
 
 def test_firmware_defaults_come_from_the_model():
     pm = pinmap("esp32s3")
-    m = magnet.MagnetModel(slots=pm["slots_per_point"],
-                           adc_full_scale_mV=pm["adc"]["full_scale_mV"])
+    m = magnet.MagnetModel(slots=pm["slots_per_point"])   # ratiometric (MCP3208)
     assert magnet.default_calibration(m) == magnet.default_calibration(
         slots=pm["slots_per_point"])
