@@ -204,3 +204,39 @@ def test_steady_state_scan_allocates_nothing():
         trk.tick(s, s.still_ms(now))
     after = gc.mem_alloc()
     assert after - before == 0, after - before
+
+
+def _crowded(crosstalk):
+    """P8 and both neighbours with two-stacks on slots 1-3 (white), readings from the
+    magnetic model: without compensation P8.2 reads below the one/two boundary."""
+    lay = Layout(5)
+    cal = calibration.Calibration(lay.n)
+    stacks = [2, 2, 2, 0, 0]
+    m = magnet.MagnetModel()
+    r_mid = m.point_readings(stacks, (stacks, stacks))
+    r_side = m.point_readings(stacks, (stacks, None))
+    raw = array("H", [cal.levels(0)[0]] * lay.n)
+    for s in range(5):
+        raw[lay.channel(8, s + 1)] = r_mid[s]
+        raw[lay.channel(7, s + 1)] = r_side[s]
+        raw[lay.channel(9, s + 1)] = r_side[s]
+    sens = Sensing(lay, cal, stable_ms=40, crosstalk=crosstalk)
+    for i in range(12):
+        sens.scan(raw, 20 * i)
+    return lay, sens
+
+
+def test_crosstalk_compensation_reads_a_crowded_stack():
+    lay, sens = _crowded(True)
+    for z in (7, 8, 9):
+        assert [sens.slot_class(lay.channel(z, s)) for s in range(1, 6)] == \
+            [2, 2, 2, 0, 0], z
+    assert sens.vis_w[8] == 6 and sens.open_[8] & 1
+    # the correction comes from the neighbours' classes: P8.2 is pulled down most
+    xt = sens._xt
+    assert xt[lay.channel(8, 2)] < xt[lay.channel(8, 1)] < 0
+
+
+def test_without_compensation_the_crowded_stack_reads_single():
+    lay, sens = _crowded(False)
+    assert sens.slot_class(lay.channel(8, 2)) == 1
