@@ -138,6 +138,9 @@ def main(argv=None):
                    help="ADC noise (counts, sd) during the calibration (default 8)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("--progress", type=int, default=0, metavar="K",
+                   help="every K builds, print the count so far to stderr (a long run "
+                        "cut short still gives its figure)")
     args = p.parse_args(argv)
     if args.builds < 1 or args.positions < 0:
         print("buildspread: error: --builds >= 1, --positions >= 0", file=sys.stderr)
@@ -158,6 +161,10 @@ def main(argv=None):
                 kinds[key] = kinds.get(key, 0) + 1
             if args.verbose:
                 print("build %d: %s" % (b, bad[:5]), file=sys.stderr)
+        if args.progress and (b + 1) % args.progress == 0:
+            print(json.dumps({"builds": b + 1, "good": good, "failures": kinds,
+                              "seconds": round(time.time() - t0, 1)}),
+                  file=sys.stderr, flush=True)
     res = {"builds": args.builds, "good": good, "fraction": good / args.builds,
            "positions": args.positions, "failures": kinds,
            "seconds": round(time.time() - t0, 1)}
