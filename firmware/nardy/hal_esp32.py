@@ -137,10 +137,9 @@ class Scanner:
         self.off()
 
     @micropython.native
-    def _scan_mcp(self, buf):
+    def _scan_mcp(self, buf, chip):
         # The loop of scan() with the MCP3208's transfer inlined: a method call per
         # channel costs the ESP32 about as much as the 24 us SPI transfer itself.
-        chip = self._mcp
         cs = chip.cs
         xfer = chip.spi.write_readinto
         tx = chip._tx
@@ -207,8 +206,9 @@ class Scanner:
 
     def scan(self, buf):
         """Fill ``buf`` (array of the Layout's channel count) in logical order."""
-        if self._mcp is not None and self.samples == 1:
-            self._scan_mcp(buf)
+        mcp = self._mcp
+        if mcp is not None and self.samples == 1:
+            self._scan_mcp(buf, mcp)
             self.off()
             return buf
         order = self.order
