@@ -32,7 +32,6 @@ The sensing loop never reads this object: ``thresholds()`` flattens it once into
 ``array('h')`` of four class boundaries per channel.
 """
 
-import json
 from array import array
 
 LEVELS = ("baseline", "white1", "white2", "black1", "black2")
@@ -61,24 +60,6 @@ def model_defaults(slots=5):
     return out
 
 
-def _int(v, lo, hi, what):
-    # bool is an int in Python; NaN/inf arrive as floats and are rejected here
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise ValueError("calibration: %s must be an integer %d..%d, not %r"
-                         % (what, lo, hi, v))
-    return v
-
-
-def _check_steps(st):
-    if not isinstance(st, (list, tuple)) or len(st) != 4:
-        raise ValueError("calibration: steps must be 4 integers")
-    w1, w2, b1, b2 = [_int(x, -4095, 4095, "a step") for x in st]
-    if not (0 < w1 < w2 and 0 > b1 > b2):
-        raise ValueError("calibration: steps must order black2 < black1 < 0 < white1 "
-                         "< white2")
-    return [w1, w2, b1, b2]
-
-
 class Calibration:
     def __init__(self, n, default=None, hysteresis=None, slots=5):
         if default is None:
@@ -86,7 +67,9 @@ class Calibration:
         self.n = n
         d = [int(default[k]) for k in LEVELS]
         self.default = d
-        self.steps = _check_steps([d[1] - d[0], d[2] - d[0], d[3] - d[0], d[4] - d[0]])
+        self.steps = [d[1] - d[0], d[2] - d[0], d[3] - d[0], d[4] - d[0]]
+        if not (0 < self.steps[0] < self.steps[1] and 0 > self.steps[2] > self.steps[3]):
+            raise ValueError("calibration: levels out of order")
         h = hysteresis if hysteresis is not None else default.get("hysteresis", 40)
         self.hysteresis = int(h)
         self.base = array("h", [d[0]] * n)
@@ -109,8 +92,13 @@ class Calibration:
 
     def set_channel(self, ch, base, gain_pm):
         """Offset (counts) and gain (per mille) of one channel."""
-        self.base[ch] = _int(int(base), 0, 4095, "a baseline")
-        self.gain[ch] = _int(int(gain_pm), GAIN_MIN, GAIN_MAX, "a gain")
+        base = int(base)
+        gain_pm = int(gain_pm)
+        if not 0 <= base <= 4095 or not GAIN_MIN <= gain_pm <= GAIN_MAX:
+            raise ValueError("calibration: channel %d: baseline %d or gain %d out of "
+                             "range" % (ch, base, gain_pm))
+        self.base[ch] = base
+        self.gain[ch] = gain_pm
         self.custom.pop(ch, None)
 
     def set_levels(self, ch, levels):
@@ -154,17 +142,14 @@ class Calibration:
             t[4 * ch + 3] = (w1 + w2 + 1) // 2
         return t
 
+    # The file's side lives in nardy.calibfile, imported when used: at boot the app
+    # compiles it after its big modules, so the heap's peak does not grow.
     def to_dict(self):
-        d = {"v": 2, "n": self.n, "hysteresis": self.hysteresis,
-             "steps": list(self.steps), "base": list(self.base),
-             "gain": list(self.gain), "dead": sorted(self.dead)}
-        if self.custom:
-            d["custom"] = {}
-            for ch in sorted(self.custom):
-                d["custom"][str(ch)] = list(self.custom[ch])
-        return d
+        from nardy.calibfile import to_dict
+        return to_dict(self)
 
     def dumps(self):
+        import json
         return json.dumps(self.to_dict())
 
     def save(self, path):
@@ -172,100 +157,21 @@ class Calibration:
             f.write(self.dumps())
 
 
-def _channel(k, n):
-    try:
-        ch = int(k)
-    except (TypeError, ValueError):
-        raise ValueError("calibration: bad channel %r" % (k,)) from None
-    if not 0 <= ch < n:
-        raise ValueError("calibration: channel %d out of range" % ch)
-    return ch
-
-
 def from_dict(d, n=None, slots=5):
-    """Build a Calibration from a parsed file. Raises ValueError for anything not a
-    finite integer in range, or of the wrong shape."""
-    if not isinstance(d, dict):
-        raise ValueError("calibration: not a JSON object")
-    v = d.get("v", 1)
-    if v not in (1, 2):
-        raise ValueError("calibration: unknown version %r" % (v,))
-    n = n if n is not None else _int(d.get("n", 0), 1, 4096, "n")
-    if "n" in d and d["n"] != n:
-        raise ValueError("calibration: made for %r channels, the board has %d"
-                         % (d["n"], n))
-    default = model_defaults(slots)
-    hyst = d.get("hysteresis")
-    if hyst is not None:
-        _int(hyst, 0, 1000, "hysteresis")
-    if v == 1:
-        given = d.get("default", {})
-        if not isinstance(given, dict):
-            raise ValueError("calibration: default must be an object")
-        for k in LEVELS:
-            if k in given:
-                default[k] = _int(given[k], 0, 4095, k)
-        c = Calibration(n, default, hyst)
-        chans = d.get("channels", {})
-        if not isinstance(chans, dict):
-            raise ValueError("calibration: channels must be an object")
-        for k, lv in chans.items():
-            if not isinstance(lv, list) or len(lv) != 5:
-                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
-            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
-    else:
-        st = _check_steps(d.get("steps"))
-        default["white1"] = default["baseline"] + st[0]
-        default["white2"] = default["baseline"] + st[1]
-        default["black1"] = default["baseline"] + st[2]
-        default["black2"] = default["baseline"] + st[3]
-        c = Calibration(n, default, hyst)
-        base = d.get("base")
-        gain = d.get("gain")
-        if not isinstance(base, list) or not isinstance(gain, list) \
-                or len(base) != n or len(gain) != n:
-            raise ValueError("calibration: base and gain need %d entries each" % n)
-        for ch in range(n):
-            c.set_channel(ch, _int(base[ch], 0, 4095, "a baseline"),
-                          _int(gain[ch], GAIN_MIN, GAIN_MAX, "a gain"))
-        custom = d.get("custom", {})
-        if not isinstance(custom, dict):
-            raise ValueError("calibration: custom must be an object")
-        for k, lv in custom.items():
-            if not isinstance(lv, list) or len(lv) != 5:
-                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
-            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
-    dead = d.get("dead", [])
-    if not isinstance(dead, list):
-        raise ValueError("calibration: dead must be a list")
-    for ch in dead:
-        c.dead.add(_channel(_int(ch, 0, n - 1, "a dead channel"), n))
-    c.measured = True
-    return c
+    """Build a Calibration from a parsed file (``nardy.calibfile.from_dict``): raises
+    ValueError for anything not a finite integer in range, or of the wrong shape."""
+    from nardy.calibfile import from_dict as f
+    return f(d, n, slots)
 
 
 def loads(text, n=None, slots=5):
-    try:
-        d = json.loads(text)
-    except (ValueError, TypeError) as e:
-        raise ValueError("calibration: not JSON (%s)" % e) from None
-    return from_dict(d, n, slots)
+    from nardy.calibfile import loads as f
+    return f(text, n, slots)
 
 
 def load(path, n, slots=5, strict=False):
     """Read the calibration file. A missing file gives the defaults; a broken one
     raises ValueError with ``strict``, else gives the defaults with the reason in
     ``.error`` (the board still plays; the self-test names it)."""
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError:
-        return Calibration(n, model_defaults(slots))
-    try:
-        return loads(text, n, slots)
-    except ValueError as e:
-        if strict:
-            raise
-        c = Calibration(n, model_defaults(slots))
-        c.error = str(e)
-        return c
+    from nardy.calibfile import load as f
+    return f(path, n, slots, strict)

@@ -160,7 +160,7 @@ def test_crosstalk_from_a_neighbour_is_small_and_opposite():
 
 
 def test_sensing_crosstalk_table_is_the_models():
-    from nardy.sensing import _XT
+    from nardy.xtalk import _XT
     b1 = M.stack_field_mT(1)
     p = M.slot_pitch_mm
     w = M.point_width_mm

@@ -1,0 +1,124 @@
+"""Crosstalk compensation of the sensing (``nardy.sensing.Sensing``).
+
+A checker beside a sensor moves its reading a little the other way (the field of a
+disc magnet turns negative beside it). Each point channel's reading is corrected by
+what its neighbours' debounced classes put on it; the correction is recomputed only
+when a neighbour's class changes (``neighbour_changed``, called by ``Sensing.scan``).
+A module of its own so that the boot compiles it after the app's big modules.
+"""
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+    def const(x):
+        return x
+
+C_BLACK1 = const(1)
+C_EMPTY = const(2)
+C_WHITE1 = const(3)
+C_WHITE2 = const(4)
+C_UNKNOWN = const(5)
+_LO_INF = const(-32768)
+_HI_INF = const(32767)
+
+# Crosstalk: a checker on a neighbouring slot moves a sensor's reading too (the field
+# of a disc magnet turns negative beside it). Per mille of a channel's one-checker
+# step, for one and for two or more checkers at that offset; from
+# magnet.MagnetModel() (a test checks this table against the model). Offsets: A the
+# next slot of the same point, B two slots along, C the next point's same slot, D
+# the next point's next slot, E across the middle gap (last slot facing last slot),
+# F across the gap, one point over, G the next point, two slots along.
+_XT = (-24, -29, -4, -8, -21, -28, -10, -16, -7, -12, -4, -8, -3, -6)
+XT_A = const(0)
+XT_B = const(1)
+XT_C = const(2)
+XT_D = const(3)
+XT_E = const(4)
+XT_F = const(5)
+XT_G = const(6)
+
+
+def _beside(p, d):
+    """The point beside P`p` in its row (d = +1 or -1), or 0: the bar parts P6|P7 and
+    P18|P19, and the rows end at P1/P12 and P13/P24."""
+    q = p + d
+    if p <= 12:
+        if not 1 <= q <= 12 or (p == 6 and q == 7) or (p == 7 and q == 6):
+            return 0
+    elif not 13 <= q <= 24 or (p == 18 and q == 19) or (p == 19 and q == 18):
+        return 0
+    return q
+
+
+def neighbours(sens, ch, nb, nt):
+    """Fill nb/nt with the neighbours of point channel ch and their offset
+    kinds; returns how many (0 for the bar and the trays)."""
+    lay = sens.layout
+    z = lay.zone[ch]
+    if z > 24:
+        return 0
+    slots = lay.slots
+    s = ch - lay.start[z] + 1
+    k = 0
+    for d in (-2, -1, 1, 2):
+        if 1 <= s + d <= slots:
+            nb[k] = ch + d
+            nt[k] = XT_A if d == 1 or d == -1 else XT_B
+            k += 1
+    for side in (-1, 1):
+        q = _beside(z, side)
+        if not q:
+            continue
+        base = lay.start[q] - 1
+        for d in (-2, -1, 0, 1, 2):
+            if 1 <= s + d <= slots:
+                nb[k] = base + s + d
+                nt[k] = XT_C if d == 0 else (XT_D if d == 1 or d == -1 else XT_G)
+                k += 1
+    if s == slots:
+        q = 25 - z
+        nb[k] = lay.start[q] + slots - 1
+        nt[k] = XT_E
+        k += 1
+        for side in (-1, 1):
+            r = _beside(q, side)
+            if r:
+                nb[k] = lay.start[r] + slots - 1
+                nt[k] = XT_F
+                k += 1
+    return k
+
+
+def xt_of(sens, ch):
+    """Counts the neighbours' debounced classes add to channel ch's reading."""
+    k = neighbours(sens, ch, sens._nb, sens._nt)
+    stab = sens._stab
+    acc = 0
+    for j in range(k):
+        c = stab[sens._nb[j]]
+        if c == C_EMPTY or c >= C_UNKNOWN:
+            continue
+        t = 2 * sens._nt[j]
+        if c == C_WHITE1:
+            acc += _XT[t]
+        elif c == C_WHITE2:
+            acc += _XT[t + 1]
+        elif c == C_BLACK1:
+            acc -= _XT[t]
+        else:
+            acc -= _XT[t + 1]
+    return (acc * sens._step[ch]) // 1000
+
+
+def neighbour_changed(sens, ch):
+    """Channel ch's debounced class changed: recompute its neighbours' corrections
+    and have each one that moved reclassified at its next reading."""
+    nb = sens._nb2
+    k = neighbours(sens, ch, nb, sens._nt2)
+    for j in range(k):
+        i = nb[j]
+        v = xt_of(sens, i)
+        if v != sens._xt[i]:
+            sens._xt[i] = v
+            sens._lo[i] = _HI_INF    # reclassify it at the next reading
+            sens._hi[i] = _LO_INF
