@@ -50,15 +50,42 @@ def _beside(p, d):
     return q
 
 
+def _bar_slot(bs):
+    """The point slot a bar sensor is level with: bar 1 and 3 with slot 2, bar 2 and
+    4 with slot 4 (magnet.MagnetModel.slot_xy)."""
+    return 2 if bs == 1 or bs == 3 else 4
+
+
+def _bar_neighbours(lay, bs, nb, nt):
+    """Neighbours of bar sensor bs: the points either side of its half of the bar and
+    the other sensor of that half (two pitches along)."""
+    if lay.bar != 4:
+        return 0
+    e = _bar_slot(bs)
+    k = 0
+    for q in ((6, 7) if bs <= 2 else (18, 19)):
+        for d in (-2, -1, 0, 1, 2):
+            if 1 <= e + d <= lay.slots:
+                nb[k] = lay.start[q] + e + d - 1
+                nt[k] = XT_C if d == 0 else (XT_D if d == 1 or d == -1 else XT_G)
+                k += 1
+    other = bs + 1 if bs == 1 or bs == 3 else bs - 1
+    nb[k] = lay.start[25] + other - 1
+    nt[k] = XT_B
+    return k + 1
+
+
 def neighbours(sens, ch, nb, nt):
     """Fill nb/nt with the neighbours of point channel ch and their offset
     kinds; returns how many (0 for the bar and the trays)."""
     lay = sens.layout
     z = lay.zone[ch]
-    if z > 24:
-        return 0
     slots = lay.slots
     s = ch - lay.start[z] + 1
+    if z == 25:
+        return _bar_neighbours(lay, s, nb, nt)
+    if z > 24:
+        return 0
     k = 0
     for d in (-2, -1, 1, 2):
         if 1 <= s + d <= slots:
@@ -73,6 +100,14 @@ def neighbours(sens, ch, nb, nt):
         for d in (-2, -1, 0, 1, 2):
             if 1 <= s + d <= slots:
                 nb[k] = base + s + d
+                nt[k] = XT_C if d == 0 else (XT_D if d == 1 or d == -1 else XT_G)
+                k += 1
+    if z in (6, 7, 18, 19) and lay.bar == 4:
+        # the bar's sensors sit beside these points (39 mm, like a next point)
+        for bs in ((1, 2) if z <= 12 else (3, 4)):
+            d = s - _bar_slot(bs)
+            if -2 <= d <= 2:
+                nb[k] = lay.start[25] + bs - 1
                 nt[k] = XT_C if d == 0 else (XT_D if d == 1 or d == -1 else XT_G)
                 k += 1
     if s == slots:

@@ -240,3 +240,38 @@ def test_crosstalk_compensation_reads_a_crowded_stack():
 def test_without_compensation_the_crowded_stack_reads_single():
     lay, sens = _crowded(False)
     assert sens.slot_class(lay.channel(8, 2)) == 1
+
+
+def _bar_crowd(crosstalk):
+    """Two black stacked on bar sensor 3, 2 mm off centre and with magnets at the low
+    end of N35 (Br 1.17 T), black two-stacks on slots 1-3 of P18 and P19 beside it
+    (14 black in all): the fields of every magnet at every affected sensor."""
+    lay = Layout(5)
+    cal = calibration.Calibration(lay.n)
+    m = magnet.MagnetModel()
+    weak = magnet.MagnetModel(br_mT=1170.0)
+    x, y = m.slot_xy("bar", 3)
+    stack = [(x + 1.4, y + 1.4, 0, -1), (x + 1.4, y + 1.4, 1, -1)]
+    mags = []
+    for p in (18, 19):
+        for s in (1, 2, 3):
+            x, y = m.slot_xy(p, s)
+            mags += [(x, y, 0, -1), (x, y, 1, -1)]
+    raw = array("H", [cal.levels(0)[0]] * lay.n)
+    for z, name in ((18, 18), (19, 19), (25, "bar")):
+        for s in range(1, lay.size(z) + 1):
+            xy = m.slot_xy(name, s)
+            b = m.field_at(mags, xy[0], xy[1]) + weak.field_at(stack, xy[0], xy[1])
+            raw[lay.channel(z, s)] = m.counts(b)
+    sens = Sensing(lay, cal, stable_ms=40, crosstalk=crosstalk)
+    for i in range(12):
+        sens.scan(raw, 20 * i)
+    return lay, sens
+
+
+def test_bar_sensors_are_compensated_for_the_points_beside_them():
+    lay, sens = _bar_crowd(True)
+    assert sens.slot_class(lay.channel(25, 3)) == -2
+    assert [sens.slot_class(lay.channel(19, s)) for s in range(1, 6)] == [-2, -2, -2, 0, 0]
+    lay, sens = _bar_crowd(False)
+    assert sens.slot_class(lay.channel(25, 3)) == -1      # what the old sensing read
