@@ -27,8 +27,9 @@ _HI_INF = const(32767)
 # magnet.MagnetModel() (a test checks this table against the model). Offsets: A the
 # next slot of the same point, B two slots along, C the next point's same slot, D
 # the next point's next slot, E across the middle gap (last slot facing last slot),
-# F across the gap, one point over, G the next point, two slots along.
-_XT = (-24, -29, -4, -8, -21, -28, -10, -16, -7, -12, -4, -8, -3, -6)
+# F across the gap, one point over, G the next point, two slots along, H and I a tray
+# sensor and the slots of P1 (white's tray) or P24 (black's) beside it.
+_XT = (-24, -29, -4, -8, -21, -28, -10, -16, -7, -12, -4, -8, -3, -6, -13, -19, -5, -8)
 XT_A = const(0)
 XT_B = const(1)
 XT_C = const(2)
@@ -36,6 +37,8 @@ XT_D = const(3)
 XT_E = const(4)
 XT_F = const(5)
 XT_G = const(6)
+XT_H = const(7)   # a tray sensor and P1/P24: 44 mm across, 18 mm along
+XT_I = const(8)   # ... 44 mm across, 54 mm along
 
 
 def _beside(p, d):
@@ -75,6 +78,35 @@ def _bar_neighbours(lay, bs, nb, nt):
     return k + 1
 
 
+def _tray_dist(ts, s):
+    """Offset kind between tray sensor ts (level with slot 1.5 or 3.5 of P1/P24) and
+    slot s of that point: XT_H (18 mm along), XT_I (54 mm), or 0 (farther)."""
+    d = 2 * s - (4 * ts - 1)      # in half pitches
+    if d == 1 or d == -1:
+        return XT_H
+    if d == 3 or d == -3:
+        return XT_I
+    return 0
+
+
+def _tray_neighbours(lay, z, ts, nb, nt):
+    """Neighbours of a tray sensor: the slots of P1 (white's tray) or P24 (black's)
+    beside it, and the tray's other sensor (two pitches along)."""
+    if lay.tray != 2:
+        return 0
+    p = 1 if z == 26 else 24
+    k = 0
+    for s in range(1, lay.slots + 1):
+        d = _tray_dist(ts, s)
+        if d:
+            nb[k] = lay.start[p] + s - 1
+            nt[k] = d
+            k += 1
+    nb[k] = lay.start[z] + (2 if ts == 1 else 1) - 1
+    nt[k] = XT_B
+    return k + 1
+
+
 def neighbours(sens, ch, nb, nt):
     """Fill nb/nt with the neighbours of point channel ch and their offset
     kinds; returns how many (0 for the bar and the trays)."""
@@ -84,8 +116,8 @@ def neighbours(sens, ch, nb, nt):
     s = ch - lay.start[z] + 1
     if z == 25:
         return _bar_neighbours(lay, s, nb, nt)
-    if z > 24:
-        return 0
+    if z > 25:
+        return _tray_neighbours(lay, z, s, nb, nt)
     k = 0
     for d in (-2, -1, 1, 2):
         if 1 <= s + d <= slots:
@@ -109,6 +141,14 @@ def neighbours(sens, ch, nb, nt):
             if -2 <= d <= 2:
                 nb[k] = lay.start[25] + bs - 1
                 nt[k] = XT_C if d == 0 else (XT_D if d == 1 or d == -1 else XT_G)
+                k += 1
+    if (z == 1 or z == 24) and lay.tray == 2:
+        tz = 26 if z == 1 else 27
+        for ts in (1, 2):
+            d = _tray_dist(ts, s)
+            if d:
+                nb[k] = lay.start[tz] + ts - 1
+                nt[k] = d
                 k += 1
     if s == slots:
         q = 25 - z

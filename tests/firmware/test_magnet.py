@@ -165,7 +165,9 @@ def test_sensing_crosstalk_table_is_the_models():
     p = M.slot_pitch_mm
     w = M.point_width_mm
     g = M.middle_gap_mm
-    offs = ((0, p), (0, 2 * p), (w, 0), (w, p), (0, p + g), (w, p + g), (w, 2 * p))
+    tw = M.field_size_mm()[0] + 0.5 * M.tray_width_mm - M.point_x(1)   # tray to P1
+    offs = ((0, p), (0, 2 * p), (w, 0), (w, p), (0, p + g), (w, p + g), (w, 2 * p),
+            (tw, 0.5 * p), (tw, 1.5 * p))
     for i in range(len(offs)):
         for k in (1, 2):
             want = 1000.0 * M.stack_field_mT(k, offs[i][0], offs[i][1]) / b1
