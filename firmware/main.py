@@ -28,7 +28,9 @@ def _mount_rom():
 def _virtual(argv):
     import gc
 
-    from nardy.app import App
+    selftest = "--selftest" in argv
+    if not selftest:
+        from nardy.app import App  # first: compiling it needs the heap in one piece
     from nardy.hal_virtual import Board
     # the imports' garbage (loader buffers) goes before the board's first tables are
     # allocated: at 56wK a stale pointer to it can otherwise starve the boot
@@ -45,7 +47,42 @@ def _virtual(argv):
         os.mkdir(data)
     except OSError:
         pass
-    App(Board(pm, data, flash_bytes=quota), data).run()
+    board = Board(pm, data, flash_bytes=quota)
+    if selftest:
+        _selftest(board, data, "--no-buttons" not in argv)
+        return
+    App(board, data).run()
+
+
+def _selftest(board, data, buttons=True):
+    from nardy import selftest
+    from nardy.calibration import load
+    cal = load(data + "/calib.json", board.pinmap.layout.n, board.pinmap.slots)
+    if board.virtual:
+        selftest.run_virtual(board, cal, buttons=buttons)
+    else:
+        selftest.run_board(board, cal, buttons=buttons)
+
+
+def _tool_at_boot(data):
+    """The tool the menu asked for before its restart (once), or None. Read here,
+    not in nardy.selftest: an ordinary boot must not pay for importing it."""
+    import os
+    try:
+        with open(data + "/tool") as f:
+            t = f.read().strip()
+        os.remove(data + "/tool")
+    except OSError:
+        return None
+    return t
+
+
+def _menu_held(pm):
+    """MENU held down at power-up (the board then runs its self-test first)."""
+    from machine import Pin
+    b = pm.buttons
+    p = Pin(b["menu"], Pin.IN, Pin.PULL_UP if b.get("pull_up", True) else None)
+    return (not p.value()) if b.get("active_low", True) else bool(p.value())
 
 
 def _esp32():
@@ -54,8 +91,16 @@ def _esp32():
     from nardy.app import App
     from nardy.hal_esp32 import Board
     from nardy.pinmap import load
+    pm = load("/pinmap.json")
+    board = Board.from_pinmap(pm)
     gc.collect()      # as in _virtual
-    App(Board.from_pinmap(load("/pinmap.json")), "/data").run()
+    tool = _tool_at_boot("/data")     # asked for from the menu
+    if tool == "calibrate":
+        from nardy.calibproc import run_board
+        run_board(board, "/data/calib.json", pm.slots)
+    elif tool == "selftest" or _menu_held(pm):
+        _selftest(board, "/data")     # MENU held at power-up; then the game as usual
+    App(board, "/data").run()
 
 
 if sys.platform == "linux":

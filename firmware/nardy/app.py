@@ -169,6 +169,9 @@ class App:
                 self.save_settings()
                 if m.action == "new":
                     self.game.new_match()
+                elif m.action in ("calibrate", "selftest"):
+                    from nardy.selftest import at_next_boot
+                    self.note = at_next_boot(self.board, self.dir, m.action)
             self.drawn = -1
             return
         if name == "menu" and self.game.phase != MOVE:

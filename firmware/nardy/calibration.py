@@ -5,44 +5,54 @@ Each channel has five levels in ADC counts, with the meaning of
 two white checkers, north up: above baseline), ``black1``/``black2`` (south up: below
 it); the class boundaries are the midpoints of neighbouring levels, exactly as
 ``magnet.classify`` draws them. One ``hysteresis`` in counts holds for the board.
+
+A channel's levels are its OFFSET (``base``: the empty-board reading) plus its GAIN
+(``gain``, per mille) times the board's four level steps (``steps``: white1, white2,
+black1, black2 minus the baseline, in counts at gain 1000). The offset and gain hold
+what differs between sensors (zero-field output, sensitivity, depth under the
+surface, the switch and the ADC); the steps hold the checkers' magnets, measured
+over all the checkers of each colour (``nardy.calibproc``). A checker's own magnet
+spread cannot be calibrated away (it travels with the checker): the thresholds sit
+between the levels for that.
+
 Without a file every channel gets the defaults of the magnetic model
 (``magnet.default_calibration``), which is what an untouched board built to the
-reference geometry reads.
+reference design reads.
 
-The file (``calib.json`` on the board's flash)::
+The file (``calib.json`` on the board's flash), about 1.3 KB for 128 channels::
 
-    {"v": 1, "n": 128, "hysteresis": 12,
-     "default": {"baseline": 2180, "white1": 3368, "white2": 3620,
-                 "black1": 990, "black2": 740},
-     "channels": {"17": [2163, 3351, 3603, 973, 723]},
-     "dead": [42]}
+    {"v": 2, "n": 128, "hysteresis": 8, "steps": [951, 1234, -951, -1234],
+     "base": [2043, 2051, ...], "gain": [1012, 987, ...], "dead": [42]}
 
-``channels`` holds only the channels that differ from ``default`` (key: channel index
-as a string, value: [baseline, white1, white2, black1, black2]), so a calibrated board
-with honest sensors stores a few hundred bytes. ``dead`` lists channels to ignore.
+Version 1 files (one default plus per-channel levels) still load. Loading rejects a
+file whose numbers are not finite integers in range with ValueError; ``load``
+falls back to the defaults then and says why in ``Calibration.error``.
 
-The sensing loop never reads this object's dicts: ``thresholds()`` flattens it once
-into an ``array('h')`` of four class boundaries per channel.
+The sensing loop never reads this object: ``thresholds()`` flattens it once into an
+``array('h')`` of four class boundaries per channel.
 """
 
-import json
 from array import array
 
 LEVELS = ("baseline", "white1", "white2", "black1", "black2")
+RAIL_LO = 16           # a reading at or below / at or above these is a rail (dead)
+RAIL_HI = 4079
+GAIN_MIN = 300         # per mille: a gain outside these is no sensor of this design
+GAIN_MAX = 3000
 
 # magnet.default_calibration(None, slots), worked out once: levels in LEVELS order,
 # then the hysteresis. The magnetic model stays the single source (a test checks this
 # table against it, under CPython and MicroPython); evaluating it at boot would cost
 # the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
-_MODEL_1 = (2180, 3362, 3644, 994, 716, 29)   # one sensor per point
-_MODEL_N = (2180, 3368, 3620, 990, 740, 12)   # two to six
+_MODEL_1 = (2048, 2976, 3278, 1118, 820, 8)    # one sensor per point
+_MODEL_N = (2048, 2986, 3278, 1108, 820, 8)    # two to six
 
 
 def model_defaults(slots=5):
     """Default levels of the magnetic model for a build with ``slots`` per point.
 
     >>> model_defaults(5)["white1"], model_defaults(1)["hysteresis"]
-    (3368, 29)
+    (2986, 8)
     """
     row = _MODEL_1 if slots == 1 else _MODEL_N
     out = dict(zip(LEVELS, row[:5]))
@@ -55,39 +65,69 @@ class Calibration:
         if default is None:
             default = model_defaults(slots)
         self.n = n
-        self.default = [int(default[k]) for k in LEVELS]
+        d = [int(default[k]) for k in LEVELS]
+        self.default = d
+        self.steps = [d[1] - d[0], d[2] - d[0], d[3] - d[0], d[4] - d[0]]
+        if not (0 < self.steps[0] < self.steps[1] and 0 > self.steps[2] > self.steps[3]):
+            raise ValueError("calibration: levels out of order")
         h = hysteresis if hysteresis is not None else default.get("hysteresis", 40)
         self.hysteresis = int(h)
-        self.channels = {}   # channel -> [5 levels], only those differing from default
+        self.base = array("h", [d[0]] * n)
+        self.gain = array("H", [1000] * n)
+        self.custom = {}     # channel -> 5 levels that are no offset + gain (version 1)
         self.dead = set()
+        self.error = None    # why a file was not used (load), for the self-test
+        self.measured = False  # levels from a calibration, not the model's defaults
 
     def levels(self, ch):
         """[baseline, white1, white2, black1, black2] of one channel."""
-        return self.channels.get(ch, self.default)
+        c = self.custom.get(ch)
+        if c is not None:
+            return c
+        b = self.base[ch]
+        g = self.gain[ch]
+        s = self.steps
+        return [b, b + (s[0] * g + 500) // 1000, b + (s[1] * g + 500) // 1000,
+                b + (s[2] * g + 500) // 1000, b + (s[3] * g + 500) // 1000]
+
+    def set_channel(self, ch, base, gain_pm):
+        """Offset (counts) and gain (per mille) of one channel."""
+        base = int(base)
+        gain_pm = int(gain_pm)
+        if not 0 <= base <= 4095 or not GAIN_MIN <= gain_pm <= GAIN_MAX:
+            raise ValueError("calibration: channel %d: baseline %d or gain %d out of "
+                             "range" % (ch, base, gain_pm))
+        self.base[ch] = base
+        self.gain[ch] = gain_pm
+        self.custom.pop(ch, None)
 
     def set_levels(self, ch, levels):
         levels = [int(x) for x in levels]
-        if levels == self.default:
-            self.channels.pop(ch, None)
+        b = levels[0]
+        if levels == [b, b + self.steps[0], b + self.steps[1], b + self.steps[2],
+                      b + self.steps[3]]:
+            self.set_channel(ch, b, 1000)
         else:
-            self.channels[ch] = levels
+            if not (levels[4] < levels[3] < levels[0] < levels[1] < levels[2]):
+                raise ValueError("calibration: levels of channel %d out of order" % ch)
+            self.custom[ch] = levels
 
     def set_baselines(self, raw):
-        """Calibrate offsets from one (averaged) scan of the empty board.
-
-        Linear hall sensors differ mostly in their zero-field output; their gain is
-        close to nominal, so every threshold of a channel moves with its baseline.
-        Channels reading at a rail (open or shorted input) are marked dead.
-        """
-        b0 = self.default[0]
+        """Offsets only, from one (averaged) scan of the empty board; channels that
+        read a rail (open or shorted input) are marked dead. Gains stay as they are
+        (the guided procedure, ``nardy.calibproc``, measures them)."""
         for ch in range(self.n):
             r = int(raw[ch])
-            if r <= 16 or r >= 4079:
+            if r <= RAIL_LO or r >= RAIL_HI:
                 self.dead.add(ch)
                 continue
             self.dead.discard(ch)
-            d = r - b0
-            self.set_levels(ch, [x + d for x in self.default])
+            c = self.custom.get(ch)
+            if c is not None:
+                d = r - c[0]
+                self.custom[ch] = [x + d for x in c]
+            else:
+                self.base[ch] = r
 
     def thresholds(self):
         """Flat array('h') of 4 boundaries per channel, each the lowest reading of
@@ -102,15 +142,14 @@ class Calibration:
             t[4 * ch + 3] = (w1 + w2 + 1) // 2
         return t
 
+    # The file's side lives in nardy.calibfile, imported when used: at boot the app
+    # compiles it after its big modules, so the heap's peak does not grow.
     def to_dict(self):
-        d = {"v": 1, "n": self.n, "hysteresis": self.hysteresis,
-             "default": dict(zip(LEVELS, self.default)),
-             "channels": {}, "dead": sorted(self.dead)}
-        for ch in sorted(self.channels):
-            d["channels"][str(ch)] = list(self.channels[ch])
-        return d
+        from nardy.calibfile import to_dict
+        return to_dict(self)
 
     def dumps(self):
+        import json
         return json.dumps(self.to_dict())
 
     def save(self, path):
@@ -119,31 +158,20 @@ class Calibration:
 
 
 def from_dict(d, n=None, slots=5):
-    """Build a Calibration from a parsed file; missing parts fall back to defaults."""
-    n = n if n is not None else int(d.get("n", 0))
-    given = d.get("default", {})
-    default = model_defaults(slots)
-    for k in LEVELS:
-        if k in given:
-            default[k] = int(given[k])
-    c = Calibration(n, default, d.get("hysteresis"))
-    for k, v in d.get("channels", {}).items():
-        ch = int(k)
-        if 0 <= ch < n and len(v) == 5:
-            c.set_levels(ch, v)
-    for ch in d.get("dead", ()):
-        if 0 <= int(ch) < n:
-            c.dead.add(int(ch))
-    return c
+    """Build a Calibration from a parsed file (``nardy.calibfile.from_dict``): raises
+    ValueError for anything not a finite integer in range, or of the wrong shape."""
+    from nardy.calibfile import from_dict as f
+    return f(d, n, slots)
 
 
-def load(path, n, slots=5):
-    """Read the calibration file; a missing or broken file gives the defaults."""
-    try:
-        with open(path) as f:
-            d = json.loads(f.read())
-        if d.get("v") != 1:
-            raise ValueError("calibration version")
-        return from_dict(d, n, slots)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return Calibration(n, model_defaults(slots))
+def loads(text, n=None, slots=5):
+    from nardy.calibfile import loads as f
+    return f(text, n, slots)
+
+
+def load(path, n, slots=5, strict=False):
+    """Read the calibration file. A missing file gives the defaults; a broken one
+    raises ValueError with ``strict``, else gives the defaults with the reason in
+    ``.error`` (the board still plays; the self-test names it)."""
+    from nardy.calibfile import load as f
+    return f(path, n, slots, strict)

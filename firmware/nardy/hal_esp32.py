@@ -9,6 +9,8 @@ the factory functions only, so this file also imports on the unix port (for test
 
 import time
 
+import micropython
+
 from nardy.buttons import Buttons
 from nardy.pinmap import NONE
 
@@ -19,18 +21,91 @@ except ImportError:  # CPython
         return x
 
 _ADC_SHIFT = const(4)   # read_u16() is 0..65535; the thresholds are 12-bit counts
+_MCP_START = const(0x06)   # MCP3208: start bit + single-ended, then D2 of the channel
 
 
 def _sleep_us(us):
     time.sleep_us(us)  # type: ignore[attr-defined]  # MicroPython's time
 
 
+class Mcp3208:
+    """Microchip MCP3208 (DS21298), 12-bit SAR ADC on SPI, mode 0.
+
+    One conversion is three bytes (DS21298 section 6.1, "Using the MCP3204/3208 with
+    microcontroller SPI ports"): ``0000 01 SGL D2``, ``D1 D0 xxxxxx``, ``0``; the
+    answer's low nibble of byte 1 and byte 2 are the 12 bits. VREF and VDD are tied to
+    the sensor rail 3V3S, so a reading is Vout / VCC of the hall sensor: ratiometric.
+    The buffers are made once; ``select`` rewrites two bytes, ``read`` allocates
+    nothing."""
+
+    def __init__(self, spi, cs):
+        self.spi = spi
+        self.cs = cs
+        self._tx = bytearray(3)
+        self._rx = bytearray(3)
+        cs.value(1)
+        self.select(0)
+
+    def select(self, ch):
+        tx = self._tx
+        tx[0] = _MCP_START | (ch >> 2)
+        tx[1] = (ch & 3) << 6
+
+    def read(self):
+        cs = self.cs
+        rx = self._rx
+        cs.value(0)
+        self.spi.write_readinto(self._tx, rx)
+        cs.value(1)
+        return ((rx[1] & 0x0F) << 8) | rx[2]
+
+
+class McpInput:
+    """One MCP3208 input as the scanner sees it: ``begin()`` when its mux's group
+    starts, then ``read()`` per multiplexer channel (12-bit counts)."""
+
+    def __init__(self, chip, ch):
+        self.chip = chip
+        self.ch = ch
+
+    def begin(self):
+        self.chip.select(self.ch)
+
+    def read(self):
+        return self.chip.read()
+
+
+class InternalInput:
+    """FALLBACK: the ESP32's own ADC1 on a mux output. Not ratiometric: the reading
+    is turned into the counts a ratiometric ADC would give at the nominal sensor supply
+    (``full_scale_mV``), from ``read_uv()`` (eFuse-calibrated) where the port has it,
+    else from the raw ``read_u16()`` (the chip's reference varies 1000-1200 mV: see
+    hardware/README.md, "Fallback: the ESP32's own ADC")."""
+
+    def __init__(self, adc, full_scale_mV=3300):
+        self.adc = adc
+        self._uv = getattr(adc, "read_uv", None)
+        self._fs_uv = full_scale_mV * 1000
+
+    def begin(self):
+        pass
+
+    def read(self):
+        uv = self._uv
+        if uv is None:
+            return self.adc.read_u16() >> _ADC_SHIFT
+        c = (uv() * 4096) // self._fs_uv
+        return c if c < 4095 else 4095
+
+
 class Scanner:
     """One full scan of every multiplexed hall sensor into a preallocated buffer.
 
     ``select``: the four shared select lines S0..S3 (Pin-like: ``value(v)``).
-    ``adcs``: one ADC per multiplexer, or a single shared one (classic ESP32, the
-    multiplexer outputs joined); ADC-like: ``read_u16()``.
+    ``adcs``: one input per multiplexer (``McpInput``: an MCP3208 channel, the
+    reference build; ``InternalInput``: the ESP32's ADC, the fallback), or a single
+    shared one (classic ESP32 fallback, the multiplexer outputs joined). An input has
+    ``begin()`` and ``read()`` (12-bit counts).
     ``order``: ``PinMap.order`` (mux * nch + select -> logical channel or NONE).
     ``decoder`` / ``enable``: the 74HC138 address lines A0..A2 and its E3 input;
     output n (low) powers sensor group n and enables multiplexer n, so exactly one
@@ -53,7 +128,56 @@ class Scanner:
         self.samples = samples
         self._sleep = sleep_us or _sleep_us
         self._sel = -1
+        # The reference build's hot path: every input on one MCP3208, one sample
+        # each; its pins, bus and buffers are taken out once here.
+        self._mcp = None
+        if adcs and all(isinstance(a, McpInput) and a.chip is adcs[0].chip for a in adcs):
+            self._mcp = adcs[0].chip
+            self._chans = bytearray([a.ch for a in adcs])
         self.off()
+
+    @micropython.native
+    def _scan_mcp(self, buf, chip):
+        # The loop of scan() with the MCP3208's transfer inlined: a method call per
+        # channel costs the ESP32 about as much as the 24 us SPI transfer itself.
+        cs = chip.cs
+        xfer = chip.spi.write_readinto
+        tx = chip._tx
+        rx = chip._rx
+        order = self.order
+        nch = self.nch
+        sleep = self._sleep
+        settle = self.settle_us
+        s0, s1, s2, s3 = self.select
+        chans = self._chans
+        prev = self._sel
+        for m in range(self.nmux):
+            self._group(m)
+            ch = chans[m]
+            tx[0] = 6 | (ch >> 2)
+            tx[1] = (ch & 3) << 6
+            base = m * nch
+            for c in range(nch):
+                i = order[base + c]
+                if i == 0xFFFF:
+                    continue
+                diff = (c ^ prev) if prev >= 0 else 15
+                if diff & 1:
+                    s0.value(c & 1)
+                if diff & 2:
+                    s1.value((c >> 1) & 1)
+                if diff & 4:
+                    s2.value((c >> 2) & 1)
+                if diff & 8:
+                    s3.value((c >> 3) & 1)
+                prev = c
+                if settle:
+                    sleep(settle)
+                cs.value(0)
+                xfer(tx, rx)
+                cs.value(1)
+                buf[i] = ((rx[1] & 0x0F) << 8) | rx[2]
+        self._sel = prev
 
     def off(self):
         """Every sensor group unpowered (also the state at reset, held by R9)."""
@@ -82,6 +206,11 @@ class Scanner:
 
     def scan(self, buf):
         """Fill ``buf`` (array of the Layout's channel count) in logical order."""
+        mcp = self._mcp
+        if mcp is not None and self.samples == 1:
+            self._scan_mcp(buf, mcp)
+            self.off()
+            return buf
         order = self.order
         nch = self.nch
         samples = self.samples
@@ -91,6 +220,8 @@ class Scanner:
         for m in range(self.nmux):
             self._group(m)
             adc = self.adcs[0] if shared else self.adcs[m]
+            adc.begin()
+            read = adc.read
             base = m * nch
             for c in range(nch):
                 i = order[base + c]
@@ -98,10 +229,13 @@ class Scanner:
                     continue
                 self._address(c)
                 sleep(settle)
+                if samples == 1:
+                    buf[i] = read()
+                    continue
                 acc = 0
                 for _ in range(samples):
-                    acc += adc.read_u16()
-                buf[i] = (acc // samples) >> _ADC_SHIFT
+                    acc += read()
+                buf[i] = acc // samples
         self.off()
         return buf
 
@@ -220,17 +354,15 @@ class Board:
         return os.urandom(n)
 
     @staticmethod
-    def from_pinmap(pm):
-        """Build the real drivers (ESP32 only)."""
-        from machine import ADC, I2C, Pin
+    def from_pinmap(pm, usb=True):
+        """Build the real drivers (ESP32 only; tests pass fake ``machine`` and
+        ``neopixel`` modules). ``usb=False``: no USB line reader (a script that only
+        scans, like ``nardy calibrate``'s)."""
+        from machine import I2C, Pin
         from neopixel import NeoPixel
 
         sel = [Pin(n, Pin.OUT, value=0) for n in pm.select]
-        adcs = []
-        for n in pm.outs:
-            adc = ADC(Pin(n))
-            adc.atten(ADC.ATTN_11DB)
-            adcs.append(adc)
+        adcs = adc_inputs(pm)
         dec = [Pin(n, Pin.OUT, value=0) for n in pm.decoder]
         en = Pin(pm.enable, Pin.OUT, value=0) if pm.enable is not None else None
         scanner = Scanner(sel, adcs, pm.order, pm.nmux, pm.nch, dec, en, pm.settle_us,
@@ -253,7 +385,26 @@ class Board:
         else:
             pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
         buttons = PinButtons(pins, b.get("active_low", True))
-        return Board(pm, scanner, leds, display, buttons, usb=usb_reader())
+        return Board(pm, scanner, leds, display, buttons,
+                     usb=usb_reader() if usb else None)
+
+
+def adc_inputs(pm):
+    """The scanner's inputs for the pin map's ADC (ESP32 only)."""
+    from machine import ADC, SPI, Pin
+    if pm.adc_kind == "mcp3208":
+        sp = pm.spi
+        spi = SPI(sp.get("id", 1), baudrate=sp.get("baud", 1000000), polarity=0, phase=0,
+                  sck=Pin(sp["sck"]), mosi=Pin(sp["mosi"]), miso=Pin(sp["miso"]))
+        chip = Mcp3208(spi, Pin(sp["cs"], Pin.OUT, value=1))
+        return [McpInput(chip, c) for c in pm.adc_channel]
+    atten = {0: ADC.ATTN_0DB, 2: ADC.ATTN_2_5DB, 6: ADC.ATTN_6DB}.get(pm.atten_db,
+                                                                    ADC.ATTN_11DB)
+    out = []
+    for n in pm.outs:
+        adc = ADC(Pin(n), atten=atten)
+        out.append(InternalInput(adc, pm.full_scale_mV))
+    return out
 
 
 def usb_reader(stream=None, max_line=4096):

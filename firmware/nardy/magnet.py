@@ -16,9 +16,15 @@ quadrature (checked against the closed-form on-axis field in the tests), unlike 
 point dipole, which overestimates the field of a 10 mm disc at 10 mm by tens of
 percent. ``method="dipole"`` gives the cheaper point-dipole field.
 
-The sensor (reference: TI DRV5055A2 at 3.3 V, ratiometric, 30 mV/mT, quiescent
-VCC/2) sees the z-component; its output clamps ``out_margin_V`` from either rail; the
-ESP32 ADC (12 bit, 11 dB attenuation) maps 0..``adc_full_scale_mV`` to 0..4095.
+The sensor (reference: TI DRV5055A3 at 3.3 V, ratiometric, 15 mV/mT, quiescent
+VCC/2; SBAS640) sees the z-component; its output clamps ``out_margin_V`` from either
+rail. The ADC (reference: MCP3208, 12 bit, VREF = the sensor supply) gives
+``4096 * Vout / VCC``: ratiometric, so the supply's level cancels. A non-ratiometric
+ADC (the ESP32's own, the fallback build) is modelled with ``adc_full_scale_mV``.
+
+``SPREAD`` lists how a real build differs from this nominal model: each figure's
+distribution and its source. The emulation (``nardy_host.physical.Build``) draws
+boards and checkers from it.
 
 Conventions
 -----------
@@ -70,6 +76,58 @@ BAR_SLOTS = 4
 TRAY_SLOTS = 2
 
 
+# How a real build differs from the nominal model: (name, distribution, spread, unit,
+# source). "uniform" spreads are +-limits, "normal" ones one standard deviation.
+# "estimate" marks a figure no datasheet gives (workmanship); the rest cite the
+# document and section. Per-channel figures are measured by the calibration (offset
+# from the empty board, gain from a checker on each slot); per-checker ones travel with
+# the checker and no calibration of the board can remove them.
+SPREAD = (
+    # -- per sensor channel (calibrated) --
+    ("sensor_sensitivity", "uniform", 0.05, "relative",
+     "TI SBAS640 (DRV5055) sec. 6.6 Magnetic Characteristics: S tolerance (+-5 % taken)"),
+    ("sensor_offset", "uniform", 0.06, "V",
+     "TI SBAS640 sec. 6.6: VQ at B = 0 (+-60 mV taken at VCC 3.3 V)"),
+    ("sensor_depth_common", "uniform", 0.3, "mm",
+     "estimate: top board thickness, planed (+-0.3 mm)"),
+    ("sensor_depth", "uniform", 0.2, "mm",
+     "estimate: glue line under the strip PCB; element depth in SOT-23 per SBAS640 "
+     "sec. 6.3.8"),
+    ("sensor_xy", "uniform", 0.5, "mm",
+     "estimate: strip PCB placed against a drilled template"),
+    ("switch_drop", "uniform", (0.004, 0.012), "V",
+     "P-FET Rds(on) <= 60 mOhm x 16 sensors x ICC 6-10 mA (SBAS640 sec. 6.5): a "
+     "group's sensors run below the ADC reference 3V3S"),
+    ("adc_offset", "uniform", 3, "counts",
+     "Microchip DS21298 (MCP3208) sec. 1.0 Electrical Characteristics: offset "
+     "error +-3 LSB"),
+    ("adc_gain", "uniform", 5, "counts",
+     "DS21298 sec. 1.0: gain error +-5 LSB"),
+    # -- per checker (not calibrated away) --
+    ("magnet_br", "uniform", (1170.0, 1220.0), "mT",
+     "N35 grade table (IEC 60404-8-1 / makers' N35 sheets: Br 11.7-12.2 kG)"),
+    ("magnet_thickness", "uniform", 0.1, "mm",
+     "makers' standard tolerance for sintered NdFeB discs (+-0.1 mm)"),
+    ("magnet_recess", "uniform", (0.0, 0.1), "mm",
+     "estimate: pressed flush against a flat plate, at most 0.1 mm in"),
+    ("checker_thickness", "uniform", 0.2, "mm",
+     "estimate: turned checkers (+-0.2 mm)"),
+    # -- per placement --
+    ("placement", "disc", 2.0, "mm",
+     "estimate: a hand puts a checker within 2 mm of its slot centre"),
+    ("noise", "normal", 8.0, "counts",
+     "estimate: DRV5055 output noise + MCP3208 (selfplay --noise realistic)"),
+)
+
+
+def spread(name):
+    """(distribution, spread, unit, source) of one SPREAD row."""
+    for row in SPREAD:
+        if row[0] == name:
+            return row[1:]
+    raise KeyError(name)
+
+
 def _ellip_ke(m):
     """Complete elliptic integrals K(m), E(m) (parameter m = k^2) by the AGM."""
     if m >= 1.0:
@@ -104,28 +162,31 @@ def _loop_bz(radius, rho, z):
 class MagnetModel:
     """Geometry, magnet, sensor and ADC of one board build; every figure in mm, mT, V.
 
-    Reference defaults (justified in hardware/README.md):
+    Reference defaults (justified in hardware/README.md, "Sensing"):
 
     - checker 36 mm across, 9 mm thick (boards use 30..40 mm: pass checker_diameter_mm);
       slots along a point at one checker pitch, the point 2 mm wider than a checker;
-    - magnet: N35 disc 12 x 3 mm (Br 1.2 T), glued at the ceiling of a 6 mm blind pocket
-      drilled into the checker's underside, so its lower face is ``magnet_lift_mm`` = 3
-      mm above the checker's bottom;
-    - sensor: DRV5055A2 (30 mV/mT at 3.3 V, +-44 mT linear), hall element 7 mm under the
-      playing surface (5 mm top board, strip PCB glued under it, SOT-23 facing up);
-    - ADC: 12 bit, 11 dB attenuation, 3100 mV full scale (ESP32-S3);
-    - the worst case assumes a checker up to ``placement_tol_mm`` = 1 mm off its slot
-      centre (see the README for what happens beyond that).
+    - magnet: N35 disc 20 x 3 mm (Br 1.195 T, the middle of N35's 1.17-1.22 T),
+      pressed into a pocket in the checker's underside FLUSH with its face
+      (``magnet_lift_mm`` = 0): its height is set by the checker's face, not by how deep
+      the pocket was drilled;
+    - sensor: DRV5055A3 (15 mV/mT at 3.3 V, linear to +-85 mT), SOT-23 on the
+      underside of a 1.6 mm strip PCB glued under the top board; hall element 10 mm
+      under the playing surface (8 mm top board + PCB + the element's depth in the
+      package);
+    - ADC: MCP3208, 12 bit, ratiometric (VREF = sensor supply);
+    - the worst case assumes a checker up to ``placement_tol_mm`` = 2 mm off its slot
+      centre (hands; see the README for what happens beyond that).
     """
 
     def __init__(self, checker_diameter_mm=36.0, checker_thickness_mm=9.0,
                  slot_pitch_mm=None, point_width_mm=None, slots=5,
                  bar_width_mm=40.0, middle_gap_mm=24.0, tray_width_mm=50.0,
-                 magnet_diameter_mm=12.0, magnet_thickness_mm=3.0, br_mT=1200.0,
-                 magnet_lift_mm=3.0, depth_mm=7.0,
-                 sensitivity_mV_per_mT=30.0, vcc_V=3.3, out_margin_V=0.2,
-                 adc_full_scale_mV=3100.0, adc_bits=12, noise_counts=12,
-                 placement_tol_mm=1.0, method="loops"):
+                 magnet_diameter_mm=20.0, magnet_thickness_mm=3.0, br_mT=1195.0,
+                 magnet_lift_mm=0.0, depth_mm=10.0,
+                 sensitivity_mV_per_mT=15.0, vcc_V=3.3, out_margin_V=0.2,
+                 adc_full_scale_mV=None, adc_bits=12, noise_counts=8,
+                 placement_tol_mm=2.0, method="loops"):
         self.checker_diameter_mm = float(checker_diameter_mm)
         self.checker_thickness_mm = float(checker_thickness_mm)
         self.slot_pitch_mm = float(slot_pitch_mm if slot_pitch_mm is not None
@@ -144,7 +205,10 @@ class MagnetModel:
         self.sensitivity_mV_per_mT = float(sensitivity_mV_per_mT)
         self.vcc_V = float(vcc_V)
         self.out_margin_V = float(out_margin_V)
-        self.adc_full_scale_mV = float(adc_full_scale_mV)
+        # None: ratiometric, the ADC's full scale is the sensor supply
+        self.ratiometric = adc_full_scale_mV is None
+        self.adc_full_scale_mV = (1000.0 * self.vcc_V if adc_full_scale_mV is None
+                                  else float(adc_full_scale_mV))
         self.adc_max = (1 << int(adc_bits)) - 1
         self.noise_counts = int(noise_counts)
         self.placement_tol_mm = float(placement_tol_mm)
@@ -216,7 +280,7 @@ class MagnetModel:
 
     def counts(self, b_mT):
         """ADC counts (int, clamped 0..adc_max) for a field at the sensor."""
-        c = int(round(self.volts(b_mT) * 1000.0 / self.adc_full_scale_mV * self.adc_max))
+        c = int(round(self.volts(b_mT) * 1000.0 / self.adc_full_scale_mV * (self.adc_max + 1)))
         if c < 0:
             return 0
         if c > self.adc_max:
@@ -228,7 +292,7 @@ class MagnetModel:
         return self.counts(0.0)
 
     def counts_per_mT(self):
-        return self.sensitivity_mV_per_mT / self.adc_full_scale_mV * self.adc_max
+        return self.sensitivity_mV_per_mT / self.adc_full_scale_mV * (self.adc_max + 1)
 
     def field_at(self, magnets, x_mm, y_mm):
         """Total Bz in mT at a sensor at (x, y) for magnets (x, y, level, polarity)."""
@@ -367,9 +431,15 @@ class MagnetModel:
             cache[key] = v
         return v
 
-    def crosstalk_mT(self, own, max_stack=3, per_colour=15):
+    def crosstalk_mT(self, own, max_stack=3, per_colour=15, compensated=True):
         """(low, high) worst-case sum of fields from other slots at a sensor whose own
         slot holds signed height `own`.
+
+        ``compensated``: what is left after the sensing's crosstalk compensation
+        (``nardy.sensing``: it subtracts the field of one and of two checkers at each
+        neighbouring offset, from the neighbours' classes): a third checker's share
+        (a class says "two or more") plus 5 % of the subtracted field (the neighbour's
+        magnet spread, magnet.SPREAD), always against the reading.
 
         Own-point slots hold the own colour (a point has one colour) or are empty;
         other points' slots hold either colour, up to max_stack high. The extremes
@@ -390,7 +460,11 @@ class MagnetModel:
                     fk = self._stack_fields(dx, dy, max_stack)
                     gains = [0.0]
                     for k in range(1, max_stack + 1):
-                        gains.append(sign * colour * fk[k])
+                        if compensated:
+                            fc = fk[k if k < 2 else 2]
+                            gains.append(sign * colour * (fk[k] - fc) + 0.05 * abs(fc))
+                        else:
+                            gains.append(sign * colour * fk[k])
                     nxt = best[:]
                     for b in range(budget + 1):
                         for k in range(1, max_stack + 1):
@@ -406,12 +480,13 @@ class MagnetModel:
                     hi += total
         return lo, hi
 
-    def level_range_mT(self, height, max_stack=3):
+    def level_range_mT(self, height, max_stack=3, compensated=True):
         """(min, max) field at a sensor whose slot holds signed `height` (|h| <= 2),
-        over checker placement within placement_tol_mm and worst-case crosstalk."""
+        over checker placement within placement_tol_mm and worst-case crosstalk
+        (what the sensing's compensation leaves, or all of it)."""
         centred = self.stack_field_mT(height)
         off = self.stack_field_mT(height, self.placement_tol_mm, 0.0)
-        lo_x, hi_x = self.crosstalk_mT(height, max_stack)
+        lo_x, hi_x = self.crosstalk_mT(height, max_stack, compensated=compensated)
         if height == 0:
             return lo_x, hi_x
         a = min(centred, off)
@@ -424,9 +499,9 @@ def default_calibration(model=None, slots=5):
     (shape in the module docstring).
 
     Each boundary is the midpoint of the gap between the worst-case ranges of the two
-    states it separates; the hysteresis is a quarter of the smallest gap, at least the
-    ADC noise. `slots` is the number of sensors per point of the build (1..6); it sets
-    the geometry when no model is given."""
+    states it separates; the hysteresis is the ADC noise. `slots` is the number of
+    sensors per point of the build (1..6); it sets the geometry when no model is
+    given."""
     if model is None:
         model = MagnetModel(slots=slots)
     r = {}
@@ -443,10 +518,10 @@ def default_calibration(model=None, slots=5):
     t1, g1 = mid(-1, 0)
     t2, g2 = mid(0, 1)
     t3, g3 = mid(1, 2)
-    gap = min(g0, g1, g2, g3)
-    hyst = gap // 4
-    if hyst < model.noise_counts:
-        hyst = model.noise_counts
+    # The hysteresis is the ADC noise, no more: what is left of the gaps belongs to
+    # the spread of real builds (magnet.SPREAD), which this nominal model leaves out
+    # (nardy_host.buildspread measures it).
+    hyst = model.noise_counts
     nominal = {}
     for h, key in ((-2, "black2"), (-1, "black1"), (0, "baseline"), (1, "white1"),
                    (2, "white2")):

@@ -47,6 +47,8 @@ class Menu:
         out.append(("brightness", "LEDs", "%d%s" % (b, "*" if b > self.cap else "")))
         out.append(("dice", "Dice", s["dice"]))
         out.append(("new", "New match", ""))
+        out.append(("calibrate", "Calibrate", ""))
+        out.append(("selftest", "Self-test", ""))
         return out
 
     def press(self, name):
@@ -74,8 +76,8 @@ class Menu:
             s["brightness"] = _next(BRIGHTNESS, s["brightness"])
         elif key == "dice":
             s["dice"] = "manual" if s["dice"] == "auto" else "auto"
-        elif key == "new":
-            self.action = "new"
+        elif key in ("new", "calibrate", "selftest"):
+            self.action = key
             return False
         return True
 

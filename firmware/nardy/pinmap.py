@@ -5,7 +5,7 @@ checked under CPython and unix MicroPython. The JSON is the single source (see
 hardware/README.md); this module only reads it.
 
 >>> pm = from_dict({"slots_per_point": 1, "mux": {"count": 2, "channels": 16,
-...     "select": [1, 2, 3, 4], "out": [5], "settle_us": 10},
+...     "select": [1, 2, 3, 4], "out": [5], "settle_us": 10}, "adc": {"kind": "internal"},
 ...     "channels": [["P%d.1" % (i + 1) for i in range(16)],
 ...                  ["P%d.1" % (i + 17) for i in range(8)] + ["bar.1", "bar.2",
 ...                  "bar.3", "bar.4", "off_white.1", "off_white.2", "off_black.1",
@@ -49,18 +49,42 @@ class PinMap:
         self.select = _int_list(mux.get("select", []), "mux.select")
         if len(self.select) != 4:
             raise ValueError("pin map: four select lines expected")
-        self.outs = _int_list(mux.get("out", []), "mux.out")
-        self.nmux = int(mux.get("count", len(self.outs)))
+        self.nmux = int(mux.get("count", 0))
         self.nch = int(mux.get("channels", 16))
-        if not self.outs or (len(self.outs) != 1 and len(self.outs) != self.nmux):
-            raise ValueError("pin map: mux.out needs one ADC pin per mux, or one shared")
-        # Classic ESP32: every mux output joined on one ADC pin; the decoder enables
-        # one mux at a time, so the others are high impedance.
-        self.shared_adc = len(self.outs) == 1 and self.nmux > 1
-        self.settle_us = int(mux.get("settle_us", 10))
         adc = d.get("adc") or {}
+        # "mcp3208": the reference build, one external SPI ADC whose reference is the
+        # sensor supply (ratiometric); "internal": the fallback, the ESP32's own ADC1
+        # (one pin per mux, or one shared pin on the classic ESP32).
+        self.adc_kind = adc.get("kind", "internal" if mux.get("out") else "mcp3208")
         self.samples = max(1, int(adc.get("samples", 1)))
         self.atten_db = int(adc.get("atten_db", 11))
+        self.full_scale_mV = int(adc.get("full_scale_mV", 3300))
+        self.spi = adc.get("spi") or {}
+        self.outs = []
+        self.adc_channel = []
+        if self.adc_kind == "mcp3208":
+            for k in ("sck", "mosi", "miso", "cs"):
+                if not isinstance(self.spi.get(k), int):
+                    raise ValueError("pin map: adc.spi.%s must be a GPIO number" % k)
+            self.adc_channel = _int_list(mux.get("adc_channel", list(range(self.nmux))),
+                                         "mux.adc_channel")
+            if len(self.adc_channel) != self.nmux or not self.nmux:
+                raise ValueError("pin map: mux.adc_channel needs one ADC input per mux")
+            for c in self.adc_channel:
+                if not 0 <= c <= 7:
+                    raise ValueError("pin map: the MCP3208 has inputs 0..7")
+        elif self.adc_kind == "internal":
+            self.outs = _int_list(mux.get("out", []), "mux.out")
+            if not self.nmux:
+                self.nmux = len(self.outs)
+            if not self.outs or (len(self.outs) != 1 and len(self.outs) != self.nmux):
+                raise ValueError("pin map: mux.out needs one ADC pin per mux, or one shared")
+        else:
+            raise ValueError("pin map: adc.kind must be mcp3208 or internal")
+        # Classic ESP32 fallback: every mux output joined on one ADC pin; the decoder
+        # enables one mux at a time, so the others are high impedance.
+        self.shared_adc = len(self.outs) == 1 and self.nmux > 1
+        self.settle_us = int(mux.get("settle_us", 10))
         pw = d.get("sensor_power") or {}
         self.decoder = _int_list(pw.get("decoder", []), "sensor_power.decoder")
         self.enable = pw.get("enable")
@@ -75,7 +99,6 @@ class PinMap:
         self.i2c = d.get("i2c") or {}
         self.oled = d.get("oled") or {}
         self.buttons = d.get("buttons") or {}
-        self.vsense = d.get("vsense") or {}
         self.layout = Layout(self.slots)
         self.order = self._order(d.get("channels") or [])
         self.led_zones = self._led_zones(chain)

@@ -60,6 +60,7 @@ _LO_INF = const(-32768)
 _HI_INF = const(32767)
 
 
+
 class Layout:
     """Channel order: P1 slot 1..S, P2 slot 1..S, ..., P24, then the bar, then
     white's tray, then black's tray. Slot 1 is at the board edge. The HAL (pin map)
@@ -102,7 +103,7 @@ class Layout:
 
 
 class Sensing:
-    def __init__(self, layout, calibration, stable_ms=120, stuck_scans=0):
+    def __init__(self, layout, calibration, stable_ms=120, stuck_scans=0, crosstalk=True):
         n = layout.n
         self.layout = layout
         self.n = n
@@ -126,6 +127,25 @@ class Sensing:
         self._last = array("h", [0] * n)
         self._same = array("H", [0] * n)
         self._zdirty = bytearray(NZONES)
+        # Crosstalk compensation: each point channel's reading is corrected by what
+        # its neighbours' debounced classes put on it (recomputed only when a
+        # neighbour's class changes).
+        self.crosstalk = crosstalk
+        self._xt = array("h", [0] * n)
+        self._step = array("h", [0] * n)
+        for ch in range(n):
+            lv = calibration.levels(ch)
+            self._step[ch] = lv[1] - lv[0]
+        self._nb = array("H", [0] * 24)
+        self._nt = bytearray(24)
+        self._nb2 = array("H", [0] * 24)
+        self._nt2 = bytearray(24)
+        # imported here, not at the top: compiled after the app's big modules, so
+        # the boot's heap peak does not grow (nardy.xtalk)
+        self._xtc = None
+        if crosstalk:
+            from nardy.xtalk import neighbour_changed
+            self._xtc = neighbour_changed
         self.vis_w = bytearray(NZONES)
         self.vis_b = bytearray(NZONES)
         self.open_ = bytearray(NZONES)
@@ -146,6 +166,7 @@ class Sensing:
         """Forget all classes: the next scans classify every channel afresh."""
         self.pending = 0
         for i in range(self.n):
+            self._xt[i] = 0
             self._pend[i] = C_UNKNOWN
             self._stab[i] = C_UNKNOWN
             self._lo[i] = _HI_INF     # empty band: the first reading reclassifies
@@ -178,8 +199,9 @@ class Sensing:
         zone = self.layout.zone
         zdirty = self._zdirty
         changed = 0
+        xt = self._xt
         for i in range(self.n):
-            r = raw[i]
+            r = raw[i] - xt[i]
             # Stuck-channel watch, in the same pass (one loop over 128 channels costs
             # the ESP32 about as much as the classification itself).
             if lim:
@@ -240,6 +262,8 @@ class Sensing:
                 self.pending -= 1
                 zdirty[zone[i]] = 1
                 changed = 1
+                if self._xtc is not None:
+                    self._xtc(self, i)
         if changed:
             n = self._aggregate()
             if n:

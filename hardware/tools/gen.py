@@ -72,9 +72,10 @@ def wiring_svg(pm):
     blocks = [
         ("MUX", "Quarter boards 0-3 (ribbons J1-J4): U10-U17 CD74HC4067, 30 sensors each;"
                 " bar/tray spot boards"),
-        ("ADC", "U4 MCP3208 (SPI): CH0-CH7 = COM of U10-U17, VREF = 3V3S"),
+        ("ADC", "U4 MCP3208 (SPI): CH0-CH7 = COM of U10-U17, VREF = VDD = 3V3S"
+                " (ratiometric)") if hwlib.adc_kind(pm) == "mcp3208"
+        else ("ADC1", "mux COM outputs on ADC1 pins (fallback build, no MCP3208)"),
         ("SPWR", "U18 74HC138 -> Q1-Q8 AO3401A (one 16-sensor group on at a time)"),
-        ("VSENSE", "R10/R11 divider from 3V3S (U2 AP2112K-3.3)"),
         ("LED", "U19 74AHCT1G125 -> R12 -> D1..D%d WS2812B" % pm["led"]["count"]),
         ("I2C", "DS1 SSD1306 128x64 @0x%02X" % pm["oled"]["addr"]),
         ("BTN", "SW1 roll/ok, SW2 back, SW3 menu (to GND)"),

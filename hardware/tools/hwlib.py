@@ -55,8 +55,14 @@ def channel_labels(slots=5):
     return out
 
 
+def adc_kind(pm):
+    """"mcp3208" (the reference: an SPI ADC on the main board reads the mux outputs,
+    ratiometric to 3V3S) or "internal" (the fallback: the ESP32's own ADC1)."""
+    return pm.get("adc", {}).get("kind", "internal" if pm["mux"].get("out") else "mcp3208")
+
+
 def mux_out_pin(pm, m):
-    """ADC pin of mux m: one per mux, or one shared by all (muxes enabled in turn)."""
+    """ADC pin of mux m (internal ADC only): one per mux, or one shared by all."""
     outs = pm["mux"]["out"]
     return outs[m] if len(outs) > 1 else outs[0]
 
@@ -132,8 +138,10 @@ def wiring_rows(pm):
         rows.append(("SPWR_A%d" % i, g, "out", "A%d of U18 (74HC138)" % i))
     rows.append(("SPWR_EN", pm["sensor_power"]["enable"], "out",
                  "E3 of U18; R9 10k to GND keeps every sensor group off during boot"))
-    rows.append(("VSENSE", pm["vsense"]["pin"], "analog in",
-                 "R10/R11 divider (1:%g) from the 3V3S sensor rail" % pm["vsense"]["ratio"]))
+    if "vsense" in pm:
+        rows.append(("VSENSE", pm["vsense"]["pin"], "analog in",
+                     "R10/R11 divider (1:%g) from the 3V3S sensor rail"
+                     % pm["vsense"]["ratio"]))
     rows.append(("LED_DATA", pm["led"]["pin"], "out",
                  "A of U19 (74AHCT1G125, 5 V; R13 10k pull-down) -> R12 330R -> DIN of D1"
                  " (%s)" % pm["led"]["chain"][0]))
@@ -240,11 +248,15 @@ def magnet_table_text(model=None):
                % (model.magnet_diameter_mm, model.magnet_thickness_mm, model.br_mT,
                   model.magnet_lift_mm, model.checker_diameter_mm,
                   model.checker_thickness_mm, model.depth_mm))
-    out.append("DRV5055A2 %g mV/mT at %g V; ADC 12 bit, %g mV full scale (%.1f counts/mT)."
-               % (model.sensitivity_mV_per_mT, model.vcc_V, model.adc_full_scale_mV, cpm))
+    out.append("DRV5055A3 %g mV/mT at %g V; ADC 12 bit %s (%.1f counts/mT)."
+               % (model.sensitivity_mV_per_mT, model.vcc_V,
+                  "ratiometric (MCP3208, VREF = sensor supply)" if model.ratiometric
+                  else "%g mV full scale" % model.adc_full_scale_mV, cpm))
     out.append("Worst case: every neighbouring slot (own point two either side, the two"
                " neighbouring points, across the middle) filled adversarially, up to 3"
-               " high, at most 15 per colour; checker up to %g mm off centre."
+               " high, at most 15 per colour, as left by the sensing's crosstalk"
+               " compensation; checker up to %g mm off centre. A nominal build: the"
+               " spread of real parts is the Monte Carlo's (buildspread)."
                % model.placement_tol_mm)
     out.append("")
     out.append("state      field mT  nominal  worst low  worst high")
@@ -264,7 +276,7 @@ def magnet_table_text(model=None):
     out.append("default levels (midpoints = boundaries): black2 %d, black1 %d, baseline %d,"
                " white1 %d, white2 %d" % (cal["black2"], cal["black1"], cal["baseline"],
                                           cal["white1"], cal["white2"]))
-    out.append("hysteresis %d; noise assumed %d counts (after averaging)"
+    out.append("hysteresis %d; noise assumed %d counts"
                % (cal["hysteresis"], model.noise_counts))
     return "\n".join(out)
 

@@ -30,7 +30,6 @@ LOADS = (
     ("3V3S", "H", "DRV5055 (one group of 16)", 16, 10.0, "power"),
     ("3V3S", "U10-U17", "CD74HC4067", 8, 0.16, "power"),
     ("3V3S", "U4", "MCP3208", 1, 0.5, "power"),
-    ("3V3S", "R10/R11", "VSENSE divider", 1, 0.17, "power"),
     ("3V3S", "U2", "AP2112K quiescent", 1, 0.08, "power"),
     ("5V_F", "U19", "74AHCT1G125", 1, 1.5, "power"),
     ("5V_F", "U3", "TPS22918 quiescent", 1, 0.01, "power"),

@@ -261,10 +261,13 @@ def build(pm):
     u18["E3"] += en
     res("R9", "10k", en, gnd)
 
-    vs = Net("VSENSE")
-    vs += gpio(pm["vsense"]["pin"])
-    res("R10", "10k", v3s, vs)
-    res("R11", "10k", vs, gnd)
+    if "vsense" in pm:
+        # only a pin map with a VSENSE pin (none since the ADC's reference is the
+        # sensor rail itself: a reading is already a fraction of 3V3S)
+        vs = Net("VSENSE")
+        vs += gpio(pm["vsense"]["pin"])
+        res("R10", "10k", v3s, vs)
+        res("R11", "10k", vs, gnd)
 
     # LED data: 3.3 V to 5 V buffer (bypassed), pulled down so the chain sees a
     # steady low while the MCU boots, 330R series, then through the quarter boards.

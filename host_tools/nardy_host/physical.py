@@ -18,14 +18,104 @@ import random
 from operator import add as _add
 
 from nardy.calibration import Calibration, model_defaults
-from nardy.magnet import MagnetModel
+from nardy.magnet import MagnetModel, spread
 from nardy.rules import BLACK, WHITE
 from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout, Sensing
 from nardy.tracker import Tracker
 
-# Checkers a hand puts slightly off the slot centre (mm); the model's thresholds allow
-# for placement_tol_mm (1 mm).
-_JITTER = ((0.0, 0.0), (0.8, 0.0), (-0.8, 0.0), (0.0, 0.8), (0.0, -0.8))
+# Where a hand puts a checker around its slot centre (mm): a disc of 2 mm radius
+# (magnet.SPREAD "placement"; the sensor's own placement error, +-0.5 mm, is folded in).
+_JITTER = ((0.0, 0.0), (1.4, 0.0), (-1.4, 0.0), (0.0, 1.4), (0.0, -1.4),
+           (1.4, 1.4), (-1.4, 1.4), (1.4, -1.4), (-1.4, -1.4))
+
+# Magnet contributions depend only on the nominal geometry: shared by every board
+# built on the same model (a Monte Carlo of 10,000 builds computes them once).
+_SHARED = {}
+
+
+def _key(model):
+    return tuple(sorted((k, v) for k, v in vars(model).items()
+                        if isinstance(v, (int, float, str))))
+
+
+class Build:
+    """One board as built, and its 30 checkers, drawn from ``magnet.SPREAD``.
+
+    Per channel: ``a`` + ``k`` * field (counts; the sensor's offset and sensitivity,
+    the P-FET drop of its group under the ADC's reference 3V3S, the MCP3208's offset
+    and gain), the output clamp ``lo``..``hi`` in counts, ``dz`` the element's depth
+    error (mm). Per checker: ``g`` the magnet's strength against nominal, ``dz`` its
+    height error (mm) and ``tdev`` the checker's thickness error. ``Build.nominal``
+    is the model itself (every spread zero)."""
+
+    def __init__(self, model, n, rng=None, groups=16, offset_sd=0.0):
+        m = model
+        vcc = m.vcc_V
+        full = 4096.0 if m.ratiometric else 4096.0 * 1000.0 * vcc / m.adc_full_scale_mV
+        u = (lambda s: rng.uniform(-s, s)) if rng is not None else (lambda s: 0.0)
+        uu = (lambda a, b: rng.uniform(a, b)) if rng is not None else (lambda a, b: 0.0)
+        sens = spread("sensor_sensitivity")[1]
+        vq = spread("sensor_offset")[1]
+        dcom = u(spread("sensor_depth_common")[1])
+        ddep = spread("sensor_depth")[1]
+        drop_lo, drop_hi = spread("switch_drop")[1]
+        adc_off = u(spread("adc_offset")[1])
+        adc_gain = 1.0 + u(spread("adc_gain")[1]) / 4096.0
+        ngroups = (n + groups - 1) // groups
+        drops = [uu(drop_lo, drop_hi) for _ in range(ngroups)]
+        self.a = []
+        self.k = []
+        self.lo = []
+        self.hi = []
+        self.dz = []
+        for ch in range(n):
+            vs = vcc - drops[ch // groups]          # the group's sensors' supply
+            r = vs / vcc                            # ratiometric: offset and S scale
+            v0 = r * (0.5 * vcc + u(vq))
+            s_v = r * m.sensitivity_mV_per_mT / 1000.0 * (1.0 + u(sens))
+            c = full / vcc * adc_gain
+            off = adc_off + (rng.gauss(0.0, offset_sd) if offset_sd and rng else 0.0)
+            self.a.append(c * v0 + off)
+            self.k.append(c * s_v)
+            self.lo.append(c * m.out_margin_V + off)
+            self.hi.append(c * (vs - m.out_margin_V) + off)
+            self.dz.append(dcom + u(ddep))
+        br_lo, br_hi = spread("magnet_br")[1]
+        t_tol = spread("magnet_thickness")[1]
+        rec_lo, rec_hi = spread("magnet_recess")[1]
+        c_tol = spread("checker_thickness")[1]
+        kt = _thickness_gain(m)
+        self.g = []
+        self.cdz = []
+        self.tdev = []
+        for _ in range(30):
+            br = rng.uniform(br_lo, br_hi) if rng is not None else m.br_mT
+            dt = u(t_tol)
+            rec = uu(rec_lo, rec_hi) if rng is not None else 0.0
+            self.g.append(br / m.br_mT * (1.0 + kt * dt))
+            # flush with the checker's face: the centre moves by half the thickness
+            # error, and up by the recess
+            self.cdz.append(rec + 0.5 * dt)
+            self.tdev.append(u(c_tol))
+
+    @staticmethod
+    def nominal(model, n, offset_sd=0.0, rng=None):
+        b = Build(model, n, None)
+        if offset_sd and rng is not None:
+            b.a = [a + rng.gauss(0.0, offset_sd) for a in b.a]
+        return b
+
+
+def _thickness_gain(model):
+    """Relative field change per mm of magnet thickness, centre fixed (one magnet at
+    level 0 over its sensor)."""
+    h = model.magnet_height_mm(0)
+    f0 = model.field_mT(0.0, 0.0, h)
+    t = model.magnet_thickness_mm
+    model.magnet_thickness_mm = t + 0.05
+    f1 = model.field_mT(0.0, 0.0, h)
+    model.magnet_thickness_mm = t
+    return (f1 - f0) / 0.05 / f0
 
 
 def zone_name(z):
@@ -39,7 +129,11 @@ def zone_name(z):
 
 
 class PhysBoard:
-    def __init__(self, layout, model=None, noise=0.0, rng=None, offset_sd=0.0):
+    """Checkers on a board of sensors. ``build`` (a ``Build``) is how this board and
+    its checkers came out; without one, the nominal model with Gaussian sensor
+    offsets of ``offset_sd`` counts."""
+
+    def __init__(self, layout, model=None, noise=0.0, rng=None, offset_sd=0.0, build=None):
         self.layout = layout
         self.model = model or MagnetModel(slots=layout.slots)
         self.noise = float(noise)
@@ -50,17 +144,23 @@ class PhysBoard:
             z = layout.zone[ch]
             slot = ch - layout.start[z] + 1
             self.xy.append(self.model.slot_xy(zone_name(z), slot))
-        # Sensor zero-field offsets: real parts differ by tens of counts; the board's
-        # calibration (empty board) measures them.
-        self.offset = [self.rng.gauss(0.0, offset_sd) if offset_sd else 0.0
-                       for _ in range(n)]
+        if build is None:
+            build = Build.nominal(self.model, n, offset_sd, self.rng)
+        self.build = build
+        # what a channel reads with no field (the calibration measures it)
+        self.offset = [a - self.model.baseline() for a in build.a]
         self.base = self.model.baseline()
         self.stacks = [[[] for _ in range(layout.size(z))] if z else []
                        for z in range(NZONES)]
+        self.ids = [[[] for _ in range(layout.size(z))] if z else []
+                    for z in range(NZONES)]
+        # checkers off the board, last lifted last: a hand puts back the checker it
+        # holds (ids 0..14 white, 15..29 black)
+        self.hand = {WHITE: list(range(14, -1, -1)), BLACK: list(range(29, 14, -1))}
         self.field = [0.0] * n          # mT at each sensor from checkers on slots
         self.loose = {}                 # id -> (x, y, level, polarity): sliding, fallen
         self.faults = {}                # channel -> fixed reading (dead or stuck)
-        self._cache = {}
+        self._cache = _SHARED.setdefault((_key(self.model), n), {})
         self._jit = {}
         self.raw = [0] * n
         self._clean = None      # noiseless readings, recomputed when a magnet moves
@@ -71,8 +171,10 @@ class PhysBoard:
         self._inoise_sd = None
 
     # -- magnet contributions ------------------------------------------------------------
-    def _contrib(self, x, y, level, pol):
-        """[(channel, mT)] of one magnet at (x, y) and stacking level."""
+    def _contrib(self, x, y, level, pol, slope=True):
+        """[(channel, mT, mT per mm of height)] of one nominal magnet at (x, y) and
+        stacking level; the slope carries the build's height errors (sensor depth,
+        magnet recess, checker thickness) to first order."""
         m = self.model
         h = m.magnet_height_mm(level)
         out = []
@@ -84,7 +186,10 @@ class PhysBoard:
                 continue
             b = pol * m.field_mT(dx, dy, h)
             if abs(b) > 0.005:
-                out.append((ch, b))
+                d = 0.0
+                if slope:
+                    d = pol * (m.field_mT(dx, dy, h + 0.25) - m.field_mT(dx, dy, h - 0.25)) * 2.0
+                out.append((ch, b, d))
         return out
 
     def _slot_contrib(self, z, slot, level, colour, jit):
@@ -97,10 +202,19 @@ class PhysBoard:
             self._cache[key] = c
         return c
 
-    def _add(self, contrib, sign):
+    def _add(self, contrib, sign, cid=None, level=0):
         f = self.field
-        for ch, b in contrib:
-            f[ch] += sign * b
+        if cid is None:
+            for ch, b, _d in contrib:
+                f[ch] += sign * b
+        else:
+            bd = self.build
+            g = sign * bd.g[cid]
+            dzc = bd.cdz[cid] + level * bd.tdev[cid]
+            sdz = bd.dz
+            for ch, b, d in contrib:
+                # the sensor deeper (dz > 0) sees the magnet farther away: minus
+                f[ch] += g * (b + (dzc - sdz[ch]) * d)
         self._clean = None
 
     # -- checkers on slots -------------------------------------------------------------------
@@ -134,9 +248,40 @@ class PhysBoard:
         level = len(st[slot])
         jit = self.rng.randrange(len(_JITTER))
         st[slot].append(colour)
+        hand = self.hand[colour]
+        cid = hand.pop() if hand else (0 if colour == WHITE else 15)
+        self.ids[z][slot].append(cid)
         self._jit[(z, slot, level)] = jit
-        self._add(self._slot_contrib(z, slot, level, colour, jit), 1)
+        self._add(self._slot_contrib(z, slot, level, colour, jit), 1, cid, level)
         return slot
+
+    def put_at(self, z, slot, colour, cid=None):
+        """Put a checker (this one: ``cid``, else the one in hand) on slot index
+        ``slot`` (0-based) of zone z, on top of what is there: the calibration's
+        placements."""
+        st = self.stacks[z]
+        level = len(st[slot])
+        jit = self.rng.randrange(len(_JITTER))
+        hand = self.hand[colour]
+        if cid is None:
+            cid = hand.pop()
+        else:
+            hand.remove(cid)
+        st[slot].append(colour)
+        self.ids[z][slot].append(cid)
+        self._jit[(z, slot, level)] = jit
+        self._add(self._slot_contrib(z, slot, level, colour, jit), 1, cid, level)
+
+    def take_at(self, z, slot):
+        """Lift the top checker of one slot; returns its colour."""
+        st = self.stacks[z]
+        level = len(st[slot]) - 1
+        colour = st[slot].pop()
+        cid = self.ids[z][slot].pop()
+        self.hand[colour].append(cid)
+        jit = self._jit.pop((z, slot, level), 0)
+        self._add(self._slot_contrib(z, slot, level, colour, jit), -1, cid, level)
+        return colour
 
     def take(self, z, colour):
         """Lift the outermost checker of that colour: the top of the highest stack,
@@ -150,8 +295,10 @@ class PhysBoard:
             raise ValueError("no %d checker on zone %d" % (colour, z))
         level = len(st[best]) - 1
         st[best].pop()
+        cid = self.ids[z][best].pop()
+        self.hand[colour].append(cid)
         jit = self._jit.pop((z, best, level), 0)
-        self._add(self._slot_contrib(z, best, level, colour, jit), -1)
+        self._add(self._slot_contrib(z, best, level, colour, jit), -1, cid, level)
         return best
 
     def clear(self):
@@ -174,25 +321,26 @@ class PhysBoard:
 
     # -- readings ---------------------------------------------------------------------------
     def _readings(self, field):
-        m = self.model
-        cpm = m.counts_per_mT()
-        base = self.base
-        off = self.offset
+        bd = self.build
+        a = bd.a
+        k = bd.k
+        lo = bd.lo
+        hi = bd.hi
         out = []
         for ch in range(self.layout.n):
-            b = field[ch]
-            if abs(b) > 20.0:
-                r = m.counts(b)   # near the sensor's clamp: the exact transfer
-            else:
-                r = base + b * cpm
-            out.append(r + off[ch])
+            r = a[ch] + k[ch] * field[ch]
+            if r < lo[ch]:
+                r = lo[ch]        # the sensor's output swing ends short of its rails
+            elif r > hi[ch]:
+                r = hi[ch]
+            out.append(r)
         return out
 
     def read(self):
         if self.loose:
             field = list(self.field)
             for mag in self.loose.values():
-                for ch, b in self._contrib(*mag):
+                for ch, b, _d in self._contrib(*mag, slope=False):
                     field[ch] += b
             clean = [int(c + 0.5) for c in self._readings(field)]
         else:
@@ -218,23 +366,78 @@ class PhysBoard:
         return raw
 
 
+def calibrate(board, rng, slots=5, ref_count=15, max_scans=40):
+    """Run the board's own guided calibration (``nardy.calibproc``) on the emulated
+    board, with an emulated user: the empty board, one white checker on every slot in
+    a random order (placed off-centre like a hand does), then every checker of each
+    colour on the reference slot. Returns (Calibration, faults)."""
+    from nardy.calibproc import EMPTY, REF_BLACK, REF_WHITE, SLOTS, Procedure
+    lay = board.layout
+    board.clear()
+    proc = Procedure(lay.n, slots, ref_count=ref_count)
+    while proc.phase == EMPTY:
+        proc.feed(board.read())
+
+    def visit(z, slot, colour, cid=None):
+        board.put_at(z, slot, colour, cid)
+        before = proc.scans
+        got = False
+        while proc.scans - before < max_scans:
+            n_before = (sum(proc.done), len(proc.ref[0]), len(proc.ref[1]))
+            proc.feed(board.read())
+            if (sum(proc.done), len(proc.ref[0]), len(proc.ref[1])) != n_before:
+                got = True
+                break
+        board.take_at(z, slot)
+        for _ in range(2):
+            proc.feed(board.read())     # the lift is seen
+        return got
+
+    order = [ch for ch in range(lay.n) if not proc.dead[ch]]
+    rng.shuffle(order)
+    for ch in order:
+        if proc.phase != SLOTS:
+            break
+        z = lay.zone[ch]
+        visit(z, ch - lay.start[z], WHITE)
+    if proc.phase == SLOTS:
+        proc.finish()
+    rz = lay.zone[proc.ref_channel]
+    rs = proc.ref_channel - lay.start[rz]
+    for colour, phase, ids in ((WHITE, REF_WHITE, range(15)), (BLACK, REF_BLACK, range(15, 30))):
+        for cid in ids:
+            if proc.phase != phase:
+                break
+            visit(rz, rs, colour, cid)
+        if proc.phase == phase:
+            proc.finish()
+    return proc.result()
+
+
 class Rig:
     """Board + firmware pipeline + clock. ``scan()`` advances one scan period."""
 
     def __init__(self, variant, slots=5, noise=0.0, seed=0, period_ms=20, stable_ms=100,
-                 offset_sd=None, stuck_scans=None, max_hand=3):
+                 offset_sd=None, stuck_scans=None, max_hand=3, build=None, cal=None):
         self.v = variant
         self.rng = random.Random(seed)
         self.layout = Layout(slots)
-        self.board = PhysBoard(self.layout, noise=noise, rng=self.rng,
-                               offset_sd=(25.0 if noise else 0.0) if offset_sd is None
-                               else offset_sd)
-        cal = Calibration(self.layout.n, model_defaults(slots))
-        # The board is calibrated once, empty, from an averaged scan (noise averages
-        # out; the offsets are what it measures).
-        self.board.noise, keep = 0.0, self.board.noise
-        cal.set_baselines(self.board.read())
-        self.board.noise = keep
+        self.faults = None
+        if build is not None:
+            # a board as built: calibrated by the board's own guided procedure
+            self.board = PhysBoard(self.layout, noise=noise, rng=self.rng, build=build)
+            if cal is None:
+                cal, self.faults = calibrate(self.board, self.rng, slots)
+        else:
+            self.board = PhysBoard(self.layout, noise=noise, rng=self.rng,
+                                   offset_sd=(25.0 if noise else 0.0) if offset_sd is None
+                                   else offset_sd)
+            cal = Calibration(self.layout.n, model_defaults(slots))
+            # The board is calibrated once, empty, from an averaged scan (noise
+            # averages out; the offsets are what it measures).
+            self.board.noise, keep = 0.0, self.board.noise
+            cal.set_baselines(self.board.read())
+            self.board.noise = keep
         if stuck_scans is None:
             stuck_scans = 100 if noise else 0
         self.sens = Sensing(self.layout, cal, stable_ms=stable_ms, stuck_scans=stuck_scans)

@@ -9,7 +9,10 @@ The opponent then accepts it (when it leaves a position a board can hold) or the
 mover takes it back and plays a legal turn. ``--knock`` knocks a checker off a stack
 now and then (put back after a while: out of sync meanwhile is expected, not counted);
 ``--faults`` makes channels dead or stuck (weaker guarantees, see
-docs/sensing-and-tracking.md). ``--log DIR`` writes one journal per game in the
+docs/sensing-and-tracking.md). ``--builds N`` plays on N boards built with the
+spread of real parts (``nardy.magnet.SPREAD``: sensors, magnets, checkers, hands),
+each calibrated once by the board's own guided procedure run on the emulation;
+``--games`` games are played on each. ``--log DIR`` writes one journal per game in the
 board's format (``nardy.record``).
 
 Counts:
@@ -66,6 +69,10 @@ def register(subparsers):
                    help="channels per game that are dead (read a rail) or stuck at a "
                         "value (default 0)")
     p.add_argument("--slots", type=int, default=5, help="sensors per point (1..6)")
+    p.add_argument("--builds", type=int, default=0, metavar="N",
+                   help="play --games games on each of N boards built with the parts' "
+                        "spread and calibrated by the guided procedure (default 0: the "
+                        "nominal model)")
     p.add_argument("--max-turns", type=int, default=400,
                    help="stop a game after this many turns")
     p.add_argument("--log", metavar="DIR", help="write each game's journal (JSON lines)")
@@ -89,9 +96,9 @@ def noise_sigma(text):
 
 
 class Stats:
-    FIELDS = ("games", "turns", "desyncs", "false_warnings", "illegal_injected",
-              "illegal_caught", "illegal_missed", "accepted", "knocks", "confirmations",
-              "seconds")
+    FIELDS = ("builds", "calibration_faults", "games", "turns", "desyncs", "false_warnings",
+              "illegal_injected", "illegal_caught", "illegal_missed", "accepted", "knocks",
+              "confirmations", "seconds")
 
     def __init__(self):
         for f in self.FIELDS:
@@ -152,10 +159,11 @@ class Game:
         trk.confirm(0)
 
     def __init__(self, variant, seed, noise, illegal, knock, slots, stats, log=None,
-                 verbose=False, max_turns=400, faults=0):
+                 verbose=False, max_turns=400, faults=0, build=None, cal=None):
         self.v = variant
         self.rng = random.Random(seed)
-        self.rig = Rig(variant, slots=slots, noise=noise, seed=seed + 7919)
+        self.rig = Rig(variant, slots=slots, noise=noise, seed=seed + 7919, build=build,
+                       cal=cal)
         self.hands = Hands(self.rig, self.rng, knock=knock)
         self.illegal = illegal
         self.stats = stats
@@ -381,6 +389,26 @@ class Game:
         self.stats.knocks += self.hands.knocks
 
 
+def make_build(seed, b, slots, noise, stats):
+    """Board b of a --builds run: drawn from the parts' spread, calibrated once by the
+    guided procedure on the emulation; a calibration that names a fault fails."""
+    from nardy.magnet import MagnetModel
+    from nardy.sensing import Layout
+    from nardy_host.physical import Build, PhysBoard, calibrate
+    rng = random.Random(seed * 7777 + b)
+    lay = Layout(slots)
+    model = MagnetModel(slots=slots)
+    build = Build(model, lay.n, rng)
+    board = PhysBoard(lay, model, noise=noise, rng=rng, build=build)
+    cal, faults = calibrate(board, rng, slots)
+    bad = {k: v for k, v in faults.items() if v and k != "noisy"}
+    if bad:
+        stats.calibration_faults += 1
+        stats.failures.append("build %d: calibration found %s" % (b, bad))
+    stats.builds += 1
+    return build, cal
+
+
 def run(args):
     try:
         noise = noise_sigma(args.noise)
@@ -395,29 +423,40 @@ def run(args):
     t0 = time.time()
     if args.log:
         os.makedirs(args.log, exist_ok=True)
-    for g in range(args.first, args.first + args.games):
-        seed = args.seed * 100003 + g
-        log = [] if args.log else None
-        game = Game(variant, seed, noise, args.illegal, args.knock, args.slots, stats, log,
-                    args.verbose, args.max_turns, args.faults)
-        game.play()
-        if args.log:
-            path = os.path.join(args.log, "%s-%d-%04d.jsonl" % (args.variant, args.seed, g))
-            with open(path, "w") as f:
-                f.write("\n".join(log) + "\n")
+    if args.builds < 0:
+        print("nardy selfplay: error: --builds must be >= 0", file=sys.stderr)
+        return 2
+    boards = [None]
+    if args.builds:
+        boards = [make_build(args.seed, b, args.slots, noise, stats)
+                  for b in range(args.builds)]
+    for bi, board in enumerate(boards):
+        build, cal = board if board is not None else (None, None)
+        for g in range(args.first, args.first + args.games):
+            seed = args.seed * 100003 + g + 1000 * bi
+            log = [] if args.log else None
+            game = Game(variant, seed, noise, args.illegal, args.knock, args.slots, stats,
+                        log, args.verbose, args.max_turns, args.faults, build, cal)
+            game.play()
+            if args.log:
+                path = os.path.join(args.log, "%s-%d-%s%04d.jsonl" % (
+                    args.variant, args.seed, "b%d-" % bi if args.builds else "", g))
+                with open(path, "w") as f:
+                    f.write("\n".join(log) + "\n")
     stats.seconds = time.time() - t0
     d = stats.as_dict()
     if args.json:
         print(json.dumps(d))
     else:
-        print("variant %s noise %s illegal %s knock %s faults %d slots %d seed %d" % (
-            args.variant, args.noise, args.illegal, args.knock, args.faults, args.slots,
-            args.seed))
+        print("variant %s noise %s illegal %s knock %s faults %d slots %d seed %d builds %d"
+              % (args.variant, args.noise, args.illegal, args.knock, args.faults,
+                 args.slots, args.seed, args.builds))
         for f in Stats.FIELDS:
             print("%-17s %s" % (f, d[f]))
     for msg in stats.failures[:20]:
         print(msg, file=sys.stderr)
-    bad = stats.desyncs or stats.illegal_missed or stats.false_warnings
+    bad = (stats.desyncs or stats.illegal_missed or stats.false_warnings
+           or stats.calibration_faults)
     return 1 if bad else 0
 
 

@@ -9,8 +9,8 @@ from nardy.sensing import NZONES, OPEN_B, OPEN_W
 from nardy.zonefit import zone_counts
 
 # Nominal counts of a slot: empty, one and two white, one and two black (the magnetic
-# model's levels, hardware/README.md).
-LEVEL = {0: 2180, 1: 3380, 2: 3645, -1: 980, -2: 714}
+# model's levels, hardware/README.md: MagnetModel().counts(stack_field_mT(h))).
+LEVEL = {0: 2048, 1: 2999, 2: 3282, -1: 1097, -2: 814}
 
 
 def readings(layout, variant, pos, hand=None):
@@ -36,7 +36,36 @@ def readings(layout, variant, pos, hand=None):
         for i in range(len(slots)):
             if lv[i]:
                 raw[layout.start[z] + slots[i]] = LEVEL[sign * min(lv[i], 2)]
-    return raw
+    return _with_crosstalk(layout, raw)
+
+
+def _with_crosstalk(layout, raw):
+    """Add what neighbouring checkers put on each sensor (the model's coefficients,
+    nardy.xtalk), as a real board reads: the sensing takes it off again."""
+    from array import array
+
+    from nardy.xtalk import _XT, neighbours
+
+    class _L:
+        pass
+    fake = _L()
+    fake.layout = layout
+    nb = array("H", [0] * 24)
+    nt = bytearray(24)
+    step = LEVEL[1] - LEVEL[0]
+    level = {}
+    for k, v in LEVEL.items():
+        level[v] = k
+    out = list(raw)
+    for ch in range(layout.n):
+        acc = 0
+        for j in range(neighbours(fake, ch, nb, nt)):
+            h = level.get(raw[nb[j]], 0)
+            if h:
+                c = _XT[2 * nt[j] + (0 if h in (1, -1) else 1)]
+                acc += c if h > 0 else -c
+        out[ch] = raw[ch] + (acc * step) // 1000
+    return out
 
 
 class Obs:

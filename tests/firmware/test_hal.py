@@ -4,11 +4,21 @@ import json
 from array import array
 
 from nardy.buttons import LONG, SHORT, Button, Buttons
-from nardy.hal_esp32 import Leds, PinButtons, Scanner
+from nardy.hal_esp32 import InternalInput, Leds, Mcp3208, McpInput, PinButtons, Scanner
 from nardy.pinmap import NONE, from_dict, load
 
 _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 PINMAPS = _here + "/../../firmware/pinmap/"
+
+
+class _CsPin:
+    def __init__(self, rig):
+        self.rig = rig
+
+    def value(self, v=None):
+        if v is None:
+            return self.rig.cs
+        self.rig.cs = v
 
 
 class Rig:
@@ -16,7 +26,7 @@ class Rig:
     but only while that mux's group is powered and has been for ``on_us``, and the
     select lines have settled; anything else reads 7 (a floating input)."""
 
-    def __init__(self, nmux, shared, on_us=400, settle_us=10):
+    def __init__(self, nmux, shared, on_us=400, settle_us=10, mcp=False):
         self.t = 0
         self.sel = [0, 0, 0, 0]
         self.dec = [0, 0, 0]
@@ -49,22 +59,50 @@ class Rig:
                     rig.on_at = rig.t
                 rig.en = v
 
+        def reading(m):
+            # what mux m's output carries now (m None: the joined outputs)
+            rig.reads += 1
+            g = rig.dec[0] | rig.dec[1] << 1 | rig.dec[2] << 2
+            c = rig.sel[0] | rig.sel[1] << 1 | rig.sel[2] << 2 | rig.sel[3] << 3
+            ok = (rig.en and (m is None or m == g)
+                  and rig.t - rig.on_at >= rig.on_us and rig.t - rig.sel_at >= rig.settle_us)
+            return (1000 + 16 * g + c) if ok else 7
+
         class A:
+            """The ESP32's ADC (the fallback build)."""
+
             def __init__(self, m):
                 self.m = m
 
             def read_u16(self):
-                rig.reads += 1
-                g = rig.dec[0] | rig.dec[1] << 1 | rig.dec[2] << 2
-                c = rig.sel[0] | rig.sel[1] << 1 | rig.sel[2] << 2 | rig.sel[3] << 3
-                ok = (rig.en and (self.m is None or self.m == g)
-                      and rig.t - rig.on_at >= rig.on_us and rig.t - rig.sel_at >= rig.settle_us)
-                return ((1000 + 16 * g + c) if ok else 7) << 4
+                return reading(self.m) << 4
 
+        class Spi:
+            """An MCP3208 on SPI: its input k is wired to mux k's output."""
+
+            def write_readinto(self, tx, rx):
+                assert rig.cs == 0, "conversion without chip select"
+                assert len(tx) == len(rx) == 3
+                assert tx[0] & 0x06 == 0x06, "start bit and single-ended mode"
+                ch = ((tx[0] & 1) << 2) | (tx[1] >> 6)
+                v = reading(ch)
+                rx[0] = 0xA5          # the chip drives nothing yet: any bits
+                rx[1] = 0xE0 | (v >> 8)   # null bit and don't-care bits above
+                rx[2] = v & 0xFF
+
+        self.cs = 1
+        self.spi = Spi()
+        self.chip_select = _CsPin(self)
         self.select = [P(self.sel, i) for i in range(4)]
         self.decoder = [P(self.dec, i) for i in range(3)]
         self.enable = En()
-        self.adcs = [A(None)] if shared else [A(m) for m in range(nmux)]
+        if mcp:
+            chip = Mcp3208(self.spi, self.chip_select)
+            self.adcs = [McpInput(chip, m) for m in range(nmux)]
+        elif shared:
+            self.adcs = [InternalInput(A(None))]
+        else:
+            self.adcs = [InternalInput(A(m)) for m in range(nmux)]
 
     def sleep(self, us):
         self.t += us
@@ -72,7 +110,7 @@ class Rig:
 
 def _check_scan(name):
     pm = load(PINMAPS + name + ".json")
-    rig = Rig(pm.nmux, pm.shared_adc, pm.on_us, pm.settle_us)
+    rig = Rig(pm.nmux, pm.shared_adc, pm.on_us, pm.settle_us, pm.adc_kind == "mcp3208")
     sc = Scanner(rig.select, rig.adcs, pm.order, pm.nmux, pm.nch, rig.decoder, rig.enable,
                  pm.settle_us, pm.on_us, pm.samples, sleep_us=rig.sleep)
     buf = array("H", [0] * pm.layout.n)
@@ -91,23 +129,106 @@ def _check_scan(name):
     return pm, buf
 
 
-def test_scan_esp32s3_parallel_adcs():
+def test_scan_esp32s3_mcp3208():
     pm, buf = _check_scan("esp32s3")
-    assert not pm.shared_adc and len(pm.outs) == 8
+    assert pm.adc_kind == "mcp3208" and pm.adc_channel == list(range(8))
+    assert (pm.spi["sck"], pm.spi["mosi"], pm.spi["miso"], pm.spi["cs"]) == (4, 5, 6, 7)
     # P1 slot 1 is logical channel 0 and sits on mux 0 input 0
     assert buf[0] == 1000
     # bar.1 is mux 2 input 15; logical: after 24 points * 5 slots
     assert buf[120] == 1000 + 16 * 2 + 15
 
 
-def test_scan_esp32_shared_adc():
+def test_scan_esp32_mcp3208():
     pm, buf = _check_scan("esp32")
+    assert pm.adc_kind == "mcp3208" and not pm.shared_adc
+    assert (pm.spi["sck"], pm.spi["mosi"], pm.spi["miso"], pm.spi["cs"]) == (14, 15, 34, 5)
+
+
+def test_mcp3208_frames_every_channel():
+    sent = []
+
+    class Spi:
+        def write_readinto(self, tx, rx):
+            sent.append(bytes(tx))
+            rx[0] = 0xFF
+            rx[1] = 0xFA      # garbage above the 4 data bits must be masked
+            rx[2] = 0xBC
+
+    class Cs:
+        v = None
+
+        def value(self, v=None):
+            self.v = v
+
+    chip = Mcp3208(Spi(), Cs())
+    for ch in range(8):
+        chip.select(ch)
+        assert chip.read() == 0xABC
+    assert sent == [bytes((0x06 | (ch >> 2), (ch & 3) << 6, 0)) for ch in range(8)]
+
+
+def test_internal_adc_uses_calibrated_microvolts():
+    class Adc:
+        def read_uv(self):
+            return 1650000          # half the sensor supply
+
+        def read_u16(self):
+            raise AssertionError("raw read used although read_uv exists")
+
+    assert InternalInput(Adc(), 3300).read() == 2048
+
+    class Over:
+        def read_uv(self):
+            return 3400000
+
+    assert InternalInput(Over(), 3300).read() == 4095
+
+
+def test_scan_esp32s3_internal_adc_fallback():
+    pm, buf = _check_scan("esp32s3-internal-adc")
+    assert pm.adc_kind == "internal" and not pm.shared_adc and len(pm.outs) == 8
+    # P1 slot 1 is logical channel 0 and sits on mux 0 input 0
+    assert buf[0] == 1000
+    # bar.1 is mux 2 input 15; logical: after 24 points * 5 slots
+    assert buf[120] == 1000 + 16 * 2 + 15
+
+
+def test_scan_shared_internal_adc():
+    with open(PINMAPS + "esp32.json") as f:
+        d = json.loads(f.read())
+    d["adc"] = {"kind": "internal", "samples": 2}
+    d["mux"]["out"] = [36]
+    pm = from_dict(d)
     assert pm.shared_adc
+    rig = Rig(pm.nmux, True, pm.on_us, pm.settle_us)
+    sc = Scanner(rig.select, rig.adcs, pm.order, pm.nmux, pm.nch, rig.decoder, rig.enable,
+                 pm.settle_us, pm.on_us, pm.samples, sleep_us=rig.sleep)
+    buf = array("H", [0] * pm.layout.n)
+    sc.scan(buf)
+    assert rig.reads == 2 * pm.layout.n
+    assert buf[0] == 1000 and buf[120] == 1000 + 16 * 2 + 15
+
+
+def test_pinmap_rejects_bad_adc():
+    with open(PINMAPS + "esp32s3.json") as f:
+        text = f.read()
+    for change, word in ((("adc", "kind", "sigma-delta"), "kind"),
+                         (("adc", "spi", {"sck": 4}), "mosi"),
+                         (("mux", "adc_channel", [0, 1, 2, 3, 4, 5, 6, 8]), "0..7")):
+        d = json.loads(text)
+        d[change[0]][change[1]] = change[2]
+        try:
+            from_dict(d)
+        except ValueError as e:
+            assert word in str(e), (word, str(e))
+        else:
+            raise AssertionError("accepted %r" % (change,))
 
 
 def test_scan_writes_only_changed_select_lines():
     pm = load(PINMAPS + "esp32s3.json")
-    rig = Rig(pm.nmux, False)
+    rig = Rig(pm.nmux, False, mcp=True)
     writes = [0]
     orig = rig.select
 
@@ -230,3 +351,61 @@ def test_buttons_group():
     for t in range(0, 1000, 10):
         bb.poll((1, 0, 0), t)
     assert bb.events == [("ok", LONG)]
+
+
+def _fake_board(name):
+    import fakemachine
+
+    from nardy.hal_esp32 import Board
+    fakemachine.install()
+    try:
+        pm = load(PINMAPS + name + ".json")
+        board = Board.from_pinmap(pm, usb=False)
+    finally:
+        fakemachine.remove()
+    return board, fakemachine
+
+
+def test_from_pinmap_mcp3208_board():
+    board, fm = _fake_board("esp32s3")
+    spis = [o for o in fm.made if isinstance(o, fm.SPI)]
+    assert len(spis) == 1 and spis[0].pins == (4, 5, 6, 7)[:3]
+    assert spis[0].baudrate == 1000000
+    # chip select idles high; no internal ADC is touched
+    cs = [o for o in fm.made if isinstance(o, fm.Pin) and o.n == 7]
+    assert cs and cs[0].v == 1
+    assert not [o for o in fm.made if isinstance(o, fm.ADC)]
+    board.scanner._sleep = lambda us: None
+    buf = array("H", [0] * board.pinmap.layout.n)
+    assert board.scan(buf)
+    assert spis[0].frames == board.pinmap.layout.n
+    assert buf[0] == 2000 and buf[120] == 2002          # P1.1 on mux 0, bar.1 on mux 2
+    # buttons: pulled up, active low; a held OK gives an event after the debounce
+    btn = [o for o in fm.made if isinstance(o, fm.Pin) and o.n in (39, 40, 47)]
+    assert len(btn) == 3 and all(p.pull == fm.Pin.PULL_UP for p in btn)
+    assert board.display is None          # no OLED answered: the board runs without
+    ok = [p for p in btn if p.n == 39][0]
+    ok.v = 0
+    ev = []
+    for t in (0, 40, 80):
+        ev += board.poll_buttons(t)
+    ok.v = 1
+    for t in (120, 160, 200):
+        ev += board.poll_buttons(t)
+    assert [e for e in ev if e[0] == "ok"] and not [e for e in ev if e[0] != "ok"], ev
+    assert SHORT in ev[0], ev
+    np = [o for o in fm.made if isinstance(o, fm.NeoPixel)][0]
+    board.show_leds(bytes(range(3 * 28)))
+    assert np.writes == 1 and np.px[1] == (3, 4, 5)
+    assert isinstance(board.flash_free(), int)
+
+
+def test_from_pinmap_internal_adc_fallback():
+    board, fm = _fake_board("esp32s3-internal-adc")
+    adcs = [o for o in fm.made if isinstance(o, fm.ADC)]
+    assert [a.pin.n for a in adcs] == [1, 2, 4, 5, 6, 7, 8, 9]
+    assert all(a.atten == fm.ADC.ATTN_11DB for a in adcs)
+    board.scanner._sleep = lambda us: None
+    buf = array("H", [0] * board.pinmap.layout.n)
+    board.scan(buf)
+    assert buf[0] == 2048       # 1.65 V of a 3.3 V supply, from read_uv()

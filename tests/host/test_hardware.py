@@ -52,18 +52,18 @@ def signals(pm):
     out = []
     for i, g in enumerate(pm["mux"]["select"]):
         out.append(("MUX_S%d" % i, g, "out"))
-    if pm["adc"].get("kind") == "mcp3208":  # mux outputs go to the SPI ADC
+    outs = pm["mux"].get("out", [])
+    for i, g in enumerate(outs):
+        out.append(("MUX_OUT%d" % i if len(outs) > 1 else "MUX_OUT", g, "analog"))
+    if pm["adc"].get("kind") == "mcp3208":
         spi = pm["adc"]["spi"]
-        for key, kind in (("sck", "out"), ("mosi", "out"), ("miso", "spi in"), ("cs", "out")):
-            out.append(("ADC_" + key.upper(), spi[key], kind))
-    else:
-        outs = pm["mux"]["out"]
-        for i, g in enumerate(outs):
-            out.append(("MUX_OUT%d" % i if len(outs) > 1 else "MUX_OUT", g, "analog"))
+        out += [("ADC_SCK", spi["sck"], "out"), ("ADC_MOSI", spi["mosi"], "out"),
+                ("ADC_MISO", spi["miso"], "spi in"), ("ADC_CS", spi["cs"], "out")]
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
         out.append(("SPWR_A%d" % i, g, "out"))
     out.append(("SPWR_EN", pm["sensor_power"]["enable"], "out"))
-    out.append(("VSENSE", pm["vsense"]["pin"], "analog"))
+    if "vsense" in pm:
+        out.append(("VSENSE", pm["vsense"]["pin"], "analog"))
     out.append(("LED_DATA", pm["led"]["pin"], "out"))
     out.append(("I2C_SDA", pm["i2c"]["sda"], "io"))
     out.append(("I2C_SCL", pm["i2c"]["scl"], "io"))
@@ -91,18 +91,16 @@ def test_analog_inputs_are_adc1(pm):
             assert g in chip["adc1"], (sig, g)
 
 
-# The classic ESP32's SPI pins for the MCP3208 are its HSPI/VSPI defaults: MOSI on
-# GPIO15 and /CS on GPIO5 are strapping pins whose default (pulled up) level is what
-# an idle SPI bus leaves there, so booting is not disturbed.
-STRAP_OK = {"esp32": {("ADC_MOSI", 15), ("ADC_CS", 5)}}
+# Strapping pins that only drive MCP3208 inputs (high impedance): at reset the chip's
+# own strap pull decides, and CS idling high (GPIO5's default) deselects the ADC.
+STRAP_OK = {"ADC_MOSI", "ADC_CS"}
 
 
 def test_strapping_and_reserved_pins_avoided(pm):
     chip = CHIPS[pm["mcu"]]
     for sig, g, _ in signals(pm):
         assert g in chip["exists"], (sig, g)
-        if (sig, g) not in STRAP_OK.get(pm["mcu"], ()):
-            assert g not in chip["strapping"], (sig, g)
+        assert g not in chip["strapping"] or sig in STRAP_OK, (sig, g)
         assert g not in chip["reserved"], (sig, g)
 
 
@@ -115,9 +113,13 @@ def test_outputs_not_on_input_only_pins(pm):
 
 
 def test_mux_outputs_fit_the_adc(pm):
-    assert pm["adc"]["kind"] == "mcp3208"  # eight channels: one per mux
-    assert pm["mux"]["count"] == 8
-    assert sorted(pm["adc"]["spi"]) == ["cs", "miso", "mosi", "sck"]
+    if pm["adc"].get("kind") == "mcp3208":
+        assert sorted(pm["mux"]["adc_channel"]) == list(range(pm["mux"]["count"]))
+        assert "out" not in pm["mux"] and "vsense" not in pm
+        assert sorted(pm["adc"]["spi"]) == ["baud", "cs", "id", "miso", "mosi", "sck"]
+    else:
+        outs = pm["mux"]["out"]
+        assert len(outs) in (1, pm["mux"]["count"])
     assert len(pm["mux"]["select"]) == 4 and pm["mux"]["channels"] == 16
     assert len(pm["sensor_power"]["decoder"]) == 3  # 74HC138: eight groups
     assert pm["mux"]["count"] <= 8
@@ -276,14 +278,16 @@ def test_bom_quantities_follow_the_pin_map():
     pm = pinmap("esp32s3")
     by_mpn = dict((r["mpn"], int(r["qty"])) for r in bom() if int(r["qty"]))
     n_sensors = sum(1 for row in pm["channels"] for lbl in row if lbl)
-    assert by_mpn["DRV5055"] == n_sensors == 128
+    assert by_mpn["DRV5055A3QDBZR"] == n_sensors == 128
     assert by_mpn["CD74HC4067M96"] == pm["mux"]["count"]
     assert by_mpn["AO3401A"] == pm["mux"]["count"]
     assert by_mpn["WS2812B"] == pm["led"]["count"]
     assert by_mpn["B3S-1000"] == len([k for k in ("ok", "back", "menu") if k in pm["buttons"]])
     assert by_mpn["SN74HC138D"] == 1
     assert by_mpn["MCP3208-CI/SL"] == 1
-    assert by_mpn["N35 disc D12x3 mm axial"] >= 30
+    from nardy.magnet import MagnetModel
+    m = MagnetModel()          # the magnet the model (and so the thresholds) assume
+    assert by_mpn["N35 disc D%gx%g mm axial" % (m.magnet_diameter_mm, m.magnet_thickness_mm)] >= 30
     caps = sum(int(r["qty"]) for r in bom() if r["mpn"] == "CL10B104KB8NNNC")
     # a bypass capacitor at each sensor, LED and mux, and at U18 and U19
     assert caps == n_sensors + pm["led"]["count"] + pm["mux"]["count"] + 2
@@ -360,7 +364,6 @@ def test_threshold_margins_are_positive():
 
 def test_firmware_defaults_come_from_the_model():
     pm = pinmap("esp32s3")
-    m = magnet.MagnetModel(slots=pm["slots_per_point"],
-                           adc_full_scale_mV=pm["adc"]["full_scale_mV"])
+    m = magnet.MagnetModel(slots=pm["slots_per_point"])   # ratiometric (MCP3208)
     assert magnet.default_calibration(m) == magnet.default_calibration(
         slots=pm["slots_per_point"])

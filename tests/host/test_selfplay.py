@@ -44,3 +44,41 @@ def test_bad_arguments_exit_2():
     r = subprocess.run([sys.executable, "-m", "nardy_host.cli", "selfplay", "--noise", "loud"],
                        capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "noise" in r.stderr
+
+
+def test_games_on_built_boards():
+    code, d, err = selfplay("--variant", "short", "--builds", "2", "--games", "1",
+                            "--seed", "13", "--illegal", "0.2")
+    assert code == 0, err
+    assert d["builds"] == 2 and d["games"] == 2 and d["calibration_faults"] == 0
+    assert d["desyncs"] == 0 and d["false_warnings"] == 0 and d["illegal_missed"] == 0
+
+
+def test_a_build_whose_calibration_finds_a_fault_fails():
+    # a sensor that the spread puts outside the gain window: the run must fail
+    from nardy_host import selfplay as sp
+    from nardy_host.physical import Build
+
+    orig = Build.__init__
+
+    def weak(self, *a, **k):
+        orig(self, *a, **k)
+        self.k[5] *= 0.55         # channel 5: a sensor at 55 % sensitivity
+    Build.__init__ = weak
+    try:
+        stats = sp.Stats()
+        sp.make_build(1, 0, 5, 8.0, stats)
+    finally:
+        Build.__init__ = orig
+    assert stats.calibration_faults == 1 and "gain" in stats.failures[0]
+
+
+def test_build_monte_carlo_small():
+    from nardy_host import buildspread
+    assert buildspread.main(["--builds", "2", "--positions", "2", "--seed", "3"]) == 0
+    # the verdict function can fail: a reading on the wrong side, or too close
+    from nardy.calibration import Calibration
+    t = Calibration(128).thresholds()
+    assert buildspread._class(t[3] + 20, t, 0, 8) == (2, True)
+    assert buildspread._class(t[3] + 3, t, 0, 8) == (2, False)
+    assert buildspread._class(t[3] - 20, t, 0, 8)[0] == 1

@@ -121,7 +121,8 @@ def main_places(refs):
     p["TP2"] = (px + 7.0, 27.0, 0)
     p["TP1"] = (px + 7.0, 52.0, 0)
     p["TP12"] = (px - 7.0, 52.0, 0)
-    # ADC with its caps and the VSENSE divider; decoder; LED buffer.
+    # ADC with its caps (and a VSENSE divider, for a pin map that has one); decoder;
+    # LED buffer.
     p["U4"] = (16.0, 58.0, 0)
     p["C166"] = (9.0, 53.0, 90)
     p["C167"] = (9.0, 58.0, 90)

@@ -1,0 +1,167 @@
+"""``nardy selftest``: run the board's self-test and print its report.
+
+The self-test is the firmware's own (``nardy.selftest``): every sensor channel
+(rail, stuck, noise, empty-board level), every LED, the OLED, the three buttons,
+flash space. Take every checker off the board first; press OK, BACK and MENU when the
+board asks (within 10 s each; ``--no-buttons`` skips that step).
+
+- a real board (PORT a serial device): mpremote runs the self-test on the board;
+- the virtual board (``vboard:DIR``): the firmware on unix MicroPython, whose sensors
+  are the emulation (``nardy_host.physical``: the magnetic model with a little
+  noise); ``--inject KIND:CHANNEL`` (dead, stuck, noisy, checker) puts a fault on a
+  channel, and the host presses the buttons unless ``--no-buttons``.
+
+Exit status 0 when everything passed, 1 when the report names a fault, 2 for bad
+input (no such port, a bad --inject).
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+
+INJECT = ("dead", "stuck", "noisy", "checker")
+
+
+def register(sub):
+    p = sub.add_parser("selftest", help="run the board's self-test",
+                       description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--port", required=True, metavar="PORT",
+                   help="the board's serial port, or vboard:DIR")
+    p.add_argument("--no-buttons", action="store_true", help="skip the button check")
+    p.add_argument("--inject", action="append", default=[], metavar="KIND:CHANNEL",
+                   help="vboard: a fault on a channel (%s)" % ", ".join(INJECT))
+    p.add_argument("--pinmap", default=None, help="vboard: pin map (default esp32s3)")
+    p.add_argument("--root", default="/", help="the board's root directory (default /)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+def parse_inject(items, n):
+    from nardy_host.cli import UserError
+    out = []
+    for it in items:
+        kind, _, ch = it.partition(":")
+        if kind not in INJECT:
+            raise UserError("--inject: kind must be one of %s, not %r" % (
+                ", ".join(INJECT), kind))
+        try:
+            c = int(ch)
+        except ValueError:
+            raise UserError("--inject: channel must be a number, not %r" % ch) from None
+        if not 0 <= c < n:
+            raise UserError("--inject: channel must be 0..%d" % (n - 1))
+        out.append((kind, c))
+    return out
+
+
+def sense_lines(n, faults, scans=70, seed=1):
+    """The emulated empty board's readings, one ``sense`` line per scan, with the
+    injected faults."""
+    from nardy.magnet import MagnetModel
+    from nardy.rules import WHITE
+    from nardy.sensing import Layout
+    from nardy_host.physical import PhysBoard
+    rng = random.Random(seed)
+    lay = Layout(5)
+    board = PhysBoard(lay, MagnetModel(), noise=2.0, rng=rng, offset_sd=20.0)
+    for kind, ch in faults:
+        if kind == "checker":
+            z = lay.zone[ch]
+            board.put_at(z, ch - lay.start[z], WHITE)
+    out = []
+    for _ in range(scans):
+        raw = board.read()
+        for kind, ch in faults:
+            if kind == "dead":
+                raw[ch] = 0
+            elif kind == "stuck":
+                raw[ch] = 2111
+            elif kind == "noisy":
+                raw[ch] = max(0, min(4095, raw[ch] + rng.choice((-60, 60))))
+        out.append(json.dumps({"cmd": "sense", "raw": raw, "ms": 20}))
+    return out
+
+
+def run_vboard(args):
+    from nardy_host.cli import UserError
+    from nardy_host.link import firmware_dir, micropython
+    mp = micropython()
+    if not mp:
+        raise UserError("micropython is missing (make .venv)")
+    d = args.port[7:]
+    if not d:
+        raise UserError("vboard:DIR needs a directory")
+    fw = firmware_dir()
+    pm = args.pinmap or os.path.join(fw, "pinmap", "esp32s3.json")
+    if not os.path.exists(pm):
+        raise UserError("no such pin map: %s" % pm)
+    n = 128
+    faults = parse_inject(args.inject, n)
+    lines = sense_lines(n, faults)
+    if not args.no_buttons:
+        for b in ("ok", "back", "menu"):
+            lines.append(json.dumps({"cmd": "button", "name": b, "press": "short"}))
+    cmd = [mp, "-X", "heapsize=112wK", os.path.join(fw, "main.py"), d, pm, "--selftest"]
+    if args.no_buttons:
+        cmd.append("--no-buttons")
+    try:
+        r = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True,
+                           text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise UserError("the virtual board did not finish its self-test") from None
+    return r.stdout, r.stderr
+
+
+def run_board(args):
+    from nardy_host.cli import UserError
+    from nardy_host.deploy import _mpremote
+    if not os.path.exists(args.port):
+        raise UserError("no such port: %s" % args.port)
+    root = args.root.rstrip("/") or ""
+    code = ("import sys\nsys.path.insert(0, %r)\nfrom nardy.pinmap import load\n"
+            "from nardy.hal_esp32 import Board\nfrom nardy.calibration import load as lc\n"
+            "from nardy import selftest\npm = load(%r)\n"
+            "b = Board.from_pinmap(pm, usb=False)\n"
+            "selftest.run_board(b, lc(%r, pm.layout.n, pm.slots), buttons=%r)\n"
+            % (root or "/", root + "/pinmap.json", root + "/data/calib.json",
+               not args.no_buttons))
+    r = subprocess.run(_mpremote() + ["connect", args.port, "exec", code],
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return r.stdout, r.stderr
+
+
+def run(args):
+    from nardy_host.cli import UserError
+    if args.port.startswith("vboard:"):
+        out, err = run_vboard(args)
+    else:
+        out, err = run_board(args)
+    report = None
+    for ln in out.splitlines():
+        if ln.startswith("{") and '"selftest"' in ln:
+            try:
+                obj = json.loads(ln)
+            except ValueError:
+                continue
+            if obj.get("ev") == "selftest":
+                report = obj
+            elif obj.get("ev") == "selftest_prompt" and not args.json:
+                print("press %s" % obj.get("press", "?").upper(), file=sys.stderr)
+    if report is None:
+        msg = (err.strip() or out.strip()).splitlines()
+        raise UserError("no self-test report from the board: %s"
+                        % (msg[-1] if msg else "no output"))
+    if args.json:
+        print(json.dumps(report))
+    else:
+        for note in report.get("notes", []):
+            print("  ok    %s" % note)
+        for f in report.get("faults", []):
+            print("  FAULT %s" % f)
+        print("self-test: %s" % ("all OK" if report.get("ok") else
+                                 "%d fault(s)" % len(report.get("faults", []))))
+    return 0 if report.get("ok") else 1
