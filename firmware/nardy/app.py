@@ -332,10 +332,11 @@ class App:
             self.settings["variant"] = v
             self.settings["match"] = cmd.get("match", 1)
             self.settings["options"][v] = dict(cmd.get("options", {}))
+            self.settings["bot"] = cmd.get("bot", "none")
             self.save_settings()
             g.new_match()
         elif c == "set":
-            for k in ("brightness", "dice"):
+            for k in ("brightness", "dice", "bot"):
                 if k in cmd:
                     self.settings[k] = cmd[k]
             if "oled" in cmd and b.virtual:

@@ -74,17 +74,22 @@ class Net:
         if variant not in VARIANTS:
             raise WeightsError("unknown variant %r" % (variant,))
         self.variant = variant
+        self.mapped = False
         if isinstance(path, str):
             try:
                 f = open(path, "rb")  # noqa: SIM115 (closed below; open errors named)
             except OSError:
                 raise WeightsError("cannot open weights file " + path) from None
             with f:
-                self._load(f)
+                mv = _mapped(f)
+                if mv is not None:
+                    self._load(_View(mv), mv)
+                else:
+                    self._load(f)
         else:
             self._load(path)
 
-    def _load(self, f):
+    def _load(self, f, mapped=None):
         head = f.read(_HEADER)
         if len(head) != _HEADER or head[:4] != MAGIC:
             raise WeightsError("not a nardy weights file (bad magic)")
@@ -102,7 +107,14 @@ class Net:
         crc = _u32(head, 12)
         lin = array.array("h", bytes(2 * INPUTS))
         self.b1 = array.array("h", bytes(2 * h))
-        self.w1 = array.array("h", bytes(2 * INPUTS * h))
+        w1_at = _HEADER + 2 * INPUTS + 2 * h
+        if mapped is not None and len(mapped) >= w1_at + 2 * INPUTS * h:
+            # the file lies in memory-mapped flash (ROMFS): the input weights, the
+            # big part, are used in place (no heap); read past by the view
+            self.w1 = mapped[w1_at:w1_at + 2 * INPUTS * h]
+            self.mapped = True
+        else:
+            self.w1 = array.array("h", bytes(2 * INPUTS * h))
         self.w2 = array.array("h", bytes(2 * h))
         b2 = array.array("i", bytes(4))
         got = 0
@@ -143,9 +155,50 @@ class Net:
         return self.value(pos) / self.scale
 
 
+def _mapped(f):
+    """The whole file as a memoryview of flash, if it lies in a ROMFS (MicroPython's
+    ROMFS files have the buffer protocol) at an even address (the viper code reads
+    16-bit words: the Xtensa faults on odd ones); else None (read into arrays)."""
+    try:
+        mv = memoryview(f)
+    except (TypeError, ValueError, OSError, AttributeError):
+        return None
+    try:
+        import uctypes
+        if uctypes.addressof(mv) & 1:
+            return None
+    except (ImportError, TypeError, AttributeError):
+        return None
+    return mv
+
+
+class _View:
+    """A mapped file read like a stream (the header and the small arrays are copied;
+    ``readinto`` of the mapped ``w1`` itself only moves the offset)."""
+
+    def __init__(self, mv):
+        self.mv = mv
+        self.at = 0
+
+    def read(self, n):
+        a = self.at
+        self.at = min(a + n, len(self.mv))
+        return bytes(self.mv[a:self.at])
+
+    def readinto(self, buf, n):
+        a = self.at
+        n = min(n, len(self.mv) - a)
+        if not isinstance(buf, memoryview):       # the mapped w1 is already in place
+            import io
+            io.BytesIO(bytes(self.mv[a:a + n])).readinto(buf)
+        self.at = a + n
+        return n
+
+
 def _fill(f, buf, size, what):
-    n = f.readinto(buf)
-    if n is None or n != len(buf) * size:
+    want = len(buf) if isinstance(buf, memoryview) else len(buf) * size
+    n = f.readinto(buf, want) if isinstance(f, _View) else f.readinto(buf)
+    if n is None or n != want:
         raise WeightsError("weights file truncated (in %s)" % what)
     return buf
 

@@ -154,6 +154,7 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.revision = 0        # bumps on every change the UI should redraw
+        self.shown = None        # the board's own turn being shown (nardy.botplay)
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -193,6 +194,9 @@ class Game:
             d["match"] = {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player, "game": self.game_no,
                           "over": self.match.over}
+        if self.shown is not None:
+            d["bot"] = self.shown.state()
+            d["bot"]["next"] = self.shown.next_step(self.jsteps)
         if self.result is not None:
             d["result"] = {"winner": None if self.result[0] is None
                            else COLORS[self.result[0]], "kind": self.result[1],
@@ -277,6 +281,8 @@ class Game:
         meta = {"match": {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player,
                           "game": self.game_no + 1, "no": self.match_no}}
+        if self.bot_setting() != "none":
+            meta["bot"] = self.bot_setting()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll: the header says who is first
         first = WHITE if v.name == "long" and self.game_no > 0 else None
@@ -306,6 +312,7 @@ class Game:
             self.phase = ROLL
         else:
             self.phase = OPENING
+        self._bot_load()
         self._changed()
         return True
 
@@ -380,6 +387,7 @@ class Game:
         elif self.phase == MOVE:
             self.tracker.start_turn(self.pos, self.dice)
             self.tracked = False
+            self._bot_start()
         self._changed()
 
     # -- rolling ----------------------------------------------------------------------------
@@ -428,6 +436,7 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
+        self._bot_start()
         # The board as last seen starts the turn: the tracker then knows what the
         # first lift took away (and takes its fast path) instead of meeting the
         # whole board as news.
@@ -462,6 +471,8 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
+        if self.shown is not None or self.phase in (ROLL, OPENING):
+            self._bot_tick(obs)
 
     def _drain(self, obs):
         t = self.tracker
@@ -515,6 +526,7 @@ class Game:
             js.append(st)
 
     def _end_turn(self, steps, after, accepted, rule):
+        self._bot_end()
         v = self.variant
         self.refused = False
         side = self.pos.turn
@@ -552,6 +564,8 @@ class Game:
         self.journal.save_match(None if self.match.over else self._match_state())
         self.phase = MATCH_END if self.match.over else GAME_END
         self.dice = None
+        self._bot_end()
+        self._bot_release()
         self._changed()
 
     def resign(self):
@@ -591,6 +605,8 @@ class Game:
                 else:
                     self._roll()
                 return True
+            if ph == MOVE and self.shown is not None:
+                return self._bot_ok(obs)
             if ph == MOVE:
                 return self._ok_move(long, obs)
             return False
@@ -680,6 +696,8 @@ class Game:
         if self.phase != MOVE:
             return None
         st = self.tracker.state
+        if self.shown is not None and self.shown.warned and st == IDLE:
+            return (None, "The board plays " + self.shown.text, self.turn_zones())
         if st in (ILLEGAL, VERDICT, SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
@@ -692,3 +710,130 @@ class Game:
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
         return None
+
+    # -- the board as a player (nardy.botplay) ------------------------------------------
+    def bot_setting(self):
+        return self.settings.get("bot", "none")
+
+    def bot_plays(self, side):
+        """The board plays ``side`` (the ``bot`` setting)."""
+        return side is not None and self.bot_setting() != "none" and \
+            _botplay().plays(self.bot_setting(), side)
+
+    def _bot_start(self):
+        """The board's turn: choose and show it (the tracker follows the hands)."""
+        self.shown = None
+        if not self.bot_plays(self.pos.turn):
+            return
+        try:
+            self.shown = _botplay().choose(self.variant, self.pos, self.dice, zone_of)
+        except (ValueError, OSError, MemoryError) as e:
+            # no weights, or no room for them: the hands play this side's turn
+            self._say(None, "the board cannot play: %s" % e)
+            self.emit({"ev": "error", "error": "board player: %s" % e})
+            return
+        t = self.tracker
+        # no auto-end on the stillness timer: the turn ends when the board shows the
+        # chosen result (``_bot_tick``), never with another one
+        if t.auto_end_ms < _NEVER:
+            self._auto_end = t.auto_end_ms
+        t.auto_end_ms = _NEVER
+        sh = self.shown
+        self.emit({"ev": "bot", "side": COLORS[self.pos.turn], "text": sh.text,
+                   "steps": [[a, b] for a, b in sh.steps],
+                   "zones": [[a, b] for a, b in sh.zones]})
+
+    def _bot_load(self):
+        """A side is the board's: its chooser is read now, at the game's start, on a
+        collected heap (the weights want unfragmented room)."""
+        if self.bot_setting() == "none":
+            return
+        try:
+            _botplay().load(self.variant)
+        except (ValueError, OSError, MemoryError) as e:
+            self._say(None, "the board cannot play: %s" % e)
+            self.emit({"ev": "error", "error": "board player: %s" % e})
+
+    def _bot_end(self):
+        if self.shown is not None:
+            self.shown = None
+            self.tracker.auto_end_ms = getattr(self, "_auto_end", 1000)
+
+    def _bot_release(self):
+        if "nardy.botplay" in _modules():
+            _botplay().release()
+
+    def _bot_tick(self, obs):
+        """Every cycle while the board plays: roll for it, end its turn once the board
+        shows it, warn when all dice are played and another result lies there."""
+        ph = self.phase
+        if ph in (ROLL, OPENING):
+            if obs is None or self.setup or self.pos is None:
+                return
+            if ph == OPENING:
+                if self.bot_setting() != "both":
+                    return
+            elif not self.bot_plays(self.pos.turn):
+                return
+            # the set-up is checked on this observation (once: a difference is kept
+            # in ``setup`` and waits for the next one, as ``observe`` does)
+            d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
+            if d:
+                self.setup = d
+                self._changed()
+            elif ph == OPENING:
+                self._roll_opening()
+            else:
+                self._roll()
+            return
+        if ph != MOVE or self.shown is None or obs is None or not self.tracked:
+            return
+        t = self.tracker
+        sh = self.shown
+        if t.state == CONFIRM:
+            # several results fit what the sensors see: the board's own is the one
+            for i in range(len(t.candidates)):
+                if sh.matches(t.candidates[i][1]):
+                    t.confirm(i)
+                    self._drain(obs)
+                    return
+            return
+        if t.state != IDLE:
+            return
+        if sh.matches(t.position):
+            sh.warned = False
+            t.end_turn(obs)
+            self._drain(obs)
+            return
+        other = not self.left() or sh.next_step(t.played) < len(t.played)
+        if other != sh.warned:
+            sh.warned = other
+            if other:
+                self.emit({"ev": "warn", "bot": sh.text,
+                           "reason": "the board plays " + sh.text})
+            else:
+                self.emit({"ev": "warn", "clear": True})
+            self._changed()
+
+    def _bot_ok(self, obs):
+        """OK on the board's turn: ends it only with the board's move on the board."""
+        t = self.tracker
+        if t.state == IDLE and self.shown.matches(t.position):
+            t.end_turn(obs)
+            self._drain(obs)
+            return True
+        self._say(None, "the board plays " + self.shown.text)
+        return False
+
+
+_NEVER = 1 << 29      # ms: the tracker's stillness auto-end, switched off
+
+
+def _modules():
+    import sys
+    return sys.modules
+
+
+def _botplay():
+    from nardy import botplay
+    return botplay

@@ -13,7 +13,8 @@ MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
 BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
 
 DEFAULTS = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
-            "brightness": 16, "dice": "auto"}
+            "brightness": 16, "dice": "auto", "bot": "none"}
+BOT_SIDES = ("none", "white", "black", "both")   # the sides the board plays
 
 
 def defaults():
@@ -47,6 +48,7 @@ class Menu:
         b = s["brightness"]
         out.append(("brightness", "LEDs", "%d%s" % (b, "*" if b > self.cap else "")))
         out.append(("dice", "Dice", s["dice"]))
+        out.append(("bot", "Board plays", s.get("bot", "none")))
         out.append(("new", "New match", ""))
         return out
 
@@ -75,6 +77,8 @@ class Menu:
             s["brightness"] = _next(BRIGHTNESS, s["brightness"])
         elif key == "dice":
             s["dice"] = "manual" if s["dice"] == "auto" else "auto"
+        elif key == "bot":
+            s["bot"] = _next(BOT_SIDES, s.get("bot", "none"))
         elif key == "new":
             self.action = "new"
             return False

@@ -1,0 +1,172 @@
+"""The board as a player at the table (nardy.botplay + the hooks in nardy.game):
+it rolls by itself, shows its turn (LEDs, OLED, ``bot`` event), the hands carry it
+out, the turn ends by itself with the shown result and never with another one."""
+
+from test_game import LAYOUT, Board
+
+from nardy import botplay, protocol
+from nardy.game import GAME_END, MATCH_END, MOVE, OPENING, ROLL
+from nardy.menu import Menu, defaults
+from nardy.rules import BLACK, WHITE
+from nardy.ui import led_frame
+
+
+def _carry_out(b, steps):
+    """The hands play ``steps`` from the game's position, one checker at a time."""
+    g = b.g
+    v = g.variant
+    pos = g.pos
+    for st in steps:
+        b.show(pos, hand=(pos.turn, st[0]))
+        pos = v.apply_step(pos, st)
+        b.show(pos)
+        g.tick(b.obs, 0)
+    return pos
+
+
+def _start(name, variant, bot, seed=2):
+    b = Board(name, seed=seed, settings={"variant": variant, "match": 1, "bot": bot})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    return b, g
+
+
+def test_plays_and_settings():
+    assert botplay.plays("both", WHITE) and botplay.plays("both", BLACK)
+    assert botplay.plays("black", BLACK) and not botplay.plays("black", WHITE)
+    assert not botplay.plays("none", WHITE) and not botplay.plays("x", WHITE)
+    s = defaults()
+    assert s["bot"] == "none" and protocol.check_settings(s) == []
+    s["bot"] = "robot"
+    assert protocol.check_settings(s) == ["bot"]
+    # the menu cycles the setting through every side
+    s = defaults()
+    m = Menu(s)
+    keys = [it[0] for it in m.items()]
+    m.i = keys.index("bot")
+    seen = []
+    for _ in range(4):
+        m.press("ok")
+        seen.append(s["bot"])
+    assert seen == ["white", "black", "both", "none"]
+    # the protocol: new ... bot, set bot; anything else refused with a reason
+    assert protocol.parse('{"cmd": "new", "variant": "short", "bot": "both"}')["bot"] == "both"
+    assert protocol.parse('{"cmd": "set", "bot": "white"}')["bot"] == "white"
+    for bad in ('{"cmd": "new", "bot": "yes"}', '{"cmd": "set", "bot": 1}'):
+        try:
+            protocol.parse(bad)
+        except ValueError as e:
+            assert "bot must be" in str(e)
+        else:
+            raise AssertionError(bad)
+
+
+def test_no_bot_no_engine_loaded():
+    botplay.release()
+    b, g = _start("nobot", "long", "none")
+    g.press("ok", "short", b.obs)
+    b.play_turn(pick=0)
+    assert g.shown is None and not botplay.loaded()
+    b.close()
+
+
+def test_board_rolls_shows_and_ends_its_turn():
+    b, g = _start("botblack", "long", "black")
+    assert botplay.loaded()             # read at the game's start
+    g.press("ok", "short", b.obs)       # the opening: a person is at the table
+    assert g.phase == ROLL
+    if g.pos.turn == WHITE:
+        b.play_turn(pick=0)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    g.tick(b.obs, 0)                    # the board rolls for itself
+    assert g.phase == MOVE and g.shown is not None
+    sh = g.shown
+    assert "bot" in b.events and g.state()["bot"]["text"] == sh.text
+    assert [list(s) for s in sh.steps] == g.state()["bot"]["steps"]
+    # the LEDs: the first step's source and target
+    zones = bytes(range(28))
+    frame = led_frame(bytearray(3 * 28), zones, g, 0, 255, 255)
+    zf, zt = sh.zones[0]
+    assert frame[3 * zf:3 * zf + 3] == bytes((255, 255, 0))
+    assert frame[3 * zt:3 * zt + 3] == bytes((96, 0, 255))
+    # OK before the move is on the board ends nothing
+    assert not g.press("ok", "short", b.obs) and g.phase == MOVE
+    assert sh.text in g.message[1]
+    steps = sh.steps
+    _carry_out(b, steps[:1])
+    assert g.state()["bot"]["next"] == 1 or len(steps) == 1 or g.phase != MOVE
+    _carry_out_rest(b, steps)
+    # the turn ended by itself (no OK) with the shown steps
+    assert g.phase == ROLL and g.pos.turn == WHITE and g.shown is None
+    assert g.tracker.auto_end_ms == 1000          # the person's turns end as before
+    b.close()
+
+
+def _carry_out_rest(b, steps):
+    g = b.g
+    v = g.variant
+    pos = g.tracker.position
+    for st in steps[len(g.tracker.played):]:
+        b.show(pos, hand=(g.pos.turn, st[0]))
+        pos = v.apply_step(pos, st)
+        b.show(pos)
+        g.tick(b.obs, 0)
+
+
+def test_another_move_is_warned_and_waits():
+    b, g = _start("botwrong", "long", "white", seed=4)
+    g.press("ok", "short", b.obs)
+    other = None
+    while other is None:
+        # the first turns off the head may have one result only: play on until the
+        # board's turn has a choice
+        if g.pos.turn == BLACK:
+            b.play_turn(pick=0)
+        g.tick(b.obs, 0)
+        assert g.phase == MOVE and g.shown is not None
+        sh = g.shown
+        for steps, res in g.variant.legal_turns(g.pos, g.dice):
+            if res.board != sh.result.board:
+                other = steps
+                break
+        else:
+            _carry_out(b, sh.steps)
+    after = _carry_out(b, other)
+    for ms in (0, 5000, 60000):       # no stillness ends it
+        g.tick(b.obs, ms)
+    assert g.phase == MOVE
+    w = g.warning()
+    assert w is not None and sh.text in w[1]
+    assert not g.press("ok", "short", b.obs) and g.phase == MOVE
+    # the hands put the checkers back and carry out the board's move
+    b.show(g.pos)
+    g.tick(b.obs, 0)
+    assert g.warning() is None and g.phase == MOVE
+    assert after.board != g.pos.board
+    _carry_out(b, sh.steps)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    b.close()
+
+
+def _bot_game(name, variant, seed):
+    b, g = _start(name, variant, "both", seed=seed)
+    g.tick(b.obs, 0)              # both sides the board's: the opening rolls itself
+    assert g.phase != OPENING
+    turns = 0
+    while g.phase in (ROLL, MOVE) and turns < 400:
+        if g.phase == ROLL:
+            g.tick(b.obs, 0)
+        if g.phase == MOVE:
+            _carry_out(b, g.shown.steps)
+        turns += 1
+    assert g.phase in (GAME_END, MATCH_END), (g.phase, turns)
+    assert g.result is not None and g.result[2] >= 1
+    assert not botplay.loaded()       # dropped with the game
+    b.close()
+    return turns
+
+
+def test_whole_games_bot_both():
+    assert _bot_game("bothlong", "long", 5) > 20
+    assert _bot_game("bothshort", "short", 6) > 20
