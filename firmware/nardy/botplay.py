@@ -81,7 +81,7 @@ class Shown:
         from nardy.notation import format_turn
         self.steps = tuple(steps)
         self.result = result
-        side = pos.turn
+        side = self.side = pos.turn
         self.zones = tuple((zone_of(variant, side, f), zone_of(variant, side, t))
                            for f, t in steps)
         self.text = format_turn(variant, pos, steps)
@@ -101,7 +101,7 @@ class Shown:
         return pos.board == self.result.board
 
     def state(self):
-        return {"steps": [[f, t] for f, t in self.steps],
+        return {"side": COLORS[self.side], "steps": [[f, t] for f, t in self.steps],
                 "zones": [[a, b] for a, b in self.zones], "text": self.text}
 
 

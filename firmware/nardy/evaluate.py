@@ -107,20 +107,29 @@ class Net:
         crc = _u32(head, 12)
         lin = array.array("h", bytes(2 * INPUTS))
         self.b1 = array.array("h", bytes(2 * h))
-        w1_at = _HEADER + 2 * INPUTS + 2 * h
-        if mapped is not None and len(mapped) >= w1_at + 2 * INPUTS * h:
-            # the file lies in memory-mapped flash (ROMFS): the input weights, the
-            # big part, are used in place (no heap); read past by the view
-            self.w1 = mapped[w1_at:w1_at + 2 * INPUTS * h]
-            self.mapped = True
-        else:
-            self.w1 = array.array("h", bytes(2 * INPUTS * h))
+        # The input weights, the big part, in eight pieces (6-7 points of one side
+        # each, ``_SPANS``): blocks of 1.5-3 KB find room on a fragmented heap where
+        # one of 13-20 KB does not.
+        at = _HEADER + 2 * INPUTS + 2 * h
+        self.parts = []
+        for _side in range(2):
+            for _first, n in _SPANS:
+                size = 2 * 4 * n * h
+                if mapped is not None and len(mapped) >= at + size:
+                    # the file lies in memory-mapped flash (ROMFS): used in place
+                    self.parts.append(mapped[at:at + size])
+                    self.mapped = True
+                else:
+                    self.parts.append(_words("h", size))
+                at += size
         self.w2 = array.array("h", bytes(2 * h))
         b2 = array.array("i", bytes(4))
-        got = 0
-        for buf, size, what in ((lin, 2, "lin"), (self.b1, 2, "b1"), (self.w1, 2, "w1"),
-                                (self.w2, 2, "w2"), (b2, 4, "b2")):
-            got = _crc(_fill(f, buf, size, what), got)
+        got = _crc(_fill(f, lin, 2, "lin"), 0)
+        got = _crc(_fill(f, self.b1, 2, "b1"), got)
+        for part in self.parts:
+            got = _crc(_fill(f, part, 2, "w1"), got)
+        got = _crc(_fill(f, self.w2, 2, "w2"), got)
+        got = _crc(_fill(f, b2, 4, "b2"), got)
         if f.read(1):
             raise WeightsError("weights file longer than its header says")
         if got != crc:
@@ -144,10 +153,18 @@ class Net:
         """``value`` of a bare 52-byte board with ``turn`` to move."""
         acc = self.acc
         w2 = self.w2
-        _hidden(self.w1, self.b1, acc, self.hidden, board, 26 * turn, 26 - 26 * turn)
+        _hidden(self.parts, self.b1, acc, self.hidden, board, 26 * turn, 26 - 26 * turn)
         out = self.b2
         for j in range(self.hidden):
             out += acc[j] * w2[j]
+        return out
+
+    @property
+    def w1(self):
+        """The input weights in one array, input-major (host tools; CPython)."""
+        out = self.parts[0]
+        for p in self.parts[1:]:
+            out = out + p
         return out
 
     def equity(self, pos):
@@ -195,8 +212,18 @@ class _View:
         return n
 
 
+# MicroPython: buffers only viper reads are plain bytearrays (one allocation each;
+# an array is built from a bytes object of its size, which doubles the peak)
+_MP = __import__("sys").implementation.name == "micropython"
+
+
+def _words(code, size):
+    """A zeroed buffer of ``size`` bytes that viper reads as 16/32-bit words."""
+    return bytearray(size) if _MP else array.array(code, bytes(size))
+
+
 def _fill(f, buf, size, what):
-    want = len(buf) if isinstance(buf, memoryview) else len(buf) * size
+    want = len(buf) if isinstance(buf, (memoryview, bytearray)) else len(buf) * size
     n = f.readinto(buf, want) if isinstance(f, _View) else f.readinto(buf)
     if n is None or n != want:
         raise WeightsError("weights file truncated (in %s)" % what)
@@ -210,10 +237,10 @@ def _crc(buf, crc):
 def _lin_table(lin):
     """One int per (side, point, count): the linear score of that count there, plus
     _BIAS so that viper reads it the same from a 32- or a 64-bit word."""
-    t = array.array("i", bytes(4 * 2 * 26 * _COUNTS))
+    t = _words("i", 4 * 2 * 26 * _COUNTS)
     for sp in range(52):
         w0, w1, w2, w3 = lin[4 * sp], lin[4 * sp + 1], lin[4 * sp + 2], lin[4 * sp + 3]
-        t[sp * _COUNTS] = _BIAS
+        _put32(t, sp * _COUNTS, _BIAS)
         for c in range(1, _COUNTS):
             s = w0
             if c > 1:
@@ -222,8 +249,13 @@ def _lin_table(lin):
                 s += w2
             if c > 3:
                 s += (c - 3) * w3
-            t[sp * _COUNTS + c] = s + _BIAS
+            _put32(t, sp * _COUNTS + c, s + _BIAS)
     return t
+
+
+@micropython.viper
+def _put32(t: ptr32, i: int, v: int):
+    t[i] = v
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython
@@ -237,41 +269,73 @@ def _quick(t: ptr32, b: ptr8, me: int, op: int) -> int:
     return s - 52 * _BIAS
 
 
+_ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
+                              # (|sum| < 2**27: 208 int16 weights, counts <= 15)
+
+
+_SPANS = ((0, 7), (7, 7), (14, 6), (20, 6))   # (first path point, points) of a piece
+
+
+def _hidden(parts, b1, acc, h, b, me, op):
+    """The hidden layer (ReLU) into ``acc``: point-major, one piece of the input
+    weights at a time; empty points cost one test."""
+    _acc_start(b1, acc, h)
+    _piece(parts[0], acc, h, b, me, 7)
+    _piece(parts[1], acc, h, b, me + 7, 7)
+    _piece(parts[2], acc, h, b, me + 14, 6)
+    _piece(parts[3], acc, h, b, me + 20, 6)
+    _piece(parts[4], acc, h, b, op, 7)
+    _piece(parts[5], acc, h, b, op + 7, 7)
+    _piece(parts[6], acc, h, b, op + 14, 6)
+    _piece(parts[7], acc, h, b, op + 20, 6)
+    _relu(acc, h)
+
+
 @micropython.viper
-def _hidden(w1: ptr16, b1: ptr16, acc: ptr32, h: int, b: ptr8, me: int, op: int):
-    # one hidden unit at a time, all in a register; empty points cost one test
+def _acc_start(b1: ptr16, acc: ptr32, h: int):
     for j in range(h):
         a = int(b1[j])
         if a > 32767:
             a -= 65536
-        for side in range(2):
-            o = me if side == 0 else op
-            row = side * 104
-            for k in range(26):
-                c = int(b[o + k])
-                if c == 0:
-                    continue
-                i = (row + 4 * k) * h + j
-                w = int(w1[i])
-                if w > 32767:
-                    w -= 65536
-                a += w
-                if c > 1:
+        acc[j] = a + _ACC0
+
+
+@micropython.viper
+def _piece(w: ptr16, acc: ptr32, h: int, b: ptr8, o: int, n: int):
+    for k in range(n):
+        c = int(b[o + k])
+        if c == 0:
+            continue
+        i0 = 4 * k * h
+        for j in range(h):
+            i = i0 + j
+            x = int(w[i])
+            if x > 32767:
+                x -= 65536
+            a = x
+            if c > 1:
+                i += h
+                x = int(w[i])
+                if x > 32767:
+                    x -= 65536
+                a += x
+                if c > 2:
                     i += h
-                    w = int(w1[i])
-                    if w > 32767:
-                        w -= 65536
-                    a += w
-                    if c > 2:
+                    x = int(w[i])
+                    if x > 32767:
+                        x -= 65536
+                    a += x
+                    if c > 3:
                         i += h
-                        w = int(w1[i])
-                        if w > 32767:
-                            w -= 65536
-                        a += w
-                        if c > 3:
-                            i += h
-                            w = int(w1[i])
-                            if w > 32767:
-                                w -= 65536
-                            a += (c - 3) * w
-        acc[j] = a if a > 0 else 0          # ReLU
+                        x = int(w[i])
+                        if x > 32767:
+                            x -= 65536
+                        a += (c - 3) * x
+            acc[j] = int(acc[j]) + a
+
+
+@micropython.viper
+def _relu(acc: ptr32, h: int):
+    for j in range(h):
+        a = int(acc[j]) - _ACC0
+        acc[j] = a if a > 0 else 0
