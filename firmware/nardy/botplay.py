@@ -61,11 +61,21 @@ def load(variant):
 
 
 def release():
-    """Drop the chooser and its weights (the game is over)."""
+    """Drop the chooser, its weights and its modules (the game is over): a game
+    between two people after it pays nothing for the engine either (on a board with
+    code in ROMFS the modules' native code is still copied to the heap: ~5 KB)."""
     global _bot
-    if _bot is not None:
-        _bot = None
-        gc.collect()
+    _bot = None
+    import sys
+
+    import nardy
+    for name in ("bot", "evaluate"):
+        if sys.modules.pop("nardy." + name, None) is not None:
+            try:
+                delattr(nardy, name)
+            except AttributeError:
+                pass
+    gc.collect()
 
 
 def loaded():
@@ -86,6 +96,7 @@ class Shown:
                            for f, t in steps)
         self.text = format_turn(variant, pos, steps)
         self.warned = False        # the board shows another result: warned once
+        self.hidden_asked = False  # a checker out of view: the tracker was asked
 
     def next_step(self, played):
         """Index of the step to show next: the shown steps played so far in order

@@ -1,6 +1,7 @@
 """The position evaluator: a small integer neural net whose weights live in one
 compact binary file (``firmware/weights/long.bin``, ``short.bin``). Pure: no I/O
-beyond reading that file once into preallocated arrays.
+beyond reading that file once into preallocated buffers (or, where the file lies
+in memory-mapped flash, a ROMFS, none: the weights are read in place).
 
 Inputs: for each side (the side to move first, then the other) and each of its own
 path points k = 0 (bar) .. 25 (off), four features of the count c there: c >= 1,
@@ -9,9 +10,8 @@ games and both colours share it). 2 x 26 x 4 = 208 inputs, all small integers.
 
 Two stages, because a double can have ~1,800 legal results:
 
-- ``quick(pos)``: a linear score of the same inputs (its own scale), read from a
-  table of one int per
-  (side, point, count), i.e. 52 look-ups a position. The chooser keeps the best few
+- ``quick(pos)``: a linear score of the same inputs (its own scale), summed from
+  the 208 int16 weights of the occupied points. The chooser keeps the best few
   results by this score (a pre-filter, fitted to the net's own values on the host).
 - ``value(pos)``: the net, 208 -> H hidden (ReLU) -> 1, in integers: inputs times
   int16 weights (scale 2**Q1), ReLU, times int16 output weights (scale 2**Q2).
@@ -105,8 +105,15 @@ class Net:
         if self.q1 > 14 or self.q2 > 14 or qlin > 14:
             raise WeightsError("weights file: bad scales")
         crc = _u32(head, 12)
-        lin = array.array("h", bytes(2 * INPUTS))
-        self.b1 = array.array("h", bytes(2 * h))
+        # the linear pre-filter, the hidden biases and the input weights are read by
+        # viper only: in a mapped file (ROMFS) they are used in place, no heap at all
+        at = _HEADER
+        if mapped is not None and len(mapped) >= at + 2 * INPUTS + 2 * h:
+            self.lin = mapped[at:at + 2 * INPUTS]
+            self.b1 = mapped[at + 2 * INPUTS:at + 2 * INPUTS + 2 * h]
+        else:
+            self.lin = _words("h", 2 * INPUTS)
+            self.b1 = _words("h", 2 * h)
         # The input weights, the big part, in eight pieces (6-7 points of one side
         # each, ``_SPANS``): blocks of 1.5-3 KB find room on a fragmented heap where
         # one of 13-20 KB does not.
@@ -124,7 +131,7 @@ class Net:
                 at += size
         self.w2 = array.array("h", bytes(2 * h))
         b2 = array.array("i", bytes(4))
-        got = _crc(_fill(f, lin, 2, "lin"), 0)
+        got = _crc(_fill(f, self.lin, 2, "lin"), 0)
         got = _crc(_fill(f, self.b1, 2, "b1"), got)
         for part in self.parts:
             got = _crc(_fill(f, part, 2, "w1"), got)
@@ -137,13 +144,18 @@ class Net:
         self.b2 = b2[0]
         # value() is in units of 2**(q1+q2); quick() is rescaled to the same units
         self.scale = 1 << (self.q1 + self.q2)
-        self.table = _lin_table(lin)
         self.acc = array.array("i", bytes(4 * h))
 
     def quick(self, pos):
         """The linear pre-filter's score of ``pos`` for its side to move, in units of
         2**qlin (only compared with other quick scores)."""
-        return _quick(self.table, pos.board, 26 * pos.turn, 26 - 26 * pos.turn)
+        return _quick(self.lin, pos.board, 26 * pos.turn, 26 - 26 * pos.turn)
+
+    @property
+    def table(self):
+        """The pre-filter as a table of one int per (side, point, count), plus
+        2**24 each (host tools: a vectorised ``quick``; CPython)."""
+        return _lin_table(self.lin, 0) + _lin_table(self.lin, 26)
 
     def value(self, pos):
         """The net's rating of ``pos`` for its side to move (units of ``scale``)."""
@@ -234,13 +246,14 @@ def _crc(buf, crc):
     return binascii.crc32(buf, crc) & 0xFFFFFFFF
 
 
-def _lin_table(lin):
-    """One int per (side, point, count): the linear score of that count there, plus
-    _BIAS so that viper reads it the same from a 32- or a 64-bit word."""
-    t = _words("i", 4 * 2 * 26 * _COUNTS)
-    for sp in range(52):
-        w0, w1, w2, w3 = lin[4 * sp], lin[4 * sp + 1], lin[4 * sp + 2], lin[4 * sp + 3]
-        _put32(t, sp * _COUNTS, _BIAS)
+def _lin_table(lin, first):
+    """One int per (point, count) of one side (path points ``first`` .. +25 of the
+    inputs): the linear score of that count there, plus _BIAS (host tools)."""
+    t = array.array("i", bytes(4 * 26 * _COUNTS))
+    for k in range(26):
+        i = 4 * (first + k)
+        w0, w1, w2, w3 = lin[i], lin[i + 1], lin[i + 2], lin[i + 3]
+        t[k * _COUNTS] = _BIAS
         for c in range(1, _COUNTS):
             s = w0
             if c > 1:
@@ -249,24 +262,46 @@ def _lin_table(lin):
                 s += w2
             if c > 3:
                 s += (c - 3) * w3
-            _put32(t, sp * _COUNTS + c, s + _BIAS)
+            t[k * _COUNTS + c] = s + _BIAS
     return t
-
-
-@micropython.viper
-def _put32(t: ptr32, i: int, v: int):
-    t[i] = v
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython
 # runs the same code through the no-op decorator in nardy/__init__.py). Viper reads
 # ptr16 as unsigned, hence the explicit sign fix; values stay far below 2**31.
 @micropython.viper
-def _quick(t: ptr32, b: ptr8, me: int, op: int) -> int:
+def _quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
+    # straight from the 208 linear weights (no table on the heap); empty points
+    # cost one test
     s = 0
-    for k in range(26):
-        s += int(t[(k << 4) + int(b[me + k])]) + int(t[((26 + k) << 4) + int(b[op + k])])
-    return s - 52 * _BIAS
+    for side in range(2):
+        o = me if side == 0 else op
+        row = side * 104
+        for k in range(26):
+            c = int(b[o + k])
+            if c == 0:
+                continue
+            i = row + 4 * k
+            x = int(w[i])
+            if x > 32767:
+                x -= 65536
+            s += x
+            if c > 1:
+                x = int(w[i + 1])
+                if x > 32767:
+                    x -= 65536
+                s += x
+                if c > 2:
+                    x = int(w[i + 2])
+                    if x > 32767:
+                        x -= 65536
+                    s += x
+                    if c > 3:
+                        x = int(w[i + 3])
+                        if x > 32767:
+                            x -= 65536
+                        s += (c - 3) * x
+    return s
 
 
 _ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
@@ -279,7 +314,7 @@ _SPANS = ((0, 7), (7, 7), (14, 6), (20, 6))   # (first path point, points) of a 
 def _hidden(parts, b1, acc, h, b, me, op):
     """The hidden layer (ReLU) into ``acc``: point-major, one piece of the input
     weights at a time; empty points cost one test."""
-    _acc_start(b1, acc, h)
+    _acc(b1, acc, h, 1)
     _piece(parts[0], acc, h, b, me, 7)
     _piece(parts[1], acc, h, b, me + 7, 7)
     _piece(parts[2], acc, h, b, me + 14, 6)
@@ -288,16 +323,7 @@ def _hidden(parts, b1, acc, h, b, me, op):
     _piece(parts[5], acc, h, b, op + 7, 7)
     _piece(parts[6], acc, h, b, op + 14, 6)
     _piece(parts[7], acc, h, b, op + 20, 6)
-    _relu(acc, h)
-
-
-@micropython.viper
-def _acc_start(b1: ptr16, acc: ptr32, h: int):
-    for j in range(h):
-        a = int(b1[j])
-        if a > 32767:
-            a -= 65536
-        acc[j] = a + _ACC0
+    _acc(b1, acc, h, 0)
 
 
 @micropython.viper
@@ -335,7 +361,14 @@ def _piece(w: ptr16, acc: ptr32, h: int, b: ptr8, o: int, n: int):
 
 
 @micropython.viper
-def _relu(acc: ptr32, h: int):
+def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
+    """``start``: each sum starts at its bias; else the ReLU of each sum."""
     for j in range(h):
-        a = int(acc[j]) - _ACC0
-        acc[j] = a if a > 0 else 0
+        if start:
+            a = int(b1[j])
+            if a > 32767:
+                a -= 65536
+            acc[j] = a + _ACC0
+        else:
+            a = int(acc[j]) - _ACC0
+            acc[j] = a if a > 0 else 0

@@ -33,6 +33,7 @@ from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.tracker import LIFTED as LIFTED_STATE
 
 SETUP = "setup"
 OPENING = "opening"
@@ -472,7 +473,7 @@ class Game:
                 # the heap) would allocate on every scan
                 self._drain(obs)
         if self.shown is not None or self.phase in (ROLL, OPENING):
-            self._bot_tick(obs)
+            self._bot_tick(obs, still_ms)
 
     def _drain(self, obs):
         t = self.tracker
@@ -763,7 +764,7 @@ class Game:
         if "nardy.botplay" in _modules():
             _botplay().release()
 
-    def _bot_tick(self, obs):
+    def _bot_tick(self, obs, still_ms=0):
         """Every cycle while the board plays: roll for it, end its turn once the board
         shows it, warn when all dice are played and another result lies there."""
         ph = self.phase
@@ -797,6 +798,16 @@ class Game:
                     t.confirm(i)
                     self._drain(obs)
                     return
+            return
+        if t.state == LIFTED_STATE:
+            # still "in the hand" for long: the checker may lie where no sensor sees
+            # it (a full tray or stack); asked once per stillness, as OK would ask
+            if still_ms < t.hidden_end_ms:
+                sh.hidden_asked = False
+            elif not sh.hidden_asked:
+                sh.hidden_asked = True
+                t._hidden(obs, False)
+                self._drain(obs)
             return
         if t.state != IDLE:
             return

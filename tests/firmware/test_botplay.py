@@ -3,6 +3,7 @@ it rolls by itself, shows its turn (LEDs, OLED, ``bot`` event), the hands carry 
 out, the turn ends by itself with the shown result and never with another one."""
 
 import json
+import sys
 
 from apputil import Obs, Rand, rmtree, tmpdir
 
@@ -222,7 +223,8 @@ def _bot_game(name, variant, seed):
         turns += 1
     assert g.phase in (GAME_END, MATCH_END), (g.phase, turns)
     assert g.result is not None and g.result[2] >= 1
-    assert not botplay.loaded()       # dropped with the game
+    assert not botplay.loaded()       # dropped with the game, and its modules
+    assert "nardy.evaluate" not in sys.modules and "nardy.bot" not in sys.modules
     b.close()
     return turns
 
