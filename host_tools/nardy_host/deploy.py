@@ -19,7 +19,8 @@ Ctrl-C as usual, so the board needs no special mode):
 5. reset the board (``--no-reset`` to leave it at the REPL).
 
 With ``--romfs`` the compiled ``nardy/`` and ``weights/`` go into the board's ROMFS
-partition instead (the weights are then read in place, without heap) (``mpremote romfs deploy``; MicroPython 1.25 or later built with ROMFS), as
+partition instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with
+ROMFS; the weights are then read in place, without heap), as
 the first step, so a board without one is left untouched. Code in ROMFS runs from
 flash: the heap, which the imported bytecode would otherwise fill by half on a board
 without PSRAM, is left to the game. Any ``ROOT/nardy`` on the filesystem is removed

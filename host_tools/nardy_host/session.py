@@ -162,7 +162,8 @@ class VirtualLink(_Link):
         self._fout = None
 
     def start(self):
-        cmd = [micropython(), "-X", "heapsize=112wK", LAUNCH, FIRMWARE, self.data,
+        heap = os.environ.get("NARDY_VBOARD_HEAP", "112wK")    # as nardy_host.link
+        cmd = [micropython(), "-X", "heapsize=" + heap, LAUNCH, FIRMWARE, self.data,
                self.pinmap]
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -103,8 +103,8 @@ def test_stage_xtensawin_and_source(tmp_path):
     # the board player's weights go along, byte for byte
     for name in ("long.bin", "short.bin"):
         assert ("weights/" + name, "weights/" + name) in files
-        assert (tmp_path / "b" / "weights" / name).read_bytes() == open(os.path.join(
-            deploy.firmware_dir(), "weights", name), "rb").read()
+        with open(os.path.join(deploy.firmware_dir(), "weights", name), "rb") as f:
+            assert (tmp_path / "b" / "weights" / name).read_bytes() == f.read()
 
 
 def _imports(path):
