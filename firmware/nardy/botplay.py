@@ -16,7 +16,9 @@ ends: a game between two people pays nothing for the engine.
 
 import gc
 
+from nardy.game import MOVE, OPENING, ROLL, board_diffs, zone_of
 from nardy.rules import COLORS
+from nardy.tracker import CONFIRM, IDLE, LIFTED
 
 SIDES = ("none", "white", "black", "both")
 
@@ -97,6 +99,7 @@ class Shown:
         self.text = format_turn(variant, pos, steps)
         self.warned = False        # the board shows another result: warned once
         self.hidden_asked = False  # a checker out of view: the tracker was asked
+        self.auto_end = 1000       # the tracker's stillness auto-end, given back after
 
     def next_step(self, played):
         """Index of the step to show next: the shown steps played so far in order
@@ -120,3 +123,124 @@ def choose(variant, pos, dice, zone_of):
     """The board's turn for ``pos`` and ``dice`` as a ``Shown``."""
     steps, result = load(variant).choose(pos, dice)
     return Shown(variant, pos, steps, result, zone_of)
+
+
+# -- the game's hooks (nardy.game calls these only when a side is the board's) ----------
+
+def _error(game, e):
+    # no weights, or no room for them: the hands play the board's turns
+    game._say(None, "the board cannot play: %s" % e)
+    game.emit({"ev": "error", "error": "board player: %s" % e})
+
+
+def load_for(game):
+    """A game starts with a side set to the board: its chooser is read now, on a
+    collected heap (the weights want room)."""
+    try:
+        load(game.variant)
+    except (ValueError, OSError, MemoryError) as e:
+        _error(game, e)
+
+
+def start(game):
+    """The turn starts: if it is the board's, choose it and show it."""
+    game.shown = None
+    if not plays(game.bot_setting(), game.pos.turn):
+        return
+    try:
+        sh = choose(game.variant, game.pos, game.dice, zone_of)
+    except (ValueError, OSError, MemoryError) as e:
+        _error(game, e)
+        return
+    game.shown = sh
+    t = game.tracker
+    # no end on the stillness timer: the turn ends when the board shows the chosen
+    # result (``tick``), never with another one
+    if t.auto_end_ms < _NEVER:
+        sh.auto_end = t.auto_end_ms
+    t.auto_end_ms = _NEVER
+    game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
+               "steps": [[a, b] for a, b in sh.steps],
+               "zones": [[a, b] for a, b in sh.zones]})
+
+
+def end(game):
+    """The board's turn is over (or the game): the tracker ends turns as before."""
+    game.tracker.auto_end_ms = game.shown.auto_end
+    game.shown = None
+
+
+def tick(game, obs, still_ms):
+    """Every cycle while the board plays: roll for it, end its turn once the board
+    shows it, warn while all dice are played and another result lies there."""
+    ph = game.phase
+    if ph in (ROLL, OPENING):
+        if obs is None or game.setup or game.pos is None:
+            return
+        if ph == OPENING:
+            if game.bot_setting() != "both":
+                return
+        elif not plays(game.bot_setting(), game.pos.turn):
+            return
+        # the set-up is checked on this observation (once: a difference is kept in
+        # ``setup`` and waits for the next one, as ``observe`` does)
+        d = board_diffs(game.variant, game.pos, obs, game.layout.cap)
+        if d:
+            game.setup = d
+            game._changed()
+        elif ph == OPENING:
+            game._roll_opening()
+        else:
+            game._roll()
+        return
+    sh = game.shown
+    if ph != MOVE or sh is None or obs is None or not game.tracked:
+        return
+    t = game.tracker
+    if t.state == CONFIRM:
+        # several results fit what the sensors see: the board's own is the one
+        for i in range(len(t.candidates)):
+            if sh.matches(t.candidates[i][1]):
+                t.confirm(i)
+                game._drain(obs)
+                return
+        return
+    if t.state == LIFTED:
+        # still "in the hand" for long: the checker may lie where no sensor sees it
+        # (a full tray or stack); asked once per stillness, as OK would ask
+        if still_ms < t.hidden_end_ms:
+            sh.hidden_asked = False
+        elif not sh.hidden_asked:
+            sh.hidden_asked = True
+            t._hidden(obs, False)
+            game._drain(obs)
+        return
+    if t.state != IDLE:
+        return
+    if sh.matches(t.position):
+        sh.warned = False
+        t.end_turn(obs)
+        game._drain(obs)
+        return
+    other = not game.left() or sh.next_step(t.played) < len(t.played)
+    if other != sh.warned:
+        sh.warned = other
+        if other:
+            game.emit({"ev": "warn", "bot": sh.text, "reason": "the board plays " + sh.text})
+        else:
+            game.emit({"ev": "warn", "clear": True})
+        game._changed()
+
+
+def ok(game, obs):
+    """OK on the board's turn: ends it only with the board's move on the board."""
+    t = game.tracker
+    if t.state == IDLE and game.shown.matches(t.position):
+        t.end_turn(obs)
+        game._drain(obs)
+        return True
+    game._say(None, "the board plays " + game.shown.text)
+    return False
+
+
+_NEVER = 1 << 29      # ms: the tracker's stillness auto-end, switched off

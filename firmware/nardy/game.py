@@ -33,7 +33,6 @@ from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
-from nardy.tracker import LIFTED as LIFTED_STATE
 
 SETUP = "setup"
 OPENING = "opening"
@@ -313,7 +312,8 @@ class Game:
             self.phase = ROLL
         else:
             self.phase = OPENING
-        self._bot_load()
+        if self.bot_setting() != "none":
+            _botplay().load_for(self)
         self._changed()
         return True
 
@@ -388,7 +388,8 @@ class Game:
         elif self.phase == MOVE:
             self.tracker.start_turn(self.pos, self.dice)
             self.tracked = False
-            self._bot_start()
+            if self.bot_setting() != "none":
+                _botplay().start(self)
         self._changed()
 
     # -- rolling ----------------------------------------------------------------------------
@@ -437,7 +438,8 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
-        self._bot_start()
+        if self.bot_setting() != "none":
+            _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
         # first lift took away (and takes its fast path) instead of meeting the
         # whole board as news.
@@ -472,8 +474,9 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
-        if self.shown is not None or self.phase in (ROLL, OPENING):
-            self._bot_tick(obs, still_ms)
+        if self.shown is not None or (self.phase in (ROLL, OPENING) and
+                                      self.bot_setting() != "none"):
+            _botplay().tick(self, obs, still_ms)
 
     def _drain(self, obs):
         t = self.tracker
@@ -527,7 +530,8 @@ class Game:
             js.append(st)
 
     def _end_turn(self, steps, after, accepted, rule):
-        self._bot_end()
+        if self.shown is not None:
+            _botplay().end(self)
         v = self.variant
         self.refused = False
         side = self.pos.turn
@@ -565,8 +569,11 @@ class Game:
         self.journal.save_match(None if self.match.over else self._match_state())
         self.phase = MATCH_END if self.match.over else GAME_END
         self.dice = None
-        self._bot_end()
-        self._bot_release()
+        if self.shown is not None:
+            _botplay().end(self)
+        import sys
+        if "nardy.botplay" in sys.modules:
+            _botplay().release()      # the engine is read again for the next game
         self._changed()
 
     def resign(self):
@@ -607,7 +614,7 @@ class Game:
                     self._roll()
                 return True
             if ph == MOVE and self.shown is not None:
-                return self._bot_ok(obs)
+                return _botplay().ok(self, obs)
             if ph == MOVE:
                 return self._ok_move(long, obs)
             return False
@@ -712,137 +719,10 @@ class Game:
             return self.setup[0]
         return None
 
-    # -- the board as a player (nardy.botplay) ------------------------------------------
+    # -- the board as a player: hooks into nardy.botplay, imported only when a side is
+    # the board's (its code stays off the heap otherwise) ---------------------------------
     def bot_setting(self):
         return self.settings.get("bot", "none")
-
-    def bot_plays(self, side):
-        """The board plays ``side`` (the ``bot`` setting)."""
-        return side is not None and self.bot_setting() != "none" and \
-            _botplay().plays(self.bot_setting(), side)
-
-    def _bot_start(self):
-        """The board's turn: choose and show it (the tracker follows the hands)."""
-        self.shown = None
-        if not self.bot_plays(self.pos.turn):
-            return
-        try:
-            self.shown = _botplay().choose(self.variant, self.pos, self.dice, zone_of)
-        except (ValueError, OSError, MemoryError) as e:
-            # no weights, or no room for them: the hands play this side's turn
-            self._say(None, "the board cannot play: %s" % e)
-            self.emit({"ev": "error", "error": "board player: %s" % e})
-            return
-        t = self.tracker
-        # no auto-end on the stillness timer: the turn ends when the board shows the
-        # chosen result (``_bot_tick``), never with another one
-        if t.auto_end_ms < _NEVER:
-            self._auto_end = t.auto_end_ms
-        t.auto_end_ms = _NEVER
-        sh = self.shown
-        self.emit({"ev": "bot", "side": COLORS[self.pos.turn], "text": sh.text,
-                   "steps": [[a, b] for a, b in sh.steps],
-                   "zones": [[a, b] for a, b in sh.zones]})
-
-    def _bot_load(self):
-        """A side is the board's: its chooser is read now, at the game's start, on a
-        collected heap (the weights want unfragmented room)."""
-        if self.bot_setting() == "none":
-            return
-        try:
-            _botplay().load(self.variant)
-        except (ValueError, OSError, MemoryError) as e:
-            self._say(None, "the board cannot play: %s" % e)
-            self.emit({"ev": "error", "error": "board player: %s" % e})
-
-    def _bot_end(self):
-        if self.shown is not None:
-            self.shown = None
-            self.tracker.auto_end_ms = getattr(self, "_auto_end", 1000)
-
-    def _bot_release(self):
-        if "nardy.botplay" in _modules():
-            _botplay().release()
-
-    def _bot_tick(self, obs, still_ms=0):
-        """Every cycle while the board plays: roll for it, end its turn once the board
-        shows it, warn when all dice are played and another result lies there."""
-        ph = self.phase
-        if ph in (ROLL, OPENING):
-            if obs is None or self.setup or self.pos is None:
-                return
-            if ph == OPENING:
-                if self.bot_setting() != "both":
-                    return
-            elif not self.bot_plays(self.pos.turn):
-                return
-            # the set-up is checked on this observation (once: a difference is kept
-            # in ``setup`` and waits for the next one, as ``observe`` does)
-            d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
-            if d:
-                self.setup = d
-                self._changed()
-            elif ph == OPENING:
-                self._roll_opening()
-            else:
-                self._roll()
-            return
-        if ph != MOVE or self.shown is None or obs is None or not self.tracked:
-            return
-        t = self.tracker
-        sh = self.shown
-        if t.state == CONFIRM:
-            # several results fit what the sensors see: the board's own is the one
-            for i in range(len(t.candidates)):
-                if sh.matches(t.candidates[i][1]):
-                    t.confirm(i)
-                    self._drain(obs)
-                    return
-            return
-        if t.state == LIFTED_STATE:
-            # still "in the hand" for long: the checker may lie where no sensor sees
-            # it (a full tray or stack); asked once per stillness, as OK would ask
-            if still_ms < t.hidden_end_ms:
-                sh.hidden_asked = False
-            elif not sh.hidden_asked:
-                sh.hidden_asked = True
-                t._hidden(obs, False)
-                self._drain(obs)
-            return
-        if t.state != IDLE:
-            return
-        if sh.matches(t.position):
-            sh.warned = False
-            t.end_turn(obs)
-            self._drain(obs)
-            return
-        other = not self.left() or sh.next_step(t.played) < len(t.played)
-        if other != sh.warned:
-            sh.warned = other
-            if other:
-                self.emit({"ev": "warn", "bot": sh.text,
-                           "reason": "the board plays " + sh.text})
-            else:
-                self.emit({"ev": "warn", "clear": True})
-            self._changed()
-
-    def _bot_ok(self, obs):
-        """OK on the board's turn: ends it only with the board's move on the board."""
-        t = self.tracker
-        if t.state == IDLE and self.shown.matches(t.position):
-            t.end_turn(obs)
-            self._drain(obs)
-            return True
-        self._say(None, "the board plays " + self.shown.text)
-        return False
-
-
-_NEVER = 1 << 29      # ms: the tracker's stillness auto-end, switched off
-
-
-def _modules():
-    import sys
-    return sys.modules
 
 
 def _botplay():

@@ -64,14 +64,18 @@ def test_whole_game_bot_both(runner, variant):
 def test_another_move_is_warned_and_waits(runner):
     r = runner
     # the board rolls for itself on its next scans: the board lies still a moment
-    r.run_lines(["new short bot white", "opening 5 3", "dice 3 1", "press ok", "wait 300"])
+    # (short nardy: white plays the opening dice, 5-3)
+    r.run_lines(["new short bot white", "opening 5 3", "press ok", "wait 300"])
     d = r.s.dump()
     assert d["phase"] == "move" and d["bot"]["side"] == "white", d
     v = variant_for("short", d["options"] or {})
     pos = from_json(v, d["position"])
     want = [tuple(s) for s in d["bot"]["steps"]]
-    other = next(st for st, res in v.turns(pos, (3, 1))
-                 if res.board != v.apply_step(v.apply_step(pos, want[0]), want[1]).board)
+    res_want = pos
+    for st in want:
+        res_want = v.apply_step(res_want, st)
+    other = next(st for st, res in v.turns(pos, tuple(d["dice"]))
+                 if res.board != res_want.board)
     s = r.s
     for f, t in other:
         s.lift(zone_of(v, 0, f), 0)
@@ -81,7 +85,7 @@ def test_another_move_is_warned_and_waits(runner):
     d = s.dump()
     assert d["phase"] == "move" and d["turn_no"] == 0
     text = d["bot"]["text"]
-    assert [e for e in _events(r, "warn") if e.get("bot") == text]
+    assert [e for e in _events(r, "warn") if e.get("bot") == text], (_events(r, "warn"), d, _events(r, "error"))
     s.refresh()
     # the hands put it back and carry out the board's move: the turn ends by itself
     for f, t in reversed(other):

@@ -89,6 +89,25 @@ def test_soak_few_games_at_56wK_with_code_in_romfs():
     assert 0 < st["peak"] <= PEAK_56_ROMFS, st
 
 
+def test_soak_bot_both_games_with_code_and_weights_in_romfs():
+    # The board plays both sides (bot both), its weights read in place from the
+    # ROMFS image. At 56wK there is no room for the engine yet (its modules' native
+    # code and buffers take ~7.7 KB of the ~12 KB a game leaves free): 64wK here.
+    stats = {"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "choices": 0,
+             "mem_every": 5}
+    root = tempfile.mkdtemp(prefix="nardy-soak-test-")
+    try:
+        main, image = soak.compile_firmware(os.path.join(root, "fw"), True)
+        b = soak.Board(os.path.join(root, "data"), "64wK", main, image)
+        for variant in ("long", "short"):
+            soak.play_bot_game(b, variant, stats)
+        b.close()
+    finally:
+        soak.cleanup(root)
+    assert stats["bot_games"] == 2 and stats["bot_turns"] > 40
+    assert 0 < stats["peak"] <= 131072 - 8 * 1024, stats
+
+
 def test_soak_script_fails_on_a_board_error(monkeypatch):
     # the check that makes the soak fail: an error event, a recorded warning
     with pytest.raises(soak.Failure):
