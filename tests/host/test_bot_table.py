@@ -85,7 +85,7 @@ def test_another_move_is_warned_and_waits(runner):
     d = s.dump()
     assert d["phase"] == "move" and d["turn_no"] == 0
     text = d["bot"]["text"]
-    assert [e for e in _events(r, "warn") if e.get("bot") == text], (_events(r, "warn"), d, _events(r, "error"))
+    assert [e for e in _events(r, "warn") if e.get("bot") == text], _events(r, "warn")
     s.refresh()
     # the hands put it back and carry out the board's move: the turn ends by itself
     for f, t in reversed(other):
