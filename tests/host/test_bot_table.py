@@ -77,6 +77,10 @@ def test_another_move_is_warned_and_waits(runner):
     other = next(st for st, res in v.turns(pos, tuple(d["dice"]))
                  if res.board != res_want.board)
     s = r.s
+    # the LEDs light the first step's source and target, the OLED names the move
+    zf, zt = d["bot"]["zones"][0]
+    r.run_lines(["expect leds %d=from %d=to" % (zf, zt),
+                 "expect oled contains Board: %s" % d["bot"]["text"]])
     for f, t in other:
         s.lift(zone_of(v, 0, f), 0)
         s.place(zone_of(v, 0, t))
@@ -86,7 +90,7 @@ def test_another_move_is_warned_and_waits(runner):
     assert d["phase"] == "move" and d["turn_no"] == 0
     text = d["bot"]["text"]
     assert [e for e in _events(r, "warn") if e.get("bot") == text], _events(r, "warn")
-    s.refresh()
+    r.run_lines(["expect oled contains The board plays"])
     # the hands put it back and carry out the board's move: the turn ends by itself
     for f, t in reversed(other):
         s.lift(zone_of(v, 0, t), 0)
