@@ -9,7 +9,7 @@ from apputil import Obs, Rand, rmtree, tmpdir
 
 from nardy import botplay, protocol
 from nardy.dice import Dice
-from nardy.game import GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game
+from nardy.game import ENTRY, GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game
 from nardy.journal import Journal
 from nardy.menu import Menu, defaults
 from nardy.movesvc import variant_for
@@ -235,3 +235,41 @@ def test_whole_game_bot_both_long():
 
 def test_whole_game_bot_both_short():
     assert _bot_game("bothshort", "short", 6) > 20
+
+
+def test_manual_dice_the_board_asks_for_them():
+    b, g = _start("botmanual", "long", "black", seed=8)
+    g.settings["dice"] = "manual"
+    g.press("ok", "short", b.obs)                 # the opening (electronic)
+    if g.pos.turn == WHITE:
+        g.press("ok", "short", b.obs)             # the person rolls: dice entry
+        assert g.phase == ENTRY
+        g.enter_dice((6, 5))
+        _carry_out(b, g.variant.legal_turns(g.pos, g.dice)[0][0])
+        g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    g.tick(b.obs, 0)                              # the board's turn: it asks
+    assert g.phase == ENTRY and g.shown is None
+    assert g.enter_dice((4, 2))
+    assert g.phase == MOVE and g.dice == (4, 2) and g.shown is not None
+    b.close()
+
+
+def test_power_cut_on_the_boards_turn_shows_the_same_move():
+    b, g = _start("botresume", "short", "both", seed=9)
+    g.tick(b.obs, 0)                  # the opening
+    if g.phase == ROLL:
+        g.tick(b.obs, 0)              # (the opening dice are not played) the first roll
+    assert g.phase == MOVE and g.shown is not None
+    steps = g.shown.steps
+    _carry_out(b, steps[:1])
+    b.j.close()
+    j2 = Journal(b.dir)
+    j2.scan()
+    g2 = Game(j2, LAYOUT, [].append, None, {"bot": "both"})
+    g2.resume(j2.unfinished(), j2.records(j2.unfinished()))
+    assert g2.phase == MOVE and g2.shown is not None and g2.shown.steps == steps
+    assert g2.state()["bot"]["next"] == 1 or len(steps) == 1
+    j2.close()
+    b.j = Journal(b.dir)
+    b.close()
