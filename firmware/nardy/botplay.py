@@ -20,8 +20,6 @@ from nardy.game import MOVE, OPENING, ROLL, board_diffs, zone_of
 from nardy.rules import COLORS
 from nardy.tracker import CONFIRM, IDLE, LIFTED
 
-SIDES = ("none", "white", "black", "both")
-
 _bot = None        # the loaded chooser (one at a time: one game is played at a time)
 
 
@@ -98,6 +96,7 @@ class Shown:
                            for f, t in steps)
         self.text = format_turn(variant, pos, steps)
         self.warned = False        # the board shows another result: warned once
+        self.warning = None        # (rule, text, zones) while warned
         self.hidden_asked = False  # a checker out of view: the tracker was asked
         self.auto_end = 1000       # the tracker's stillness auto-end, given back after
 
@@ -226,6 +225,8 @@ def tick(game, obs, still_ms):
     if other != sh.warned:
         sh.warned = other
         if other:
+            # built once: the UI asks for the warning on every LED frame
+            sh.warning = (None, "The board plays " + sh.text, game.turn_zones())
             game.emit({"ev": "warn", "bot": sh.text, "reason": "the board plays " + sh.text})
         else:
             game.emit({"ev": "warn", "clear": True})

@@ -705,7 +705,7 @@ class Game:
             return None
         st = self.tracker.state
         if self.shown is not None and self.shown.warned and st == IDLE:
-            return (None, "The board plays " + self.shown.text, self.turn_zones())
+            return self.shown.warning
         if st in (ILLEGAL, VERDICT, SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning

@@ -1,5 +1,6 @@
 """The settings menu on the OLED: variant, match length, the RULES.md options of the
-variant, LED brightness, dice mode, and "new match". Pure.
+variant, LED brightness, dice mode, the sides the board plays ("Board plays":
+none, white, black, both; nardy.botplay), and "new match". Pure.
 
 Buttons while the menu is open: BACK = next item, OK = change the item (or start
 the new match), MENU = close. Settings are a plain dict the app saves as JSON. The
@@ -7,6 +8,7 @@ screen (``draw``) uses the compact font of ``nardy.oled``, whole option names.
 """
 
 from nardy.longnardy import LongNardy
+from nardy.protocol import BOT_SIDES
 from nardy.shortnardy import ShortNardy
 
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
@@ -14,7 +16,6 @@ BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
 
 DEFAULTS = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
             "brightness": 16, "dice": "auto", "bot": "none"}
-BOT_SIDES = ("none", "white", "black", "both")   # the sides the board plays
 
 
 def defaults():
