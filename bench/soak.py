@@ -61,6 +61,9 @@ def compile_firmware(out, romfs=False):
             subprocess.run([exe, "-march=x64", "-o",
                             os.path.join(code, "nardy", name[:-3] + ".mpy"),
                             os.path.join(src, name)], check=True)
+    # the board player's weights beside the code (in the image with ``romfs``: read
+    # in place from the mapped file, as from the board's ROMFS partition)
+    shutil.copytree(os.path.join(ROOT, "firmware", "weights"), os.path.join(code, "weights"))
     shutil.copy(os.path.join(ROOT, "firmware", "main.py"), os.path.join(out, "main.py"))
     image = None
     if romfs:
@@ -243,6 +246,74 @@ def play_game(b, rng, variant, stats, max_turns=1000):
     stats["games"] += 1
 
 
+def play_bot_game(b, variant, stats, max_turns=1000):
+    """One game the board plays against itself (``bot both``): it rolls, shows its
+    turn (a ``bot`` event), the hands carry it out step by step (sense lines) and the
+    turn ends by itself; confirmed after."""
+    evs = b.ping({"cmd": "new", "variant": variant, "match": 1, "bot": "both"})
+    b.check(evs, "new bot")
+    g = find(evs, "game")
+    if g is None:
+        raise Failure("no game event after new: %s" % evs)
+    gid = g["game"]
+    v = find_variant(variant, g["rec"]["options"] or {})
+    pos = parse_position_id(g["rec"]["start"])[1]
+    evs = b.ping(sense(v, pos))       # set up: the board rolls the opening by itself
+    where = "bot game %d" % gid
+    for n in range(1, max_turns + 1):
+        where = "bot game %d turn %d" % (gid, n)
+        b.check(evs, where)
+        shown = None
+        end = False
+        for e in evs:
+            if e["ev"] == "turn":
+                pos = parse_position_id(e["rec"]["pos"])[1]
+                shown = None
+                stats["turns"] += 1
+            elif e["ev"] == "bot":
+                shown = e
+            elif e["ev"] == "game_end":
+                end = True
+        if end:
+            break
+        if shown is None:
+            raise Failure("%s: the board showed no move: %s" % (where, evs[-5:]))
+        pos.turn = COLORS.index(shown["side"])
+        cur = pos
+        lines = []
+        for st in shown["steps"]:
+            lines.append(sense(v, cur, hand=(cur.turn, st[0])))
+            cur = v.apply_step(cur, tuple(st))
+            lines.append(sense(v, cur))
+        evs = b.ping(*lines)
+        t = find(evs, "turn")
+        if t is None:
+            # the last checker went where no sensor sees it (a full stack or tray):
+            # the tracker takes that after the board has been still for 3 s
+            evs += b.ping(sense(v, cur, ms=4000))
+            t = find(evs, "turn")
+        if t is None:
+            d = find(b.ping({"cmd": "dump"}), "dump")
+            raise Failure("%s: the turn did not end by itself (%s, tracker %s, board "
+                          "showed %s, played %s)" % (where, d and d["phase"],
+                                                      d and d["tracker"], shown["steps"],
+                                                      d and d["steps"]))
+        if parse_position_id(t["rec"]["pos"])[1].board != cur.board:
+            raise Failure("%s: board recorded %s, showed %s" % (
+                where, t["rec"]["steps"], shown["steps"]))
+        stats["steps"] += len(shown["steps"])
+        stats["bot_turns"] = stats.get("bot_turns", 0) + 1
+        if n % stats["mem_every"] == 0:
+            stats["peak"] = max(stats["peak"], b.mem()["alloc"])
+    else:
+        raise Failure("%s: no end after %d turns" % (where, max_turns))
+    stats["peak"] = max(stats["peak"], b.mem()["alloc"])
+    evs = b.ping({"cmd": "confirm", "game": gid})
+    b.check(evs, where + " confirm")
+    stats["games"] += 1
+    stats["bot_games"] = stats.get("bot_games", 0) + 1
+
+
 def worker(k, games, args, stats, errors, data_root):
     rng = random.Random(args.seed * 1000 + k)
     b = None
@@ -257,7 +328,10 @@ def worker(k, games, args, stats, errors, data_root):
                 stats["heap"] = m["heap"]
                 stats["boot_free"] = m["free"]
             variant = ("long", "short")[(i + k) % 2]
-            play_game(b, rng, variant, stats)
+            if args.bot_every and i % args.bot_every == args.bot_every - 1:
+                play_bot_game(b, variant, stats)
+            else:
+                play_game(b, rng, variant, stats)
             if stats["games"] % 100 == 0:
                 print("worker %d: %d games" % (k, stats["games"]), file=sys.stderr,
                       flush=True)
@@ -288,6 +362,10 @@ def main(argv=None):
                     help="restart each board process every N games (0: never)")
     ap.add_argument("--mem-every", type=int, default=10,
                     help="ask for the heap in use every N turns")
+    ap.add_argument("--bot-every", type=int, default=0, metavar="N",
+                    help="every Nth game the board plays both sides (bot both; default 0: "
+                         "never: at 56wK with code in ROMFS the app has no room for the "
+                         "engine yet, it needs about 64wK)")
     ap.add_argument("--romfs", action="store_true",
                     help="code in flash: the .mpy files in a ROMFS image mapped outside "
                          "the heap (nardy_host.romfs), as frozen or ROMFS code on the board")
@@ -316,12 +394,13 @@ def main(argv=None):
         th.join()
     cleanup(data_root)
     secs = time.perf_counter() - t0
-    tot = {k: sum(s[k] for s in stats) for k in ("games", "turns", "steps", "passes",
-                                                  "boots", "choices")}
+    tot = {k: sum(s.get(k, 0) for s in stats) for k in (
+        "games", "turns", "steps", "passes", "boots", "choices", "bot_games")}
     peak = max(s["peak"] for s in stats)
     heap = max(s["heap"] for s in stats)
-    print("$ .venv/bin/python bench/soak.py --games %d --heap %s --seed %d --jobs %d%s"
-          % (args.games, args.heap, args.seed, jobs, " --romfs" if args.romfs else ""))
+    print("$ .venv/bin/python bench/soak.py --games %d --heap %s --seed %d --jobs %d "
+          "--bot-every %d%s" % (args.games, args.heap, args.seed, jobs, args.bot_every,
+                                " --romfs" if args.romfs else ""))
     print("board: %s" % " ".join(
         (["python -m nardy_host.romfs run IMAGE"] if args.image else [micropython()])
         + ["-X", "heapsize=" + args.heap,
@@ -329,10 +408,10 @@ def main(argv=None):
            "MPYDIR/main.py (firmware/ through mpy-cross%s)" % (
                ", in a ROMFS image" if args.image else ""),
            "DIR", "PINMAP"]))
-    print("games %d  turns %d  steps %d  passes %d  candidate choices %d  boots %d  "
-          "seconds %.1f  (%.2f games/s)"
-          % (tot["games"], tot["turns"], tot["steps"], tot["passes"], tot["choices"],
-             tot["boots"], secs, tot["games"] / secs if secs else 0))
+    print("games %d (%d bot both)  turns %d  steps %d  passes %d  candidate choices %d  "
+          "boots %d  seconds %.1f  (%.2f games/s)"
+          % (tot["games"], tot["bot_games"], tot["turns"], tot["steps"], tot["passes"],
+             tot["choices"], tot["boots"], secs, tot["games"] / secs if secs else 0))
     if heap:
         print("heap %d bytes; peak in use %d bytes (%.0f%%, after gc.collect, sampled "
               "every %d turn(s)); free after boot %d bytes"

@@ -257,7 +257,7 @@ class App:
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
-        for k in ("brightness", "dice"):
+        for k in ("brightness", "dice", "bot"):
             if k in cmd:
                 self.settings[k] = cmd[k]
         self.save_settings()

@@ -48,6 +48,7 @@ def new(app, cmd):
     app.settings["variant"] = v
     app.settings["match"] = cmd.get("match", 1)
     app.settings["options"][v] = dict(cmd.get("options", {}))
+    app.settings["bot"] = cmd.get("bot", "none")
     app.save_settings()
     app.game.new_match()
 

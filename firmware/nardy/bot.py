@@ -6,7 +6,7 @@
 
 Every legal result of the roll (exactly the rules engine's ``turns``, read from its
 enumeration as packed step codes and played on one scratch board, so no Position is
-built per result) is scored by the evaluator's linear pre-filter (52 table look-ups);
+built per result) is scored by the evaluator's linear pre-filter (the occupied points' weights);
 the best ``keep`` of them are rated by the net, and the result leaving the opponent
 the lowest equity is played. A result that ends the game is played at once (the most
 points first). An exact tie goes to the smaller step sequence, so the choice is
@@ -54,7 +54,7 @@ class Bot:
         keep = self.keep
         score = self._score
         codes = self._codes
-        quick = self.net.table
+        lin = self.net.lin
         n = 0
         worst = 0                    # index of the weakest kept candidate
         end_code = -1
@@ -72,7 +72,7 @@ class Bot:
                         end_pts, end_code = pts, code
                     continue
                 # the opponent moves next: the lower its score, the better for the mover
-                s = -_quick(quick, b, op, me)
+                s = -_quick(lin, b, op, me)
                 if n < keep:
                     score[n] = s
                     codes[n] = code

@@ -131,6 +131,7 @@ class Game:
         self.obs = None          # the last whole observation (the Sensing object)
         self.match_no = 0
         self.game_no = 0
+        self.shown = None        # the board's own turn being shown (nardy.botplay)
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -174,6 +175,9 @@ class Game:
             d["match"] = {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player, "game": self.game_no,
                           "over": self.match.over}
+        if self.shown is not None:
+            d["bot"] = self.shown.state()
+            d["bot"]["next"] = self.shown.next_step(self.jsteps)
         if self.result is not None:
             d["result"] = {"winner": None if self.result[0] is None
                            else COLORS[self.result[0]], "kind": self.result[1],
@@ -266,6 +270,8 @@ class Game:
         meta = {"match": {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player,
                           "game": self.game_no + 1, "no": self.match_no}}
+        if self.bot_setting() != "none":
+            meta["bot"] = self.bot_setting()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll: the header says who is first
         first = WHITE if v.name == "long" and self.game_no > 0 else None
@@ -295,6 +301,8 @@ class Game:
             self.phase = ROLL
         else:
             self.phase = OPENING
+        if self.bot_setting() != "none":
+            _botplay().load_for(self)
         self._changed()
         return True
 
@@ -369,6 +377,8 @@ class Game:
         elif self.phase == MOVE:
             self.tracker.start_turn(self.pos, self.dice)
             self.tracked = False
+            if self.bot_setting() != "none":
+                _botplay().start(self)
         self._changed()
 
     # -- rolling ----------------------------------------------------------------------------
@@ -417,6 +427,8 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
+        if self.bot_setting() != "none":
+            _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
         # first lift took away (and takes its fast path) instead of meeting the
         # whole board as news.
@@ -451,6 +463,9 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
+        if self.shown is not None or (self.phase in (ROLL, OPENING) and
+                                      self.bot_setting() != "none"):
+            _botplay().tick(self, obs, still_ms)
 
     def _drain(self, obs):
         t = self.tracker
@@ -521,6 +536,8 @@ class Game:
             js.append(st)
 
     def _end_turn(self, steps, after, accepted, rule):
+        if self.shown is not None:
+            _botplay().end(self)
         v = self.variant
         self.refused = False
         side = self.pos.turn
@@ -558,6 +575,11 @@ class Game:
         self.journal.save_match(None if self.match.over else self._match_state())
         self.phase = MATCH_END if self.match.over else GAME_END
         self.dice = None
+        if self.shown is not None:
+            _botplay().end(self)
+        import sys
+        if "nardy.botplay" in sys.modules:
+            _botplay().release()      # the engine is read again for the next game
         self._changed()
 
     def resign(self):
@@ -597,6 +619,8 @@ class Game:
                 else:
                     self._roll()
                 return True
+            if ph == MOVE and self.shown is not None:
+                return _botplay().ok(self, obs)
             if ph == MOVE:
                 return self._ok_move(long, obs)
             return False
@@ -686,6 +710,8 @@ class Game:
         if self.phase != MOVE:
             return None
         st = self.tracker.state
+        if self.shown is not None and self.shown.warned and st == IDLE:
+            return self.shown.warning
         if st in (ILLEGAL, VERDICT, SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
@@ -698,3 +724,13 @@ class Game:
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
         return None
+
+    # -- the board as a player: hooks into nardy.botplay, imported only when a side is
+    # the board's (its code stays off the heap otherwise) ---------------------------------
+    def bot_setting(self):
+        return self.settings.get("bot", "none")
+
+
+def _botplay():
+    from nardy import botplay
+    return botplay

@@ -1,18 +1,20 @@
 """The settings menu on the OLED: variant, match length, the RULES.md options of the
-variant, LED brightness, dice mode, and "new match". Pure.
+variant, LED brightness, dice mode, the sides the board plays ("Board plays":
+none, white, black, both; nardy.botplay), and "new match". Pure.
 
 Buttons while the menu is open: BACK = next item, OK = change the item (or start
 the new match), MENU = close. Settings are a plain dict the app saves as JSON. The
 screen (``draw``) uses the compact font of ``nardy.oled``, whole option names.
 """
 
+from nardy.protocol import BOT_SIDES
 from nardy.variants import option_defaults
 
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
 BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
 
 DEFAULTS = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
-            "brightness": 16, "dice": "auto"}
+            "brightness": 16, "dice": "auto", "bot": "none"}
 
 
 def defaults():
@@ -46,6 +48,7 @@ class Menu:
         b = s["brightness"]
         out.append(("brightness", "LEDs", "%d%s" % (b, "*" if b > self.cap else "")))
         out.append(("dice", "Dice", s["dice"]))
+        out.append(("bot", "Board plays", s.get("bot", "none")))
         out.append(("new", "New match", ""))
         out.append(("calibrate", "Calibrate", ""))
         out.append(("selftest", "Self-test", ""))
@@ -76,6 +79,8 @@ class Menu:
             s["brightness"] = _next(BRIGHTNESS, s["brightness"])
         elif key == "dice":
             s["dice"] = "manual" if s["dice"] == "auto" else "auto"
+        elif key == "bot":
+            s["bot"] = _next(BOT_SIDES, s.get("bot", "none"))
         elif key in ("new", "calibrate", "selftest"):
             self.action = key
             return False

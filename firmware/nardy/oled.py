@@ -265,6 +265,9 @@ def _move_screen(fb, game, boxes):
     t = game.tracker
     ts = game.turn_state()
     msg = game.message
+    if game.shown is not None:
+        # the board's own turn: what the hands are to carry out
+        y = _add(fb, y, "Board: " + game.shown.text, boxes)
     if ts == OUT_OF_SYNC:
         d = game.sync_diff()
         if d is not None:

@@ -29,9 +29,10 @@ def check_options(variant, opts):
     finally:
         for m in ("variants", "longnardy", "shortnardy"):
             drop_module("nardy." + m)
+BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
 # the fields each state-changing command may have: anything else is refused
-_FIELDS = {"new": ("cmd", "variant", "match", "options"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds"),
+_FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot"),
            "index": ("cmd", "after", "limit")}
 BUTTONS = ("ok", "back", "menu")
 PRESSES = ("short", "long")
@@ -62,6 +63,8 @@ def check_settings(d):
         bad.append("brightness")
     if d.get("dice") not in DICE_MODES:
         bad.append("dice")
+    if d.get("bot", "none") not in BOT_SIDES:
+        bad.append("bot")
     o = d.get("options")
     if not isinstance(o, dict):
         bad.append("options")
@@ -76,6 +79,11 @@ def check_settings(d):
                 bad.append("options")
                 break
     return bad
+
+
+def _check_bot(obj):
+    if obj.get("bot", "none") not in BOT_SIDES:
+        raise ValueError('bot must be "none", "white", "black" or "both"')
 
 
 def _plain_id(v):
@@ -127,11 +135,13 @@ def parse(line):
             raise ValueError('variant must be "long" or "short"')
         _int(obj, "match", 1, 99, 1)
         check_options(v, obj.get("options", {}))
+        _check_bot(obj)
     elif cmd == "set":
         if "brightness" in obj:
             _int(obj, "brightness", 0, 255)
         if "dice" in obj and obj["dice"] not in DICE_MODES:
             raise ValueError('dice must be "auto" or "manual"')
+        _check_bot(obj)
         for k in ("oled", "leds"):
             if k in obj and not isinstance(obj[k], bool):
                 raise ValueError("%s must be true or false" % k)

@@ -35,6 +35,8 @@ DEFAULT_COLOURS = {
     "sync": (255, 0, 255),       # the board differs from the game here
     "off": (0, 255, 255),        # the bear-off tray is a legal target
     "need": (255, 255, 255),     # set-up: this point still needs checkers
+    "from": (255, 255, 0),       # the board's own turn: the next step's source
+    "to": (96, 0, 255),          # ... and its target
 }
 
 
@@ -60,6 +62,8 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
             want[z] = "off" if z in (ZONE_OFF_W, ZONE_OFF_B) else "target"
         for z in t.lifted:
             want[z] = "lifted"
+        if game.shown is not None:
+            _shown_step(want, game)
         w = game.warning()
         if w is not None and (now_ms // 300) & 1:
             zs = w[2]
@@ -91,3 +95,20 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
         frame[j + 1] = g * b // 255
         frame[j + 2] = bl * b // 255
     return frame
+
+
+def _shown_step(want, game):
+    """The board's own turn: the next step it shows, source and target (instead
+    of every legal target: the hands carry out this one)."""
+    sh = game.shown
+    t = game.tracker
+    i = sh.next_step(t.played)
+    if i >= len(sh.zones):
+        return
+    zf, zt = sh.zones[i]
+    for z in t.targets:
+        if want.get(z) in ("target", "off"):
+            del want[z]
+    if zf not in t.lifted:
+        want[zf] = "from"
+    want[zt] = "to"

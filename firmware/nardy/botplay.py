@@ -1,0 +1,247 @@
+"""The board as a player at the table (docs/ENGINE.md, "At the table").
+
+The setting ``bot`` says which side the board plays: "none", "white", "black" or
+"both". On the board's turn the game rolls by itself (or asks for the physical dice
+in manual dice mode), asks the chooser (``nardy.bot``) for its turn and shows it:
+the LEDs light the next step's source and target, the OLED the turn in notation.
+The player carries it out with their hands; the tracker follows it as any turn.
+The turn ends by itself once the board shows the chosen result; a different result
+is a warning naming the board's move, and nothing ends until the board's move is
+on the board.
+
+The chooser and its weights (13-20 KB) are loaded only when a side is set to the
+board, at the start of a game, right after a collection, and dropped when the game
+ends: a game between two people pays nothing for the engine.
+"""
+
+import gc
+
+from nardy.game import MOVE, OPENING, ROLL, board_diffs, zone_of
+from nardy.rules import COLORS
+from nardy.tracker import CONFIRM, IDLE, LIFTED
+
+_bot = None        # the loaded chooser (one at a time: one game is played at a time)
+
+
+def plays(setting, side):
+    """True if the board plays ``side`` (WHITE/BLACK) under the ``bot`` setting."""
+    return setting == "both" or (setting in COLORS and COLORS.index(setting) == side)
+
+
+def weights_path(name):
+    """Where ``name``.bin lies: next to the firmware's code (the ROMFS image's
+    /rom/weights on a board with ROMFS, firmware/weights on the unix port), else
+    /weights on the board's filesystem (``nardy deploy``)."""
+    import os
+
+    import nardy
+    here = nardy.__file__.rsplit("/", 2)[0] if nardy.__file__.count("/") >= 2 else "."
+    for d in (here + "/weights", "/rom/weights", "/weights"):
+        p = "%s/%s.bin" % (d, name)
+        try:
+            os.stat(p)
+            return p
+        except OSError:
+            pass
+    return "/weights/%s.bin" % name
+
+
+def load(variant):
+    """The chooser for ``variant`` (loaded once per game, after a collection)."""
+    global _bot
+    if _bot is not None and _bot.variant.name == variant.name and \
+            _bot.variant.options == variant.options:
+        return _bot
+    _bot = None
+    gc.collect()
+    from nardy.bot import Bot
+    gc.collect()
+    _bot = Bot(variant, weights_path(variant.name))
+    return _bot
+
+
+def release():
+    """Drop the chooser, its weights and its modules (the game is over): a game
+    between two people after it pays nothing for the engine either (on a board with
+    code in ROMFS the modules' native code is still copied to the heap: ~5 KB)."""
+    global _bot
+    _bot = None
+    import sys
+
+    import nardy
+    for name in ("bot", "evaluate"):
+        if sys.modules.pop("nardy." + name, None) is not None:
+            try:
+                delattr(nardy, name)
+            except AttributeError:
+                pass
+    gc.collect()
+
+
+def loaded():
+    return _bot is not None
+
+
+class Shown:
+    """The turn the board chose and shows: ``steps`` (the mover's path points),
+    ``result`` (the position after it), ``zones`` (sensing zones of each step),
+    ``text`` (notation)."""
+
+    def __init__(self, variant, pos, steps, result, zone_of):
+        from nardy.notation import format_turn
+        self.steps = tuple(steps)
+        self.result = result
+        side = self.side = pos.turn
+        self.zones = tuple((zone_of(variant, side, f), zone_of(variant, side, t))
+                           for f, t in steps)
+        self.text = format_turn(variant, pos, steps)
+        self.warned = False        # the board shows another result: warned once
+        self.warning = None        # (rule, text, zones) while warned
+        self.hidden_asked = False  # a checker out of view: the tracker was asked
+        self.auto_end = 1000       # the tracker's stillness auto-end, given back after
+
+    def next_step(self, played):
+        """Index of the step to show next: the shown steps played so far in order
+        (a different order or a different step shows the first one not played)."""
+        i = 0
+        n = len(self.steps)
+        while i < n and i < len(played) and played[i] == self.steps[i]:
+            i += 1
+        return i
+
+    def matches(self, pos):
+        """The board shows the chosen result (only the checkers count)."""
+        return pos.board == self.result.board
+
+    def state(self):
+        return {"side": COLORS[self.side], "steps": [[f, t] for f, t in self.steps],
+                "zones": [[a, b] for a, b in self.zones], "text": self.text}
+
+
+def choose(variant, pos, dice, zone_of):
+    """The board's turn for ``pos`` and ``dice`` as a ``Shown``."""
+    steps, result = load(variant).choose(pos, dice)
+    return Shown(variant, pos, steps, result, zone_of)
+
+
+# -- the game's hooks (nardy.game calls these only when a side is the board's) ----------
+
+def _error(game, e):
+    # no weights, or no room for them: the hands play the board's turns
+    game._say(None, "the board cannot play: %s" % e)
+    game.emit({"ev": "error", "error": "board player: %s" % e})
+
+
+def load_for(game):
+    """A game starts with a side set to the board: its chooser is read now, on a
+    collected heap (the weights want room)."""
+    try:
+        load(game.variant)
+    except (ValueError, OSError, MemoryError) as e:
+        _error(game, e)
+
+
+def start(game):
+    """The turn starts: if it is the board's, choose it and show it."""
+    game.shown = None
+    if not plays(game.bot_setting(), game.pos.turn):
+        return
+    try:
+        sh = choose(game.variant, game.pos, game.dice, zone_of)
+    except (ValueError, OSError, MemoryError) as e:
+        _error(game, e)
+        return
+    game.shown = sh
+    t = game.tracker
+    # no end on the stillness timer: the turn ends when the board shows the chosen
+    # result (``tick``), never with another one
+    if t.auto_end_ms < _NEVER:
+        sh.auto_end = t.auto_end_ms
+    t.auto_end_ms = _NEVER
+    game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
+               "steps": [[a, b] for a, b in sh.steps],
+               "zones": [[a, b] for a, b in sh.zones]})
+
+
+def end(game):
+    """The board's turn is over (or the game): the tracker ends turns as before."""
+    game.tracker.auto_end_ms = game.shown.auto_end
+    game.shown = None
+
+
+def tick(game, obs, still_ms):
+    """Every cycle while the board plays: roll for it, end its turn once the board
+    shows it, warn while all dice are played and another result lies there."""
+    ph = game.phase
+    if ph in (ROLL, OPENING):
+        if obs is None or game.setup or game.pos is None:
+            return
+        if ph == OPENING:
+            if game.bot_setting() != "both":
+                return
+        elif not plays(game.bot_setting(), game.pos.turn):
+            return
+        # the set-up is checked on this observation (once: a difference is kept in
+        # ``setup`` and waits for the next one, as ``observe`` does)
+        d = board_diffs(game.variant, game.pos, obs, game.layout.cap)
+        if d:
+            game.setup = d
+            game._changed()
+        elif ph == OPENING:
+            game._roll_opening()
+        else:
+            game._roll()
+        return
+    sh = game.shown
+    if ph != MOVE or sh is None or obs is None or not game.tracked:
+        return
+    t = game.tracker
+    if t.state == CONFIRM:
+        # several results fit what the sensors see: the board's own is the one
+        for i in range(len(t.candidates)):
+            if sh.matches(t.candidates[i][1]):
+                t.confirm(i)
+                game._drain(obs)
+                return
+        return
+    if t.state == LIFTED:
+        # still "in the hand" for long: the checker may lie where no sensor sees it
+        # (a full tray or stack); asked once per stillness, as OK would ask
+        if still_ms < t.hidden_end_ms:
+            sh.hidden_asked = False
+        elif not sh.hidden_asked:
+            sh.hidden_asked = True
+            t._hidden(obs, False)
+            game._drain(obs)
+        return
+    if t.state != IDLE:
+        return
+    if sh.matches(t.position):
+        sh.warned = False
+        t.end_turn(obs)
+        game._drain(obs)
+        return
+    other = not game.left() or sh.next_step(t.played) < len(t.played)
+    if other != sh.warned:
+        sh.warned = other
+        if other:
+            # built once: the UI asks for the warning on every LED frame
+            sh.warning = (None, "The board plays " + sh.text, game.turn_zones())
+            game.emit({"ev": "warn", "bot": sh.text, "reason": "the board plays " + sh.text})
+        else:
+            game.emit({"ev": "warn", "clear": True})
+        game._changed()
+
+
+def ok(game, obs):
+    """OK on the board's turn: ends it only with the board's move on the board."""
+    t = game.tracker
+    if t.state == IDLE and game.shown.matches(t.position):
+        t.end_turn(obs)
+        game._drain(obs)
+        return True
+    game._say(None, "the board plays " + game.shown.text)
+    return False
+
+
+_NEVER = 1 << 29      # ms: the tracker's stillness auto-end, switched off

@@ -1,0 +1,275 @@
+"""The board as a player at the table (nardy.botplay + the hooks in nardy.game):
+it rolls by itself, shows its turn (LEDs, OLED, ``bot`` event), the hands carry it
+out, the turn ends by itself with the shown result and never with another one."""
+
+import json
+import sys
+
+from apputil import Obs, Rand, rmtree, tmpdir
+
+from nardy import botplay, protocol
+from nardy.dice import Dice
+from nardy.game import ENTRY, GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game
+from nardy.journal import Journal
+from nardy.menu import Menu, defaults
+from nardy.movesvc import variant_for
+from nardy.rules import BLACK, WHITE
+from nardy.sensing import Layout
+from nardy.ui import led_frame
+
+LAYOUT = Layout(5)
+
+
+class Board:
+    """Game + journal + a fake sensor view (test_game's, without importing that big
+    module: under MicroPython at 112wK its compiled tests would leave the heap in
+    pieces too small for the weights)."""
+
+    def __init__(self, name, seed=1, settings=None):
+        self.dir = tmpdir(name)
+        self.events = []
+        self.log = open(self.dir + "/events.txt", "w")  # noqa: SIM115
+        self.j = Journal(self.dir)
+        self.j.scan()
+        self.g = Game(self.j, LAYOUT, self._emit, Dice(Rand(seed)), settings or {})
+        self.obs = Obs(LAYOUT)
+        self.rng = Rand(seed + 7)
+
+    def _emit(self, ev):
+        if "seq" in ev:
+            self.log.write("%d %s\n" % (ev["seq"], json.dumps(ev["rec"])))
+        else:
+            self.events.append(ev["ev"])
+            if len(self.events) > 20:
+                self.events.pop(0)
+
+    def show(self, pos, hand=None):
+        self.obs.show(self.g.variant, pos, hand)
+        self.g.observe(self.obs)
+
+    def play_turn(self, pick=0):
+        """A person's turn: OK rolls, the first legal turn is played, OK ends it."""
+        g = self.g
+        g.press("ok", "short", self.obs)
+        if g.phase != MOVE:
+            return
+        _carry_out(self, g.variant.legal_turns(g.pos, g.dice)[pick][0])
+        if g.phase == MOVE:
+            g.press("ok", "short", self.obs)
+        if g.phase == MOVE and g.tracker.state_name() == "confirm":
+            g.press("ok", "short", self.obs)
+        assert g.phase != MOVE, g.tracker.state_name()
+
+    def close(self):
+        self.j.close()
+        self.log.close()
+        rmtree(self.dir)
+
+
+def _carry_out(b, steps):
+    """The hands play ``steps`` from the game's position, one checker at a time."""
+    g = b.g
+    v = g.variant
+    pos = g.pos
+    for st in steps:
+        b.show(pos, hand=(pos.turn, st[0]))
+        pos = v.apply_step(pos, st)
+        b.show(pos)
+        g.tick(b.obs, 0)
+    return pos
+
+
+def _start(name, variant, bot, seed=2):
+    if bot != "none":
+        # Under MicroPython at 112wK the test modules, compiled from source, leave
+        # the heap in pieces: the weights (in 1.5-3 KB pieces) are read before the
+        # test's own board and journal take their share (the app reads them at the
+        # game's start; on the board, in ROMFS, they are not read at all).
+        botplay.load(variant_for(variant, {}))
+    b = Board(name, seed=seed, settings={"variant": variant, "match": 1, "bot": bot})
+    g = b.g
+    g.new_match()
+    b.show(g.pos)
+    return b, g
+
+
+def test_plays_and_settings():
+    assert botplay.plays("both", WHITE) and botplay.plays("both", BLACK)
+    assert botplay.plays("black", BLACK) and not botplay.plays("black", WHITE)
+    assert not botplay.plays("none", WHITE) and not botplay.plays("x", WHITE)
+    s = defaults()
+    assert s["bot"] == "none" and protocol.check_settings(s) == []
+    s["bot"] = "robot"
+    assert protocol.check_settings(s) == ["bot"]
+    # the menu cycles the setting through every side
+    s = defaults()
+    m = Menu(s)
+    keys = [it[0] for it in m.items()]
+    m.i = keys.index("bot")
+    seen = []
+    for _ in range(4):
+        m.press("ok")
+        seen.append(s["bot"])
+    assert seen == ["white", "black", "both", "none"]
+    # the protocol: new ... bot, set bot; anything else refused with a reason
+    assert protocol.parse('{"cmd": "new", "variant": "short", "bot": "both"}')["bot"] == "both"
+    assert protocol.parse('{"cmd": "set", "bot": "white"}')["bot"] == "white"
+    for bad in ('{"cmd": "new", "bot": "yes"}', '{"cmd": "set", "bot": 1}'):
+        try:
+            protocol.parse(bad)
+        except ValueError as e:
+            assert "bot must be" in str(e)
+        else:
+            raise AssertionError(bad)
+
+
+def test_no_bot_no_engine_loaded():
+    botplay.release()
+    b, g = _start("nobot", "long", "none")
+    g.press("ok", "short", b.obs)
+    b.play_turn(pick=0)
+    assert g.shown is None and not botplay.loaded()
+    b.close()
+
+
+def test_board_rolls_shows_and_ends_its_turn():
+    b, g = _start("botblack", "long", "black")
+    assert botplay.loaded()             # read at the game's start
+    g.press("ok", "short", b.obs)       # the opening: a person is at the table
+    assert g.phase == ROLL
+    if g.pos.turn == WHITE:
+        b.play_turn(pick=0)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    g.tick(b.obs, 0)                    # the board rolls for itself
+    assert g.phase == MOVE and g.shown is not None
+    sh = g.shown
+    assert "bot" in b.events and g.state()["bot"]["text"] == sh.text
+    assert [list(s) for s in sh.steps] == g.state()["bot"]["steps"]
+    # the LEDs: the first step's source and target
+    zones = bytes(range(28))
+    frame = led_frame(bytearray(3 * 28), zones, g, 0, 255, 255)
+    zf, zt = sh.zones[0]
+    assert frame[3 * zf:3 * zf + 3] == bytes((255, 255, 0))
+    assert frame[3 * zt:3 * zt + 3] == bytes((96, 0, 255))
+    # OK before the move is on the board ends nothing
+    assert not g.press("ok", "short", b.obs) and g.phase == MOVE
+    assert sh.text in g.message[1]
+    steps = sh.steps
+    _carry_out(b, steps[:1])
+    assert g.state()["bot"]["next"] == 1 or len(steps) == 1 or g.phase != MOVE
+    _carry_out_rest(b, steps)
+    # the turn ended by itself (no OK) with the shown steps
+    assert g.phase == ROLL and g.pos.turn == WHITE and g.shown is None
+    assert g.tracker.auto_end_ms == 1000          # the person's turns end as before
+    b.close()
+
+
+def _carry_out_rest(b, steps):
+    g = b.g
+    v = g.variant
+    pos = g.tracker.position
+    for st in steps[len(g.tracker.played):]:
+        b.show(pos, hand=(g.pos.turn, st[0]))
+        pos = v.apply_step(pos, st)
+        b.show(pos)
+        g.tick(b.obs, 0)
+
+
+def test_another_move_is_warned_and_waits():
+    b, g = _start("botwrong", "long", "white", seed=4)
+    g.press("ok", "short", b.obs)
+    other = None
+    while other is None:
+        # the first turns off the head may have one result only: play on until the
+        # board's turn has a choice
+        if g.pos.turn == BLACK:
+            b.play_turn(pick=0)
+        g.tick(b.obs, 0)
+        assert g.phase == MOVE and g.shown is not None
+        sh = g.shown
+        for steps, res in g.variant.legal_turns(g.pos, g.dice):
+            if res.board != sh.result.board:
+                other = steps
+                break
+        else:
+            _carry_out(b, sh.steps)
+    after = _carry_out(b, other)
+    for ms in (0, 5000, 60000):       # no stillness ends it
+        g.tick(b.obs, ms)
+    assert g.phase == MOVE
+    w = g.warning()
+    assert w is not None and sh.text in w[1]
+    assert not g.press("ok", "short", b.obs) and g.phase == MOVE
+    # the hands put the checkers back and carry out the board's move
+    b.show(g.pos)
+    g.tick(b.obs, 0)
+    assert g.warning() is None and g.phase == MOVE
+    assert after.board != g.pos.board
+    _carry_out(b, sh.steps)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    b.close()
+
+
+def _bot_game(name, variant, seed):
+    b, g = _start(name, variant, "both", seed=seed)
+    g.tick(b.obs, 0)              # both sides the board's: the opening rolls itself
+    assert g.phase != OPENING
+    turns = 0
+    while g.phase in (ROLL, MOVE) and turns < 400:
+        if g.phase == ROLL:
+            g.tick(b.obs, 0)
+        if g.phase == MOVE:
+            _carry_out(b, g.shown.steps)
+        turns += 1
+    assert g.phase in (GAME_END, MATCH_END), (g.phase, turns)
+    assert g.result is not None and g.result[2] >= 1
+    assert not botplay.loaded()       # dropped with the game, and its modules
+    assert "nardy.evaluate" not in sys.modules and "nardy.bot" not in sys.modules
+    b.close()
+    return turns
+
+
+def test_whole_game_bot_both_long():
+    assert _bot_game("bothlong", "long", 5) > 20
+
+
+def test_whole_game_bot_both_short():
+    assert _bot_game("bothshort", "short", 6) > 20
+
+
+def test_manual_dice_the_board_asks_for_them():
+    b, g = _start("botmanual", "long", "black", seed=8)
+    g.settings["dice"] = "manual"
+    g.press("ok", "short", b.obs)                 # the opening (electronic)
+    if g.pos.turn == WHITE:
+        g.press("ok", "short", b.obs)             # the person rolls: dice entry
+        assert g.phase == ENTRY
+        g.enter_dice((6, 5))
+        _carry_out(b, g.variant.legal_turns(g.pos, g.dice)[0][0])
+        g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == BLACK
+    g.tick(b.obs, 0)                              # the board's turn: it asks
+    assert g.phase == ENTRY and g.shown is None
+    assert g.enter_dice((4, 2))
+    assert g.phase == MOVE and g.dice == (4, 2) and g.shown is not None
+    b.close()
+
+
+def test_power_cut_on_the_boards_turn_shows_the_same_move():
+    b, g = _start("botresume", "short", "both", seed=9)
+    g.tick(b.obs, 0)                  # the opening
+    if g.phase == ROLL:
+        g.tick(b.obs, 0)              # (the opening dice are not played) the first roll
+    assert g.phase == MOVE and g.shown is not None
+    steps = g.shown.steps
+    _carry_out(b, steps[:1])
+    b.j.close()
+    j2 = Journal(b.dir)
+    j2.scan()
+    g2 = Game(j2, LAYOUT, [].append, None, {"bot": "both"})
+    g2.resume(j2.unfinished(), j2.records(j2.unfinished()))
+    assert g2.phase == MOVE and g2.shown is not None and g2.shown.steps == steps
+    assert g2.state()["bot"]["next"] == 1 or len(steps) == 1
+    j2.close()
+    b.j = Journal(b.dir)
+    b.close()
