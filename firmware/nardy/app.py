@@ -85,6 +85,7 @@ class App:
         self.ready = False
         self.busy = 0        # protocol commands being worked on (for ping)
         self.board_commands = _board_commands(board)   # looked up before appcmds
+        from nardy import appcmds  # noqa: F401  (loaded now, while the heap is whole)
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -241,19 +242,15 @@ class App:
             # the heap as the game has it: measured without the handlers loaded
             self.emit(self.mem())
             return
-        # The host's commands (``nardy.appcmds.COMMANDS``) come now and then: their
-        # handlers are on the heap only while one runs (about 110 bytes a function,
-        # even with the code in flash, which 56wK cannot spare for a dozen of them).
+        # The host's commands: a table (``nardy.appcmds.COMMANDS``). It stays loaded:
+        # importing it per command (to free its ~1.3 KB between commands) failed on a
+        # fragmented 112wK heap with the code in RAM, where a module needs one block.
         from nardy import appcmds
-        try:
-            f = appcmds.COMMANDS.get(c)
-            if f is None:
-                # parse() knows the command: it is one another kind of board answers
-                raise ValueError("%s is for the virtual board" % c)
-            f(self, cmd)
-        finally:
-            appcmds = f = None
-            drop_module("nardy.appcmds")
+        f = appcmds.COMMANDS.get(c)
+        if f is None:
+            # parse() knows the command: it is one another kind of board answers
+            raise ValueError("%s is for the virtual board" % c)
+        f(self, cmd)
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""

@@ -60,7 +60,9 @@ def calibration(app, pm):
         set_aside(app, path, "calib.json unreadable: %s" % (
             "a directory" if n == -2 else "%d bytes" % n))
     try:
-        return load_calibration(path, app.layout.n, pm.slots)
+        # strict: a file that is there but wrong is reported and set aside here (the
+        # default load would quietly fall back and leave it for the self-test)
+        return load_calibration(path, app.layout.n, pm.slots, strict=True)
     except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
         set_aside(app, path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
         return load_calibration(app.dir + "/calib.none", app.layout.n, pm.slots)

@@ -1,9 +1,8 @@
 """The host's protocol commands (docs/PROTOCOL.md), one function each, as the app
 answers them after ``nardy.protocol.parse`` checked the line whole.
 
-Imported by ``App._command`` for one command and dropped again: a dozen function
-objects are about 1.3 KB of heap even with the code in flash, which a 56wK board
-keeps for the game. A board's own commands (the virtual board's ``sense``,
+Loaded once, at boot (``App``): a dozen function objects, about 1.3 KB of heap even
+with the code in flash. A board's own commands (the virtual board's ``sense``,
 ``button``...) are the board's (``nardy.hal``); ``mem`` is the app's own, so that it
 measures the heap as the game has it.
 """

@@ -16,6 +16,7 @@ from nardy.notation import format_turn, parse_position_id
 from nardy.rules import CHECKERS, OFF, WHITE
 from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
+from nardy_host.errors import UserError
 
 
 class AnalyseError(ValueError):
@@ -108,7 +109,6 @@ def register(sub):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     try:
         with open(args.game) as f:
             lines = f.read().splitlines()

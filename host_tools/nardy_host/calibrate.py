@@ -36,6 +36,7 @@ import sys
 
 from nardy.calibproc import report_lines
 from nardy.sensing import Layout
+from nardy_host.errors import UserError
 
 GUIDE = {
     "empty": "Take every checker off the board (points, bar and trays).",
@@ -99,7 +100,6 @@ def _noisy(board, chans, rng):
 
 
 def _faults_arg(items, n):
-    from nardy_host.cli import UserError
     out = []
     for it in items:
         kind, _, ch = it.partition(":")
@@ -127,7 +127,6 @@ def save_vboard(d, text):
 def run_board(args):
     """The procedure on a real board over mpremote; returns (calib.json text or None,
     the board's final report)."""
-    from nardy_host.cli import UserError
     from nardy_host.deploy import _mpremote
     if not os.path.exists(args.port):
         raise UserError("no such port: %s" % args.port)
@@ -170,7 +169,6 @@ def run_board(args):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.checkers < 0 or args.checkers > 15:
         raise UserError("--checkers must be 0..15")
     if args.port.startswith("vboard:"):

@@ -16,6 +16,7 @@ from nardy.longnardy import LongNardy
 from nardy.rules import CHECKERS, OFF
 from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
+from nardy_host.errors import UserError
 
 PLAYERS = ("random", "greedy", "bot", "pubeval", "gnubg")
 GNUBG_ONLY = ("pubeval", "gnubg")
@@ -216,7 +217,6 @@ def register(sub):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     try:
         r = play_match(args.a, args.b, args.variant, args.games, args.seed, args.weights)
     except DuelError as e:

@@ -22,6 +22,8 @@ import random
 import subprocess
 import sys
 
+from nardy_host.errors import UserError
+
 INJECT = ("dead", "stuck", "noisy", "checker")
 
 
@@ -41,7 +43,6 @@ def register(sub):
 
 
 def parse_inject(items, n):
-    from nardy_host.cli import UserError
     out = []
     for it in items:
         kind, _, ch = it.partition(":")
@@ -87,16 +88,13 @@ def sense_lines(n, faults, scans=70, seed=1):
 
 
 def run_vboard(args):
-    from nardy_host.cli import UserError
-    from nardy_host.link import firmware_dir, micropython
-    mp = micropython()
-    if not mp:
-        raise UserError("micropython is missing (make .venv)")
+    from nardy_host.mpunix import compiled_firmware, micropython, pinmap_path
+    mp = micropython()          # UserError when the unix port is missing
     d = args.port[7:]
     if not d:
         raise UserError("vboard:DIR needs a directory")
-    fw = firmware_dir()
-    pm = args.pinmap or os.path.join(fw, "pinmap", "esp32s3.json")
+    fw = compiled_firmware()    # as the board runs it (nardy_host.mpunix)
+    pm = args.pinmap or pinmap_path()
     if not os.path.exists(pm):
         raise UserError("no such pin map: %s" % pm)
     n = 128
@@ -117,7 +115,6 @@ def run_vboard(args):
 
 
 def run_board(args):
-    from nardy_host.cli import UserError
     from nardy_host.deploy import _mpremote
     if not os.path.exists(args.port):
         raise UserError("no such port: %s" % args.port)
@@ -135,7 +132,6 @@ def run_board(args):
 
 
 def run(args):
-    from nardy_host.cli import UserError
     if args.port.startswith("vboard:"):
         out, err = run_vboard(args)
     else:

@@ -43,7 +43,17 @@ def test_bad_names_and_options_are_refused():
 
 
 def test_protocol_checks_options_the_same_way():
-    assert protocol.check_options is check_options
+    # the protocol's check is the registry's (imported for the call: nardy.protocol)
+    for name, opts in (("long", {"home_mars": True}), ("short", {"home_mars": True}),
+                       ("short", {"opening_dice_played": "false"}), ("long", [1])):
+        errs = []
+        for check in (protocol.check_options, check_options):
+            try:
+                check(name, opts)
+                errs.append(None)
+            except ValueError as e:
+                errs.append(str(e))
+        assert errs[0] == errs[1], errs
     try:
         protocol.parse('{"cmd": "new", "variant": "short", "options": {"home_mars": true}}')
     except ValueError as e:

@@ -40,10 +40,10 @@ def test_missing_button_press_is_a_fault(tmp_path):
     # no button lines and the check not skipped: the firmware waits 10 s per button
     from nardy_host import selftest
     lines = selftest.sense_lines(128, [])
-    from nardy_host.link import firmware_dir, micropython
-    fw = firmware_dir()
+    from nardy_host.mpunix import compiled_firmware, micropython, pinmap_path
+    fw = compiled_firmware()
     r = subprocess.run([micropython(), "-X", "heapsize=112wK", fw + "/main.py",
-                        str(tmp_path / "vb"), fw + "/pinmap/esp32s3.json", "--selftest"],
+                        str(tmp_path / "vb"), pinmap_path(), "--selftest"],
                        input="\n".join(lines) + '\n{"cmd": "button", "name": "ok"}\n',
                        capture_output=True, text=True, timeout=120)
     assert '"button back: no press within 10 s"' in r.stdout
