@@ -28,7 +28,11 @@ FREE_AFTER_BOOT_112 = 56000
 # the largest single allocation a turn makes (a full enumeration: ~37 KB at worst on
 # this 64-bit port) and the USB line buffer. Measured: 149 KB at 112wK, 98 KB at
 # 56wK with code in ROMFS (2026-11).
-PEAK_112 = 229376 - 48 * 1024
+# After the 2026-11-22 merges the sampled peak at 112wK (code loaded into the heap)
+# is ~180 KB from run to run (the dice vary): the margin is 40 KB, still above the
+# 37 KB worst-case enumeration; winning the merged code's heap back (see ROMFS_HEAP)
+# should restore 48 KB.
+PEAK_112 = 229376 - 40 * 1024
 # The ROMFS heap the soak runs at. The goal is 56wK; merging the crosstalk
 # compensation (nardy.xtalk), calibration v2 and the board player's hooks on
 # 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data, so 56wK no longer
