@@ -2,50 +2,21 @@
 it rolls by itself, shows its turn (LEDs, OLED, ``bot`` event), the hands carry it
 out, the turn ends by itself with the shown result and never with another one."""
 
-import json
 import sys
 
-from apputil import Obs, Rand, rmtree, tmpdir
+from gameboard import LAYOUT, GameBoard
 
 from nardy import botplay, protocol
-from nardy.dice import Dice
 from nardy.game import ENTRY, GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game
 from nardy.journal import Journal
 from nardy.menu import Menu, defaults
-from nardy.movesvc import variant_for
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import Layout
 from nardy.ui import led_frame
+from nardy.variants import find_variant as variant_for
 
-LAYOUT = Layout(5)
 
-
-class Board:
-    """Game + journal + a fake sensor view (test_game's, without importing that big
-    module: under MicroPython at 112wK its compiled tests would leave the heap in
-    pieces too small for the weights)."""
-
-    def __init__(self, name, seed=1, settings=None):
-        self.dir = tmpdir(name)
-        self.events = []
-        self.log = open(self.dir + "/events.txt", "w")  # noqa: SIM115
-        self.j = Journal(self.dir)
-        self.j.scan()
-        self.g = Game(self.j, LAYOUT, self._emit, Dice(Rand(seed)), settings or {})
-        self.obs = Obs(LAYOUT)
-        self.rng = Rand(seed + 7)
-
-    def _emit(self, ev):
-        if "seq" in ev:
-            self.log.write("%d %s\n" % (ev["seq"], json.dumps(ev["rec"])))
-        else:
-            self.events.append(ev["ev"])
-            if len(self.events) > 20:
-                self.events.pop(0)
-
-    def show(self, pos, hand=None):
-        self.obs.show(self.g.variant, pos, hand)
-        self.g.observe(self.obs)
+class Board(GameBoard):
+    """A person's hands at the board (gameboard.GameBoard: game, journal, sensor view)."""
 
     def play_turn(self, pick=0):
         """A person's turn: OK rolls, the first legal turn is played, OK ends it."""
@@ -60,10 +31,6 @@ class Board:
             g.press("ok", "short", self.obs)
         assert g.phase != MOVE, g.tracker.state_name()
 
-    def close(self):
-        self.j.close()
-        self.log.close()
-        rmtree(self.dir)
 
 
 def _carry_out(b, steps):

@@ -1,8 +1,8 @@
 """The match flow on the tracker, driven by observations built from positions."""
 
-import json
 
 from apputil import Obs, Rand, rmtree, tmpdir
+from gameboard import LAYOUT, GameBoard
 
 from nardy.dice import Dice
 from nardy.game import (
@@ -24,35 +24,9 @@ from nardy.journal import Journal
 from nardy.rules import BLACK, WHITE, Position
 from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W, Layout
 
-LAYOUT = Layout(5)
 
-
-class Board:
-    """Game + journal + a fake sensor view; plays turns checker by checker."""
-
-    def __init__(self, name, seed=1, settings=None):
-        self.dir = tmpdir(name)
-        self.events = []      # events without a record (the last few)
-        # committed events go to a file: a whole game's list would not fit the heap
-        self.log = open(self.dir + "/events.txt", "w")  # noqa: SIM115
-        self.j = Journal(self.dir)
-        self.j.scan()
-        self.g = Game(self.j, LAYOUT, self._emit, Dice(Rand(seed)),
-                      settings or {})
-        self.obs = Obs(LAYOUT)
-        self.rng = Rand(seed + 7)
-
-    def _emit(self, ev):
-        if "seq" in ev:
-            self.log.write("%d %s\n" % (ev["seq"], json.dumps(ev["rec"])))
-        else:
-            self.events.append(ev["ev"])
-            if len(self.events) > 20:
-                self.events.pop(0)
-
-    def show(self, pos, hand=None):
-        self.obs.show(self.g.variant, pos, hand)
-        self.g.observe(self.obs)
+class Board(GameBoard):
+    """Plays turns checker by checker (gameboard.GameBoard: game, journal, sensor view)."""
 
     def play_turn(self, pick=0):
         g = self.g
@@ -77,10 +51,6 @@ class Board:
         assert g.phase != MOVE, g.tracker.state_name()
         return steps
 
-    def close(self):
-        self.j.close()
-        self.log.close()
-        rmtree(self.dir)
 
 
 def test_dice_left():
