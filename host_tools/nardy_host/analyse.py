@@ -13,7 +13,7 @@ import json
 from nardy import record
 from nardy.longnardy import LongNardy
 from nardy.notation import format_turn, parse_position_id
-from nardy.rules import CHECKERS, OFF, WHITE
+from nardy.rules import BLACK, CHECKERS, COLORS, OFF, WHITE
 from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
 from nardy_host.errors import UserError
@@ -59,26 +59,51 @@ def rater(v, weights=None):
     return by_gnubg
 
 
-def analyse(lines, weights=None):
-    """Rows, one per turn: dict(n, side, dice, played, best, equity, best_equity, loss)."""
+def _position(text, v, what):
+    """The Position of a journal's position id, checked against the game: the
+    variant's letter and 15 checkers a side (a hand-edited file could say more,
+    which the evaluators were never made for)."""
+    name, pos = parse_position_id(text)
+    if name != v.name:
+        raise AnalyseError("%s: a %s nardy position in a %s nardy game" % (what, name,
+                                                                         v.name))
+    for c in (WHITE, BLACK):
+        if sum(pos.side(c)) != CHECKERS:
+            raise AnalyseError("%s: %s has %d checkers, not %d" % (
+                what, COLORS[c], sum(pos.side(c)), CHECKERS))
+    return pos
+
+
+def rate_turns(lines, weights=None, max_turns=None):
+    """(variant, [(row, before, after, best, steps)]): ``row`` as :func:`analyse`
+    gives it, the positions before and after the played turn, the best turn as the
+    rater gives it (equity, steps, result; None when there is no legal move) and the
+    played steps (the mover's path points, as recorded)."""
     try:
         header, turns, _, _ = record.replay(lines)
     except ValueError as e:
         raise AnalyseError("not a game journal: %s" % e) from None
+    if max_turns is not None and len(turns) > max_turns:
+        raise AnalyseError("%d turns: at most %d are analysed" % (len(turns), max_turns))
     v = _variant(header)
     rate = rater(v, weights)
-    _, pos = parse_position_id(header["start"])
-    rows = []
+    pos = _position(header["start"], v, "the game's start")
+    out = []
     for rec in turns:
         dice = tuple(rec["dice"])
-        _, after = parse_position_id(rec["pos"])
-        mover = WHITE if rec["side"] == "white" else 1 - WHITE
+        after = _position(rec["pos"], v, "turn %d" % rec["n"])
+        mover = WHITE if rec["side"] == "white" else BLACK
         if pos.turn != mover:
             pos.turn = mover
         rated = rate(pos, dice)
-        row = {"n": rec["n"], "side": rec["side"], "dice": list(dice),
-               "played": format_turn(v, pos, rec["steps"]) if rec["steps"] else "-"}
+        try:
+            played_text = format_turn(v, pos, rec["steps"]) if rec["steps"] else "-"
+        except (ValueError, IndexError, KeyError):
+            # an accepted illegal turn the notation cannot replay: step by step
+            played_text = " ".join("%d/%d" % tuple(st) for st in rec["steps"])
+        row = {"n": rec["n"], "side": rec["side"], "dice": list(dice), "played": played_text}
         played = [e for e in rated if e[2].board == after.board]
+        best = None
         if rated and rated[0][1]:
             best = rated[0]
             row["best"] = format_turn(v, pos, best[1])
@@ -86,17 +111,76 @@ def analyse(lines, weights=None):
         else:
             row["best"] = "-"
             row["best_equity"] = None
-        if played and rated[0][1]:
+        if played and best is not None:
             row["equity"] = round(played[0][0], 4)
-            row["loss"] = round(rated[0][0] - played[0][0], 4)
+            row["loss"] = round(best[0] - played[0][0], 4)
         else:
             row["equity"] = None
-            row["loss"] = None if rated and rated[0][1] else 0.0
+            row["loss"] = None if best is not None else 0.0
             if not played:
                 row["note"] = "not a legal turn (accepted as played)"
-        rows.append(row)
+        out.append((row, pos, after, best, [tuple(st) for st in rec["steps"]]))
         pos = after
-    return v, rows
+    return v, out
+
+
+def analyse(lines, weights=None):
+    """Rows, one per turn: dict(n, side, dice, played, best, equity, best_equity, loss)."""
+    v, rated = rate_turns(lines, weights)
+    return v, [t[0] for t in rated]
+
+
+def judge(v):
+    return "gnubg 0-ply" if v.name == "short" else "the board's net"
+
+
+# -- for the simulator's page (``nardy sim``: simweb's /api/analyse) -------------------
+MAX_TURNS = 1000       # a game has a few hundred turns at most; more is not a game
+
+
+def board_zones(v, pos):
+    """The checkers of ``pos`` by board zone, as the page draws a reported position:
+    ``{"13": ["wwwww"], ...}`` (zones as P-numbers; 25 bar, 26/27 the trays)."""
+    from nardy.game import zone_of
+    out = {}
+    for c in (WHITE, BLACK):
+        for k in range(26):
+            n = pos.count(c, k)
+            if n:
+                z = str(zone_of(v, c, k))
+                out.setdefault(z, [""])
+                out[z][0] += "wb"[c] * n
+    return out
+
+
+def _zone_steps(v, colour, steps):
+    from nardy.game import zone_of
+    return [[zone_of(v, colour, f), zone_of(v, colour, t)] for f, t in steps]
+
+
+def page_report(lines, weights=None):
+    """The analysis as the simulator's page shows it: every turn (its row, the
+    positions before it, after the played turn and after the best one, and the steps
+    of both as board zones), ``worst``: the turns' indexes by equity lost, the worst
+    first, and what each side lost in all. AnalyseError for anything but a journal
+    of one game of at most ``MAX_TURNS`` turns."""
+    v, rated = rate_turns(lines, weights, MAX_TURNS)
+    turns = []
+    for row, before, after, best, steps in rated:
+        colour = WHITE if row["side"] == "white" else BLACK
+        t = dict(row)
+        t["before"] = board_zones(v, before)
+        t["after"] = board_zones(v, after)
+        t["best_after"] = board_zones(v, best[2]) if best is not None else None
+        t["best_steps"] = _zone_steps(v, colour, best[1]) if best is not None else []
+        t["played_steps"] = _zone_steps(v, colour, steps)
+        turns.append(t)
+    worst = sorted((i for i, t in enumerate(turns) if t["loss"]),
+                   key=lambda i: (-turns[i]["loss"], i))
+    lost = {side: round(sum(t["loss"] for t in turns if t["side"] == side and t["loss"]),
+                        4) for side in COLORS}
+    return {"variant": v.name, "judge": judge(v), "turns": turns, "worst": worst,
+            "lost": lost}
 
 
 def register(sub):
@@ -122,9 +206,8 @@ def run(args):
         for r in rows:
             print(json.dumps(r))
         return 0
-    judge = "gnubg 0-ply" if v.name == "short" else "the board's net"
     print("%s nardy, %d turns, rated by %s (equity for the mover, cubeless)"
-          % (v.name, len(rows), judge))
+          % (v.name, len(rows), judge(v)))
     print("%4s %-6s %-4s %-24s %-24s %7s" % ("n", "side", "dice", "played", "best", "lost"))
     for r in rows:
         lost = "" if r["loss"] is None else "%7.3f" % r["loss"]

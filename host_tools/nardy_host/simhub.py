@@ -18,6 +18,7 @@ from nardy.notation import _label as point_label
 from nardy.notation import format_turn, parse_position_id
 from nardy.rules import BLACK, WHITE
 from nardy.variants import find_variant
+from nardy_host.analyse import board_zones
 from nardy_host.session import EventLog, LinkError, parse_zone, zone_label
 
 FEED_KEEP = 1000       # page log lines kept on the server
@@ -27,6 +28,7 @@ TICK_MAX_MS = 500      # ... by at most this much at once (a stalled host is not
 QUIET = ("pong", "log", "log_end", "dump", "mem", "set", "leds", "oled")
 COLOURS = {"white": WHITE, "black": BLACK, "w": WHITE, "b": BLACK}
 MAX_DEPTH = 8          # JSON nesting an action may have (actions are flat objects)
+GAMES_KEEP = 100       # games of the session the page offers for analysis
 
 
 class ActionError(Exception):
@@ -158,6 +160,7 @@ class Hub:
         self.variant = None           # the name of the game being played
         self.match = None             # its match length
         self.in_progress = False      # a game with a roll in it and no end yet
+        self.games = []               # [game id, variant] of the games of this session
         self.describe = Describer()
         self.feed = EventLog(FEED_KEEP)
         self.frames = {"leds": None, "oled": None}
@@ -181,6 +184,11 @@ class Hub:
             return
         if k in ("hello", "game") and ev.get("game") is not None:
             self.gid = ev["game"]
+            # the page offers them for analysis (hello: a game resumed from flash)
+            name = r.get("variant") if k == "game" else ev.get("variant")
+            if not any(g[0] == self.gid for g in self.games):
+                self.games.append([self.gid, name])
+                del self.games[:-GAMES_KEEP]
         if k == "hello" and ev.get("variant"):
             self.variant = ev["variant"]
         if k == "game":
@@ -243,7 +251,6 @@ class Hub:
             return self.s.board_state()
         if self.position is None:
             return {}
-        from nardy.game import zone_of
         from nardy.posjson import from_json
         name, opts, pj = self.position
         try:
@@ -251,15 +258,7 @@ class Hub:
             pos = from_json(v, pj)
         except (KeyError, ValueError, TypeError):
             return {}
-        out = {}
-        for c in (WHITE, BLACK):
-            for k in range(26):
-                n = pos.count(c, k)
-                if n:
-                    z = str(zone_of(v, c, k))
-                    out.setdefault(z, [""])
-                    out[z][0] += "wb"[c] * n
-        return out
+        return board_zones(v, pos)
 
     def state(self):
         """Everything a (re)loaded page draws: a snapshot, never the history."""
@@ -273,7 +272,7 @@ class Hub:
                     "leds": leds.get("rgb") if leds else s.leds,
                     "oled": oled.get("fb") if oled else None,
                     "game": self.gid, "variant": self.variant, "match": self.match,
-                    "in_progress": self.in_progress,
+                    "in_progress": self.in_progress, "games": list(self.games),
                     "log": self.feed[-SNAPSHOT:], "feed": len(self.feed)}
 
     def since(self, i):

@@ -32,9 +32,22 @@ Endpoints:
   chunked body), 413 for a body over 16 KB, 415 for another content type.
 - ``GET /api/log?game=N``: that game's journal (JSON lines) as a download named by
   variant, game and date; without ``game``, the current game.
+- ``GET /api/analyse?game=N`` (without ``game``: the current game) rates every turn
+  of a game the board logged (``nardy analyse``: short nardy by gnubg 0-ply, long
+  by the board's net); ``POST /api/analyse`` does it for a journal sent as the body
+  (``Content-Type: application/x-ndjson`` or ``text/plain``, at most
+  ``MAX_JOURNAL`` bytes). The reply: ``{"variant", "judge", "turns": [{"n",
+  "side", "dice", "played", "best", "equity", "best_equity", "loss", "before",
+  "after", "best_after", "played_steps", "best_steps"}], "worst": [turn indexes,
+  the biggest loss first], "lost": {"white", "black"}}``, positions as zones like
+  ``board`` in the state. It runs in a worker thread, one at a time (429 while one
+  runs), so the live view goes on meanwhile; 400 for a file that is not the
+  journal of one game (or has more than ``analyse.MAX_TURNS`` turns), 404 for a
+  game the board does not have, 411/413/415 as for actions.
 """
 
 import asyncio
+import concurrent.futures
 import contextlib
 import datetime
 import json
@@ -49,6 +62,7 @@ import webbrowser
 from microdot import Microdot, Request, Response
 from microdot.sse import sse_response
 
+from nardy_host import analyse
 from nardy_host.errors import UserError
 from nardy_host.session import LinkError, SerialLink, Session, VirtualLink
 from nardy_host.simhub import ActionError, Hub
@@ -60,7 +74,9 @@ STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 HOST = "127.0.0.1"
 HOSTNAMES = ("127.0.0.1", "localhost")
-MAX_BODY = 16 * 1024
+MAX_BODY = 16 * 1024            # an action
+MAX_JOURNAL = 512 * 1024        # a journal to analyse (a long game is 20-60 KB)
+JOURNAL_TYPES = ("application/x-ndjson", "text/plain")
 POLL_S = 0.05          # an event stream looks for new lines this often
 KEEPALIVE_S = 15.0     # ... and sends a comment after this long without one
 EVENT_ID = re.compile(r"^[0-9]{1,15}$")
@@ -98,9 +114,13 @@ class QuietMicrodot(Microdot):
 
 
 def make_app(hub):
-    # microdot's limits are class-wide: a body over MAX_BODY gets 413 unread
-    Request.max_content_length = Request.max_body_length = MAX_BODY
+    # microdot's limits are class-wide: a body over MAX_JOURNAL gets 413 unread, one
+    # over MAX_BODY is left unread for the handler (only /api/analyse reads more)
+    Request.max_content_length = MAX_JOURNAL
+    Request.max_body_length = MAX_BODY
     app = QuietMicrodot()
+    analyses = Analyses(hub)
+    app.analyses = analyses
 
     @app.before_request
     def only_loopback(req):
@@ -121,7 +141,7 @@ def make_app(hub):
         return res
 
     for code, text in ((404, "not found"), (405, "method not allowed"),
-                       (413, "body too large (at most %d bytes)" % MAX_BODY),
+                       (413, "body too large (at most %d bytes)" % MAX_JOURNAL),
                        (400, "bad request")):
         app.errorhandler(code)(lambda req, code=code, text=text: _error(code, text))
 
@@ -146,6 +166,8 @@ def make_app(hub):
             return _error(415, "send the action as application/json")
         if "Content-Length" not in req.headers:
             return _error(411, "Content-Length required")
+        if req.content_length > MAX_BODY:
+            return _error(413, "an action is at most %d bytes" % MAX_BODY)
         try:
             a = json.loads(req.body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
@@ -178,6 +200,40 @@ def make_app(hub):
             "Content-Type": "application/x-ndjson",
             "Content-Disposition": 'attachment; filename="%s"' % download_name(lines, gid)})
 
+    @app.get("/api/analyse")
+    async def analyse_game(req):
+        g = req.args.get("game")
+        if g is None:
+            gid = hub.gid
+            if gid is None:
+                return _error(404, "no game yet")
+        elif not g.isascii() or not g.isdigit() or len(g) > 9:
+            return _error(400, "game must be a number")
+        else:
+            gid = int(g)
+        return await analyses.run(analyses.board_game, gid)
+
+    @app.post("/api/analyse")
+    async def analyse_file(req):
+        ctype = (req.headers.get("Content-Type") or "").split(";")[0].strip()
+        if ctype not in JOURNAL_TYPES:
+            return _error(415, "send the journal as application/x-ndjson or text/plain")
+        if "Content-Length" not in req.headers:
+            return _error(411, "Content-Length required")
+        n = req.content_length
+        body = req.body
+        if n > len(body):
+            # over MAX_BODY: microdot left it in the stream
+            try:
+                body = await req.stream.readexactly(n)
+            except (asyncio.IncompleteReadError, OSError):
+                return _error(400, "the body ended before its Content-Length")
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return _error(400, "the journal is not UTF-8 text")
+        return await analyses.run(analyses.journal, text.splitlines())
+
     @app.get("/api/events")
     async def events(req):
         since = req.args.get("since", "0")
@@ -193,6 +249,46 @@ def make_app(hub):
         return sse_response(req, stream, hub, i)
 
     return app
+
+
+class Analyses:
+    """``nardy analyse`` for the page: one analysis at a time, in a worker thread of
+    its own. A long game takes a second or more of CPU (and fetching a game from the
+    board waits on the board): on the event loop that would freeze every event
+    stream and request meanwhile."""
+
+    def __init__(self, hub):
+        self.hub = hub
+        self.pool = concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="nardy-analyse")
+        self.busy = threading.Lock()
+
+    async def run(self, job, *args):
+        """The job's result as the reply; its ActionError, or any failure, as a
+        JSON error (never a traceback: the server goes on serving)."""
+        if not self.busy.acquire(blocking=False):
+            return _error(429, "an analysis is running: wait for it to finish")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.pool, job, *args)
+        except ActionError as e:
+            return _error(e.code, str(e))
+        except Exception as e:  # noqa: BLE001 - a bug must not take the server down
+            return _error(500, "the analysis failed: %s: %s" % (type(e).__name__, e))
+        finally:
+            self.busy.release()
+
+    def board_game(self, gid):
+        lines = self.hub.game_log(gid)
+        if not lines:
+            raise ActionError(404, "the board has no game %d" % gid)
+        return self.journal(lines)
+
+    @staticmethod
+    def journal(lines):
+        try:
+            return analyse.page_report(lines)
+        except analyse.AnalyseError as e:
+            raise ActionError(400, str(e)) from None
 
 
 async def stream(req, sse, hub, i):
@@ -313,6 +409,7 @@ class Server:
         if self.loop is not None and self.loop.is_running():
             self.loop.call_soon_threadsafe(self.server.close)
         self.thread.join(10)
+        self.app.analyses.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def serve(hub, port, open_browser):
