@@ -1,5 +1,6 @@
 // The nardy board simulator page: the board as the server reports it, the LEDs and
-// the OLED as the firmware drives them, the buttons and the event log.
+// the OLED as the firmware drives them, the buttons and the event log; the analysis
+// of a game (``nardy analyse``) with its turns to step through on the board.
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
@@ -7,7 +8,7 @@ const W = 1000, H = 620, EDGE = 20, PW = 60, BAR_X = 380, BAR_W = 60, TRAY_X = 8
 const R = 25;
 const ZONE_BAR = 25, ZONE_OFF_W = 26, ZONE_OFF_B = 27;
 const state = { s: null, lines: 0, display: 0, drag: null, queue: Promise.resolve(),
-                pending: 0, es: null, held: 0 };
+                pending: 0, es: null, held: 0, report: null, review: null };
 const board = document.getElementById("board");
 
 function el(name, attrs, parent) {
@@ -216,8 +217,11 @@ async function refresh(full) {
   if (!state.pending) state.held = s.hand.length;   // what the page thinks it holds
   document.getElementById("mode").textContent =
     s.mode === "live" ? "(live: a board on USB)" : "(simulator: the real firmware)";
-  drawCheckers(s);
-  drawLeds(s, s.leds);
+  if (!state.review) {                     // a reviewed turn keeps the board
+    drawCheckers(s);
+    drawLeds(s, s.leds);
+  }
+  gameChoices(s.games || []);
   if (s.oled) drawOled(s.oled);
   document.getElementById("hand").textContent =
     "Hand: " + (s.hand.length ? s.hand.map(h => (h[0] === "w" ? "white" : "black") +
@@ -295,6 +299,7 @@ board.addEventListener("pointerdown", ev => {
   if (ev.button > 0) return;
   const z = zoneAt(ev.clientX, ev.clientY);
   if (z === null || !state.s || !state.s.virtual) return;   // a real board's hands are real
+  if (state.review) return;                // a past position: nothing to lift
   ev.preventDefault();
   board.setPointerCapture(ev.pointerId);
   const pt = svgPoint(ev);
@@ -387,7 +392,7 @@ function connect(from) {
       return;
     }
     if (ev.ev === "leds") {
-      if (state.s) { state.s.leds = ev.rgb; drawLeds(state.s, ev.rgb); }
+      if (state.s) { state.s.leds = ev.rgb; if (!state.review) drawLeds(state.s, ev.rgb); }
       frames++;
       document.body.dataset.ledFrames = frames;
     } else if (ev.ev === "oled") {
@@ -399,5 +404,204 @@ function connect(from) {
   };
 }
 
+// -- analysis: every turn of a game rated (nardy analyse), stepped through on the board --
+// The table lists the worst mistakes first; a row shows its turn on the board (the
+// position before it, with the played turn's steps in amber and the best turn's in
+// green); "played" and "best" show the position each one leaves. The live board
+// comes back with "live" (its updates go on meanwhile, drawn once reviewing ends).
+const MAX_JOURNAL = 512 * 1024;            // the server's limit (simweb.MAX_JOURNAL)
+
+function setTab(name) {
+  const an = name === "analysis";
+  document.getElementById("log").hidden = an;
+  document.getElementById("analysis").hidden = !an;
+  document.getElementById("tab-log").setAttribute("aria-selected", String(!an));
+  document.getElementById("tab-analysis").setAttribute("aria-selected", String(an));
+  document.body.classList.toggle("analysing", an);
+}
+document.getElementById("tab-log").addEventListener("click", () => setTab("log"));
+document.getElementById("tab-analysis").addEventListener("click", () => setTab("analysis"));
+
+// the session's games, newest first, keeping the player's choice
+function gameChoices(games) {
+  const sel = document.getElementById("an-game");
+  const key = games.map(g => g.join(":")).join(",");
+  if (sel.dataset.key === key) return;
+  const keep = sel.value;
+  sel.textContent = "";
+  games.slice().reverse().forEach(([id, variant]) => {
+    const o = document.createElement("option");
+    o.value = id;
+    o.textContent = `game ${id}` + (variant ? ` (${variant})` : "");
+    sel.appendChild(o);
+  });
+  if (keep && games.some(g => String(g[0]) === keep)) sel.value = keep;
+  sel.dataset.key = key;
+  document.getElementById("an-run").disabled = !games.length;
+}
+
+function anStatus(text, kind) {
+  const st = document.getElementById("an-status");
+  st.textContent = text;
+  st.className = kind || "";
+  document.body.dataset.analysis = kind || "";
+}
+
+async function runAnalysis(fetching, what) {
+  const run = document.getElementById("an-run"), file = document.getElementById("an-file");
+  run.disabled = file.disabled = true;
+  anStatus(`analysing ${what}...`, "busy");
+  try {
+    const r = await fetching;
+    const j = await r.json();
+    if (!r.ok) { anStatus(j.error || `error ${r.status}`, "error"); return; }
+    showReport(j, what);
+  } catch (e) {
+    anStatus(String(e), "error");
+  } finally {
+    run.disabled = !document.getElementById("an-game").options.length;
+    file.disabled = false;
+  }
+}
+document.getElementById("an-run").addEventListener("click", () => {
+  const g = document.getElementById("an-game").value;
+  runAnalysis(fetch("/api/analyse?game=" + encodeURIComponent(g)), "game " + g);
+});
+document.getElementById("an-file").addEventListener("change", ev => {
+  const f = ev.target.files[0];
+  ev.target.value = "";                    // the same file again is a new change
+  if (!f) return;
+  if (f.size > MAX_JOURNAL) {
+    anStatus(`${f.name} is ${f.size} bytes: a journal is at most ${MAX_JOURNAL}`, "error");
+    return;
+  }
+  runAnalysis(fetch("/api/analyse", { method: "POST", body: f,
+    headers: { "Content-Type": "application/x-ndjson" } }), f.name);
+});
+
+function fmtLoss(t) {
+  if (t.loss === null) return t.note ? "illegal" : "";
+  return t.loss > 0 ? t.loss.toFixed(3) : "0";
+}
+
+function showReport(rep, what) {
+  leaveReview();
+  state.report = rep;
+  const turns = rep.turns;
+  anStatus(`${what}: ${rep.variant} nardy, ${turns.length} turns rated by ${rep.judge}` +
+           `; lost: white ${rep.lost.white.toFixed(3)}, black ${rep.lost.black.toFixed(3)}`,
+           "done");
+  // the worst mistakes first, then the other turns in the order played
+  const worst = new Set(rep.worst);
+  const order = rep.worst.concat(turns.map((_, i) => i).filter(i => !worst.has(i)));
+  const body = document.querySelector("#an-table tbody");
+  body.textContent = "";
+  for (const i of order) {
+    const t = turns[i];
+    const tr = document.createElement("tr");
+    tr.dataset.i = i;
+    if (t.loss >= 0.1) tr.className = "bad";
+    else if (t.loss >= 0.03) tr.className = "doubtful";
+    const cells = [`${t.n} ${t.side[0]}`, t.dice.join("-"), t.played,
+                   t.best === t.played ? "=" : t.best, fmtLoss(t)];
+    cells.forEach(c => {
+      const td = document.createElement("td");
+      td.textContent = c;
+      tr.appendChild(td);
+    });
+    if (t.note) tr.title = t.note;
+    tr.addEventListener("click", () => review(i, "before"));
+    body.appendChild(tr);
+  }
+  document.body.dataset.turns = turns.length;
+}
+
+// where an arrow to or from a zone starts: the middle of a point, the bar, a tray
+function zoneCentre(z) {
+  if (z <= 24) {
+    const g = pointGeom(z);
+    return [g.x, g.top ? EDGE + 150 : H - EDGE - 150];
+  }
+  if (z === ZONE_BAR) return [BAR_X + BAR_W / 2, H / 2];
+  return [TRAY_X + 75, z === ZONE_OFF_W ? H / 2 + 130 : H / 2 - 130];
+}
+
+function arrowDefs() {
+  const defs = board.querySelector("defs");
+  for (const [id, colour] of [["played", "#f6a21b"], ["best", "#3fd46b"]]) {
+    const m = el("marker", { id: "arrow-" + id, viewBox: "0 0 10 10", refX: 8, refY: 5,
+                             markerWidth: 5, markerHeight: 5, orient: "auto-start-reverse" },
+                 defs);
+    el("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }, m);
+  }
+  const g = el("g", { id: "review" });
+  board.insertBefore(g, document.getElementById("zones"));
+}
+
+function drawArrows(steps, kind, offset) {
+  const g = document.getElementById("review");
+  for (const [from, to] of steps) {
+    const [x1, y1] = zoneCentre(from), [x2, y2] = zoneCentre(to);
+    el("line", { x1: x1 + offset, y1: y1 + offset, x2: x2 + offset, y2: y2 + offset,
+                 class: "arrow " + kind, "marker-end": `url(#arrow-${kind})`,
+                 "data-from": from, "data-to": to }, g);
+  }
+}
+
+function review(i, show) {
+  const rep = state.report;
+  if (!rep || i < 0 || i >= rep.turns.length) return;
+  const t = rep.turns[i];
+  if (show === "best_after" && !t.best_after) show = "before";
+  state.review = { i: i, show: show };
+  document.body.classList.add("reviewing");
+  document.body.dataset.review = i;
+  document.body.dataset.show = show;
+  drawCheckers({ board: t[show] || {}, virtual: false });
+  document.getElementById("leds").textContent = "";       // the LEDs are the live board's
+  document.getElementById("review").textContent = "";
+  if (show !== "best_after") drawArrows(t.played_steps, "played", 0);
+  if (show !== "after" && t.best !== t.played) drawArrows(t.best_steps, "best", 6);
+  document.getElementById("an-review").hidden = false;
+  document.getElementById("an-turn").textContent =
+    `turn ${t.n}, ${t.side} ${t.dice.join("-")}: ${t.played}` +
+    (t.loss ? ` (best ${t.best}, lost ${t.loss.toFixed(3)})` : t.note ? ` (${t.note})` : "");
+  document.querySelectorAll("#an-show button").forEach(b =>
+    b.setAttribute("aria-pressed", String(b.dataset.show === show)));
+  document.querySelector('#an-show button[data-show="best_after"]').disabled = !t.best_after;
+  document.getElementById("an-prev").disabled = i === 0;
+  document.getElementById("an-next").disabled = i === rep.turns.length - 1;
+  document.querySelectorAll("#an-table tr.current").forEach(r => r.classList.remove("current"));
+  const row = document.querySelector(`#an-table tr[data-i="${i}"]`);
+  if (row) { row.classList.add("current"); row.scrollIntoView({ block: "nearest" }); }
+}
+
+function leaveReview() {
+  if (!state.review) return;
+  state.review = null;
+  document.body.classList.remove("reviewing");
+  delete document.body.dataset.review;
+  delete document.body.dataset.show;
+  document.getElementById("review").textContent = "";
+  document.getElementById("an-review").hidden = true;
+  document.querySelectorAll("#an-table tr.current").forEach(r => r.classList.remove("current"));
+  if (state.s) { drawCheckers(state.s); drawLeds(state.s, state.s.leds); }
+  refresh();
+}
+document.getElementById("an-prev").addEventListener("click", () =>
+  state.review && review(state.review.i - 1, "before"));
+document.getElementById("an-next").addEventListener("click", () =>
+  state.review && review(state.review.i + 1, "before"));
+document.getElementById("an-live").addEventListener("click", leaveReview);
+document.querySelectorAll("#an-show button").forEach(b => b.addEventListener("click", () =>
+  state.review && review(state.review.i, b.dataset.show)));
+document.addEventListener("keydown", ev => {
+  if (!state.review || ["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
+  if (ev.key === "ArrowLeft") { ev.preventDefault(); review(state.review.i - 1, "before"); }
+  if (ev.key === "ArrowRight") { ev.preventDefault(); review(state.review.i + 1, "before"); }
+  if (ev.key === "Escape") leaveReview();
+});
+
 drawStatic();
+arrowDefs();
 refresh(true).then(s => connect(s ? s.feed : 0));
