@@ -538,11 +538,16 @@ function arrowDefs() {
   board.insertBefore(g, document.getElementById("zones"));
 }
 
-function drawArrows(steps, kind, offset) {
+// a step as a curve bowed towards the middle of the board, the best turn's further
+// than the played one's, so that the two stay apart where they share points
+function drawArrows(steps, kind, bow) {
   const g = document.getElementById("review");
   for (const [from, to] of steps) {
     const [x1, y1] = zoneCentre(from), [x2, y2] = zoneCentre(to);
-    el("line", { x1: x1 + offset, y1: y1 + offset, x2: x2 + offset, y2: y2 + offset,
+    const mx = (x1 + x2) / 2, my = (y1 + y2) / 2;
+    const cy = my + (my < H / 2 ? bow : my > H / 2 ? -bow : 0);
+    const cx = Math.abs(y2 - y1) > H / 3 ? mx + (mx < W / 2 ? bow : -bow) : mx;
+    el("path", { d: `M${x1},${y1} Q${cx},${cy} ${x2},${y2}`, fill: "none",
                  class: "arrow " + kind, "marker-end": `url(#arrow-${kind})`,
                  "data-from": from, "data-to": to }, g);
   }
@@ -560,8 +565,8 @@ function review(i, show) {
   drawCheckers({ board: t[show] || {}, virtual: false });
   document.getElementById("leds").textContent = "";       // the LEDs are the live board's
   document.getElementById("review").textContent = "";
-  if (show !== "best_after") drawArrows(t.played_steps, "played", 0);
-  if (show !== "after" && t.best !== t.played) drawArrows(t.best_steps, "best", 6);
+  if (show !== "best_after") drawArrows(t.played_steps, "played", 40);
+  if (show !== "after" && t.best !== t.played) drawArrows(t.best_steps, "best", 90);
   document.getElementById("an-review").hidden = false;
   document.getElementById("an-turn").textContent =
     `turn ${t.n}, ${t.side} ${t.dice.join("-")}: ${t.played}` +
