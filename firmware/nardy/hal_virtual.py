@@ -61,9 +61,12 @@ class Display(framebuf.FrameBuffer):
         if crc == self._crc:
             return
         self._crc = crc
+        if self.board.send_oled:
+            self.send()
+
+    def send(self):
+        """The frame to the host now (also the answer to its ``oled`` request)."""
         b = self.board
-        if not b.send_oled:
-            return
         if b.out is Board._print:
             write_hex_event(b'{"ev": "oled", "w": %d, "h": %d, "fb": "' % (
                 self.width, self.height), self.buffer)
