@@ -5,9 +5,11 @@ see its position (before, played, best) on the board, and come back to the live
 board; a file that is not a journal is one error line and the page goes on."""
 
 import json
+import os
 
 from test_analyse_web import _short_game_on_the_board, journal, text
 from test_sim_web import WAIT, browser, call, log_texts, sim  # noqa: F401 (fixtures)
+from vboard import ROOT
 
 from nardy.longnardy import LongNardy
 
@@ -127,6 +129,12 @@ def test_analyse_an_uploaded_journal(browser, sim, tmp_path):  # noqa: F811
     # the page fits the laptop's screen with the wider column
     assert page.evaluate("() => document.documentElement.scrollHeight") <= 768
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1366
+    # docs/SIMULATOR.md's picture (NARDY_UPDATE_DOCS=1 writes it there)
+    page.mouse.move(1, 760)
+    shot = (os.path.join(ROOT, "docs", "sim-analysis.png")
+            if os.environ.get("NARDY_UPDATE_DOCS") else str(tmp_path / "analysis.png"))
+    page.screenshot(path=shot)
+    assert os.path.getsize(shot) > 10000
     # a file that is not a journal: one error line; the table stays, the page goes on
     bad = tmp_path / "notes.txt"
     bad.write_text("my notes\n")
