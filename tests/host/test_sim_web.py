@@ -419,6 +419,11 @@ def test_live_page_mirrors_a_board_on_a_serial_port(browser, tmp_path):
         assert "Opening roll" in oledtext.text(fb)
         wait_canvas(page, fb)
         assert canvas_bits(page) == oledtext.pixels(fb)
+        # the game is offered for analysis; read off the board, it has no turn yet
+        gid = json.loads(call(srv, "/api/state")[1])["game"]
+        assert [gid, "short"] in json.loads(call(srv, "/api/state")[1])["games"]
+        code, body = call(srv, "/api/analyse?game=%d" % gid)
+        assert code == 200 and json.loads(body)["turns"] == [], body
         # hands and buttons belong to the real board
         assert call(srv, "/api/action", {"action": "lift", "zone": 13})[0] == 409
         assert call(srv, "/api/action", {"action": "press", "button": "ok"})[0] == 409
