@@ -66,13 +66,20 @@ def calibration(app, pm):
     except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
         set_aside(app, path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
         return load_calibration(app.dir + "/calib.none", app.layout.n, pm.slots)
+    finally:
+        # the file's parser (nardy.calibfile, 1.6 KB) is needed again only by the
+        # self-test and the calibration tool
+        drop_module("nardy.calibfile")
 
 
 def settings(app):
     """settings.json merged over the defaults; a bad field gets its default."""
     from nardy.menu import defaults
     s = defaults()
-    drop_module("nardy.menu")
+    # the menu and the variants registry it asked for the options (both games'
+    # modules): 5 KB that a game imports again when it needs them
+    for m in ("menu", "variants", "longnardy", "shortnardy"):
+        drop_module("nardy." + m)
     gc.collect()
     d = read_small(app, "settings.json", SETTINGS_MAX)
     if d is None:

@@ -463,7 +463,11 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
-        if self.shown is not None or (self.phase in (ROLL, OPENING) and
+        # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
+        # would be built on the heap every scan (32 bytes a cycle; the app's cycle
+        # allocates nothing, so the collector never runs in a still turn)
+        ph = self.phase
+        if self.shown is not None or ((ph == ROLL or ph == OPENING) and  # noqa: SIM109
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 

@@ -160,6 +160,11 @@ def test_the_boot_code_is_dropped_after_boot():
         assert app.settings["match"] == 1
         assert [e for e in b.events if e["ev"] == "error" and "match" in e["error"]]
         assert b.events[-1]["ev"] == "hello"
+        if MICROPYTHON:
+            # what boot asked once (the calibration file's parser, the options'
+            # defaults from the variants registry and both games) is gone too
+            for m in ("calibfile", "variants", "longnardy", "shortnardy", "menu"):
+                assert "nardy." + m not in sys.modules, m
         app.game.new_match()
         st = app.game.state()                   # dump: the position as JSON
         assert st["variant"] == "short" and st["position"]["turn"] in ("white", "black")
@@ -179,3 +184,34 @@ def test_the_boot_code_is_dropped_after_boot():
                     continue
                 os.remove(d + "/" + n)
             os.rmdir(d)
+
+
+def test_a_still_turn_ticks_without_allocating():
+    # The scan task calls Game.tick every cycle: in a turn where nothing moves it
+    # must allocate nothing, or the collector runs (~40 ms on the ESP32) in the
+    # middle of a still turn. (It built a tuple for ``phase in (ROLL, OPENING)``:
+    # 32 bytes a scan.)
+    from gameboard import GameBoard
+
+    from nardy.game import MOVE
+    b = GameBoard("tick-alloc", seed=3, settings={"variant": "short"})
+    try:
+        g = b.g
+        g.new_match()
+        b.show(g.pos)
+        while g.phase != MOVE:
+            g.press("ok", "short", b.obs)
+        b.show(g.pos)
+        for _ in range(300):        # the tracker asks its targets ahead, then rests
+            g.tick(b.obs, 0)
+        if not MICROPYTHON:
+            return                  # CPython: allocation is checked under MicroPython
+        gc.collect()
+        before = gc.mem_alloc()     # pyright: ignore[reportAttributeAccessIssue]
+        for _ in range(200):
+            g.tick(b.obs, 0)
+        grown = gc.mem_alloc() - before  # pyright: ignore[reportAttributeAccessIssue]
+        assert grown == 0, grown
+        assert g.phase == MOVE
+    finally:
+        b.close()
