@@ -12,7 +12,7 @@ Boot always reaches ``hello``: every file read at boot (settings.json, calib.jso
 match.json, the journal: ``nardy.appboot``, dropped after boot) is size-capped and
 checked; one that cannot be used is reported (OLED, an ``error`` event, errors.log)
 and set aside (renamed ``.bad``), and the board goes on with defaults. errors.log
-is kept under ``ERRORS_MAX`` bytes (the older half goes to errors.old).
+is kept under ``_ERRORS_MAX`` bytes (the older half goes to errors.old).
 """
 
 import asyncio
@@ -31,6 +31,8 @@ from nardy.game import MOVE, Game  # noqa: E402, I001
 
 gc.collect()
 
+from micropython import const  # noqa: E402  (CPython: the shim nardy/__init__.py installs)
+
 from nardy import __version__, drop_module, protocol  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
 from nardy.journal import Journal  # noqa: E402
@@ -38,7 +40,7 @@ from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402
 
-ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
+_ERRORS_MAX = const(8192)         # bytes of errors.log before it is rotated
 
 
 def _size(path):
@@ -86,6 +88,9 @@ class App:
         self.busy = 0        # protocol commands being worked on (for ping)
         self.board_commands = _board_commands(board)   # looked up before appcmds
         from nardy import appcmds  # noqa: F401  (loaded now, while the heap is whole)
+        # only the line marker (TOO_LONG) is used from nardy.lines here; a board's
+        # line reader keeps its own class
+        drop_module("nardy.lines")
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -314,14 +319,14 @@ class App:
 
     # -- errors -------------------------------------------------------------------------
     def log_error(self, text, exc=None):
-        """Append to errors.log, which never grows past ERRORS_MAX: when full it
+        """Append to errors.log, which never grows past _ERRORS_MAX: when full it
         becomes errors.old (the one before is dropped)."""
         path = self.dir + "/errors.log"
         try:
             n = _size(path)
             if n == -2:
                 return          # a directory in its way: USB and the OLED still say it
-            if n > ERRORS_MAX:
+            if n > _ERRORS_MAX:
                 import os
                 try:
                     os.remove(self.dir + "/errors.old")

@@ -11,13 +11,15 @@ app's ``problems``, then an ``error`` event, errors.log and the OLED) and set as
 import gc
 import json
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy import drop_module, protocol
 from nardy.app import _size
 from nardy.calibration import load as load_calibration
 from nardy.journal import set_aside_name
 
-SETTINGS_MAX = 2048       # bytes: settings.json is ~150
-CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
+_SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
+_CALIB_MAX = const(32768)         # bytes: calib.json with every channel's levels is ~12 KB
 
 
 def set_aside(app, path, why):
@@ -56,7 +58,7 @@ def calibration(app, pm):
     """The sensing calibration (calib.json, or the model's defaults)."""
     path = app.dir + "/calib.json"
     n = _size(path)
-    if n == -2 or n > CALIB_MAX:
+    if n == -2 or n > _CALIB_MAX:
         set_aside(app, path, "calib.json unreadable: %s" % (
             "a directory" if n == -2 else "%d bytes" % n))
     try:
@@ -81,7 +83,7 @@ def settings(app):
     for m in ("menu", "variants", "longnardy", "shortnardy"):
         drop_module("nardy." + m)
     gc.collect()
-    d = read_small(app, "settings.json", SETTINGS_MAX)
+    d = read_small(app, "settings.json", _SETTINGS_MAX)
     if d is None:
         return s
     if not isinstance(d, dict):

@@ -80,7 +80,7 @@ def test_a_thousand_games_boot_and_page_from_romfs(tmp_path):
     flash = str(tmp_path / "flash")
     write_games(flash)
     # 60wK until the 56wK goal is won back (tests/host/test_soak.py, ROMFS_HEAP)
-    b = soak.Board(flash, "60wK", main, image)
+    b = soak.Board(flash, "56wK", main, image)
     try:
         free = b.mem()["free"]
         assert free > 20000, free
