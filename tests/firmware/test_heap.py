@@ -215,3 +215,26 @@ def test_a_still_turn_ticks_without_allocating():
         assert g.phase == MOVE
     finally:
         b.close()
+
+
+class _FullDict(dict):
+    """A cache whose table cannot grow any more (a fragmented heap)."""
+
+    def __setitem__(self, key, value):
+        raise MemoryError("memory allocation failed, allocating 464 bytes")
+
+
+def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
+    # The tracker asks the engine ahead for a checker's targets while nothing moves
+    # and keeps the answer; on a fragmented 56-58wK heap the cache's dict could not
+    # grow, and the MemoryError crashed the scan task. The answer is still given.
+    from nardy.longnardy import LongNardy
+    from nardy.sensing import Layout
+    from nardy.tracker import Tracker
+    v = LongNardy()
+    t = Tracker(v, Layout(5))
+    pos = v.start_position()
+    t.start_turn(pos, (6, 5))
+    t._targ_cache = _FullDict()
+    assert sorted(t._targets((), 1)) == [6, 7, 12]      # 1-6, 1-7 and 1-7-12
+    assert len(t._targ_cache) == 0
