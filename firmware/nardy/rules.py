@@ -200,6 +200,13 @@ class Variant:
         self._canon_l5 = False
         self._eff_key = None
         self._eff = None
+        # the search's state, set by every query (_setup, _enumerate, _check_turn):
+        # named here so the instance's dict has its full size from the start instead
+        # of growing twice (a 592-byte block) in the middle of a game's first search
+        self._h = self._outside = self._turn = self._relax = self._head0 = 0
+        self._head_limit = 15
+        self._root = self._want = self._results = None
+        self._slack = self._fme = self._fopp = None
 
     # -- geometry ---------------------------------------------------------------
     def opp_point(self, p):
