@@ -466,7 +466,7 @@ class Variant:
         # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
         # one large block could not be found.
         old = table[0]
-        new = [array("I", bytes(4 * _CHUNK)) for _ in range(2 * len(old))]
+        new = [array("I", _ZEROS) for _ in range(2 * len(old))]
         cap1 = len(new) * _CHUNK - 1
         sme, sopp = self._sme, self._sopp
         for chunk in old:
@@ -676,7 +676,7 @@ class Variant:
                     for f in range(fmin, lim):
                         if me[f] and try_(f, d) >= 0:
                             if k >> _CHUNK_BITS >= len(chunks):
-                                chunks.append(array("I", bytes(4 * _CHUNK)))
+                                chunks.append(array("I", _ZEROS))
                             chunks[k >> _CHUNK_BITS][k & _CHUNK_MASK] = base | (f << shift)
                             k += 1
                     table[1] = k
@@ -1074,9 +1074,25 @@ class Variant:
         return found
 
 
+# A chunk's zeros (4 * _CHUNK bytes) as a literal: it stays in the code (flash with
+# ROMFS), where array("I", bytes(4 * _CHUNK)) would first build a 257-byte bytes
+# object on the heap for every chunk of every search, the block a fragmented 56 KB
+# heap fails to find first.
+_ZEROS = (
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+)
+
+
 def _table():
     """An empty transposition table: [list of array chunks, count]."""
-    return [[array("I", bytes(4 * _CHUNK))], 0]
+    return [[array("I", _ZEROS)], 0]
 
 
 @micropython.native
