@@ -27,8 +27,11 @@ def code_in_flash():
     at /rom, as ``nardy deploy --romfs`` and the virtual board's ROMFS mode have it):
     importing a module again then makes only its small objects, while code loaded
     from a file into RAM needs blocks for its bytecode that a fragmented heap may
-    not have (a command table imported per command failed that way at 112wK)."""
-    return __file__.startswith("/rom/")
+    not have (a command table imported per command failed that way at 112wK).
+    Anything else (a filesystem, frozen modules, CPython) counts as RAM: the safe
+    side, modules stay loaded."""
+    f = globals().get("__file__")
+    return isinstance(f, str) and f.startswith("/rom/")
 
 
 try:
