@@ -22,6 +22,18 @@ def drop_module(name):
     if pkg is not None and leaf in pkg.__dict__:
         delattr(pkg, leaf)      # the import set it on the package too
 
+def code_in_flash():
+    """True when the firmware's code runs in place from flash (a ROMFS image mounted
+    at /rom, as ``nardy deploy --romfs`` and the virtual board's ROMFS mode have it):
+    importing a module again then makes only its small objects, while code loaded
+    from a file into RAM needs blocks for its bytecode that a fragmented heap may
+    not have (a command table imported per command failed that way at 112wK).
+    Anything else (a filesystem, frozen modules, CPython) counts as RAM: the safe
+    side, modules stay loaded."""
+    f = globals().get("__file__")
+    return isinstance(f, str) and f.startswith("/rom/")
+
+
 try:
     import micropython  # noqa: F401  (MicroPython: the real module)
 except ImportError:

@@ -12,7 +12,7 @@ Boot always reaches ``hello``: every file read at boot (settings.json, calib.jso
 match.json, the journal: ``nardy.appboot``, dropped after boot) is size-capped and
 checked; one that cannot be used is reported (OLED, an ``error`` event, errors.log)
 and set aside (renamed ``.bad``), and the board goes on with defaults. errors.log
-is kept under ``ERRORS_MAX`` bytes (the older half goes to errors.old).
+is kept under ``_ERRORS_MAX`` bytes (the older half goes to errors.old).
 """
 
 import asyncio
@@ -31,14 +31,16 @@ from nardy.game import MOVE, Game  # noqa: E402, I001
 
 gc.collect()
 
-from nardy import __version__, drop_module, protocol  # noqa: E402
+from micropython import const  # noqa: E402  (CPython: the shim nardy/__init__.py installs)
+
+from nardy import __version__, code_in_flash, drop_module, protocol  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
 from nardy.journal import Journal  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402
 
-ERRORS_MAX = 8192         # bytes of errors.log before it is rotated
+_ERRORS_MAX = const(8192)         # bytes of errors.log before it is rotated
 
 
 def _size(path):
@@ -85,7 +87,15 @@ class App:
         self.ready = False
         self.busy = 0        # protocol commands being worked on (for ping)
         self.board_commands = _board_commands(board)   # looked up before appcmds
-        from nardy import appcmds  # noqa: F401  (loaded now, while the heap is whole)
+        # The host's command table (nardy.appcmds, ~1 KB): with the code in flash it
+        # is imported for each command and dropped after it (a few function objects);
+        # with the code in RAM it is loaded now, while the heap is whole, and kept.
+        self.drop_cmds = code_in_flash()
+        if not self.drop_cmds:
+            from nardy import appcmds  # noqa: F401
+        # only the line marker (TOO_LONG) is used from nardy.lines here; a board's
+        # line reader keeps its own class
+        drop_module("nardy.lines")
 
     # -- output ---------------------------------------------------------------------
     def emit(self, obj):
@@ -185,10 +195,13 @@ class App:
     async def scan_task(self):
         b = self.board
         while True:
-            if self.cycle():
-                await asyncio.sleep_ms(0)
-            else:
-                await asyncio.sleep_ms(2 if b.virtual else 1)
+            try:
+                if self.cycle():
+                    await asyncio.sleep_ms(0)
+                else:
+                    await asyncio.sleep_ms(2 if b.virtual else 1)
+            except Exception as e:  # noqa: BLE001 - any failure: report, go on
+                await self.recover(e)
 
     # -- UI ---------------------------------------------------------------------------
     def redraw(self, force=False):
@@ -211,11 +224,14 @@ class App:
         b = self.board
         last = b.ticks_ms()
         while True:
-            now = b.ticks_ms()
-            if self.drawn != self.game.revision or (now - last) & 0x3FFFFFFF >= 50:
-                last = now
-                self.redraw()
-            await asyncio.sleep_ms(10)
+            try:
+                now = b.ticks_ms()
+                if self.drawn != self.game.revision or (now - last) & 0x3FFFFFFF >= 50:
+                    last = now
+                    self.redraw()
+                await asyncio.sleep_ms(10)
+            except Exception as e:  # noqa: BLE001 - any failure: report, go on
+                await self.recover(e)
 
     # -- USB --------------------------------------------------------------------------
     def handle(self, line):
@@ -242,15 +258,23 @@ class App:
             # the heap as the game has it: measured without the handlers loaded
             self.emit(self.mem())
             return
-        # The host's commands: a table (``nardy.appcmds.COMMANDS``). It stays loaded:
-        # importing it per command (to free its ~1.3 KB between commands) failed on a
-        # fragmented 112wK heap with the code in RAM, where a module needs one block.
+        if c == "ping":
+            # the host's most frequent line (after every batch): answered here
+            self.emit({"ev": "pong", "id": cmd.get("id")})
+            return
+        # The host's other commands: a table (``nardy.appcmds.COMMANDS``), on the
+        # heap only while one runs when the code is in flash (``drop_cmds``).
         from nardy import appcmds
-        f = appcmds.COMMANDS.get(c)
-        if f is None:
-            # parse() knows the command: it is one another kind of board answers
-            raise ValueError("%s is for the virtual board" % c)
-        f(self, cmd)
+        try:
+            f = appcmds.COMMANDS.get(c)
+            if f is None:
+                # parse() knows the command: it is one another kind of board answers
+                raise ValueError("%s is for the virtual board" % c)
+            f(self, cmd)
+        finally:
+            if self.drop_cmds:
+                appcmds = f = None
+                drop_module("nardy.appcmds")
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
@@ -299,29 +323,32 @@ class App:
     async def usb_task(self):
         b = self.board
         while True:
-            ln = await b.read_line()
-            if ln is None:
-                return                 # the host closed the line (virtual board)
-            self.line_in(ln)
-            if b.virtual:
-                # virtual time: the readings of a ``sense`` line are scanned for
-                # their whole ``ms`` (and a button is taken) before the next line is
-                # read, so a script sees the same thing on any machine; a ``ping``
-                # is then answered once everything before it is done
-                while not b.idle():
-                    self.cycle()
-                    await asyncio.sleep_ms(0)
+            try:
+                ln = await b.read_line()
+                if ln is None:
+                    return                 # the host closed the line (virtual board)
+                self.line_in(ln)
+                if b.virtual:
+                    # virtual time: the readings of a ``sense`` line are scanned for
+                    # their whole ``ms`` (and a button is taken) before the next line
+                    # is read, so a script sees the same thing on any machine; a
+                    # ``ping`` is then answered once everything before it is done
+                    while not b.idle():
+                        self.cycle()
+                        await asyncio.sleep_ms(0)
+            except Exception as e:  # noqa: BLE001 - any failure: report, go on
+                await self.recover(e)
 
     # -- errors -------------------------------------------------------------------------
     def log_error(self, text, exc=None):
-        """Append to errors.log, which never grows past ERRORS_MAX: when full it
+        """Append to errors.log, which never grows past _ERRORS_MAX: when full it
         becomes errors.old (the one before is dropped)."""
         path = self.dir + "/errors.log"
         try:
             n = _size(path)
             if n == -2:
                 return          # a directory in its way: USB and the OLED still say it
-            if n > ERRORS_MAX:
+            if n > _ERRORS_MAX:
                 import os
                 try:
                     os.remove(self.dir + "/errors.old")
@@ -346,17 +373,15 @@ class App:
         except Exception:  # noqa: BLE001 - the display itself may be what failed
             pass
 
-    async def guarded(self, task):
-        """Run a subsystem's task; if it fails (a MemoryError on a fragmented heap, a
-        bug), say so on the OLED, in errors.log and on USB, then start it again: the
-        game state lives in the game and the journal, not in the task."""
-        while True:
-            try:
-                return await task()
-            except Exception as e:  # noqa: BLE001 - any failure: report, go on
-                gc.collect()
-                self.crashed(e)
-                await asyncio.sleep_ms(100)
+    async def recover(self, exc):
+        """A subsystem's task failed (a MemoryError on a fragmented heap, a bug): say
+        so on the OLED, in errors.log and on USB; the task then goes on with its next
+        pass (the game state lives in the game and the journal, not in the task).
+        Each task catches its own failures: a supervising coroutine around each would
+        keep three more frames on the heap."""
+        gc.collect()
+        self.crashed(exc)
+        await asyncio.sleep_ms(100)
 
     def run(self):
         def handler(loop, ctx):
@@ -368,9 +393,9 @@ class App:
         async def main():
             asyncio.get_event_loop().set_exception_handler(handler)
             self.boot()
-            usb = asyncio.create_task(self.guarded(self.usb_task))
-            asyncio.create_task(self.guarded(self.scan_task))
-            asyncio.create_task(self.guarded(self.ui_task))
+            usb = asyncio.create_task(self.usb_task())
+            asyncio.create_task(self.scan_task())
+            asyncio.create_task(self.ui_task())
             await usb
 
         asyncio.run(main())

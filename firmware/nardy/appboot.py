@@ -11,13 +11,15 @@ app's ``problems``, then an ``error`` event, errors.log and the OLED) and set as
 import gc
 import json
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy import drop_module, protocol
 from nardy.app import _size
 from nardy.calibration import load as load_calibration
 from nardy.journal import set_aside_name
 
-SETTINGS_MAX = 2048       # bytes: settings.json is ~150
-CALIB_MAX = 32768         # bytes: calib.json with every channel's levels is ~12 KB
+_SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
+_CALIB_MAX = const(32768)         # bytes: calib.json with every channel's levels is ~12 KB
 
 
 def set_aside(app, path, why):
@@ -56,7 +58,7 @@ def calibration(app, pm):
     """The sensing calibration (calib.json, or the model's defaults)."""
     path = app.dir + "/calib.json"
     n = _size(path)
-    if n == -2 or n > CALIB_MAX:
+    if n == -2 or n > _CALIB_MAX:
         set_aside(app, path, "calib.json unreadable: %s" % (
             "a directory" if n == -2 else "%d bytes" % n))
     try:
@@ -66,15 +68,22 @@ def calibration(app, pm):
     except Exception as e:  # noqa: BLE001 - any bad value: defaults, report
         set_aside(app, path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
         return load_calibration(app.dir + "/calib.none", app.layout.n, pm.slots)
+    finally:
+        # the file's parser (nardy.calibfile, 1.6 KB) is needed again only by the
+        # self-test and the calibration tool
+        drop_module("nardy.calibfile")
 
 
 def settings(app):
     """settings.json merged over the defaults; a bad field gets its default."""
     from nardy.menu import defaults
     s = defaults()
-    drop_module("nardy.menu")
+    # the menu and the variants registry it asked for the options (both games'
+    # modules): 5 KB that a game imports again when it needs them
+    for m in ("menu", "variants", "longnardy", "shortnardy"):
+        drop_module("nardy." + m)
     gc.collect()
-    d = read_small(app, "settings.json", SETTINGS_MAX)
+    d = read_small(app, "settings.json", _SETTINGS_MAX)
     if d is None:
         return s
     if not isinstance(d, dict):

@@ -1,10 +1,12 @@
 """The host's protocol commands (docs/PROTOCOL.md), one function each, as the app
 answers them after ``nardy.protocol.parse`` checked the line whole.
 
-Loaded once, at boot (``App``): a dozen function objects, about 1.3 KB of heap even
-with the code in flash. A board's own commands (the virtual board's ``sense``,
-``button``...) are the board's (``nardy.hal``); ``mem`` is the app's own, so that it
-measures the heap as the game has it.
+A dozen function objects, about 1 KB of heap even with the code in flash: there
+the app imports this module for each command and drops it after; with the code in
+RAM it is loaded once, at boot (``App.drop_cmds``). A board's own commands (the
+virtual board's ``sense``, ``button``...) are the board's (``nardy.hal``); ``mem``
+is the app's own, so that it measures the heap as the game has it, and so is
+``ping``, the host's most frequent line.
 """
 
 import gc
@@ -73,13 +75,9 @@ def oled(app, cmd):
     app.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(d.buffer)})
 
 
-def ping(app, cmd):
-    app.emit({"ev": "pong", "id": cmd.get("id")})
-
-
 def set_(app, cmd):
     app.set_settings(cmd)
 
 
 COMMANDS = {"hello": hello, "dump": dump, "index": index, "log": log, "confirm": confirm,
-            "new": new, "set": set_, "roll": roll, "oled": oled, "ping": ping}
+            "new": new, "set": set_, "roll": roll, "oled": oled}

@@ -16,9 +16,13 @@ ends: a game between two people pays nothing for the engine.
 
 import gc
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.game import MOVE, OPENING, ROLL, board_diffs, zone_of
 from nardy.rules import COLORS
 from nardy.tracker import CONFIRM, IDLE, LIFTED
+
+_NEVER = const(1 << 29)      # ms: the tracker's stillness auto-end, switched off
 
 _bot = None        # the loaded chooser (one at a time: one game is played at a time)
 
@@ -244,4 +248,3 @@ def ok(game, obs):
     return False
 
 
-_NEVER = 1 << 29      # ms: the tracker's stillness auto-end, switched off

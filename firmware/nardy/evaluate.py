@@ -48,6 +48,7 @@ INPUTS = const(208)
 _HEADER = const(16)
 _COUNTS = const(16)          # a point holds 0..15 checkers
 _BIAS = const(0x1000000)     # keeps the table's ints positive (|score| < 2**20)
+_SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
 VARIANTS = ("long", "short")
 
 
@@ -306,9 +307,6 @@ def _quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
 
 _ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
                               # (|sum| < 2**27: 208 int16 weights, counts <= 15)
-
-
-_SPANS = ((0, 7), (7, 7), (14, 6), (20, 6))   # (first path point, points) of a piece
 
 
 def _hidden(parts, b1, acc, h, b, me, op):

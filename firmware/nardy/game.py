@@ -12,7 +12,7 @@ follows the turn), GAME_END (result shown; press for the next game), MATCH_END.
 Buttons (short / long press):
 - ok: start, roll, hand over the dice (end the turn), pick the candidate shown;
   long: roll even though the board differs a little from the position (a sensor the
-  players distrust; never on a board that is far from set up, ``ROLL_ANYWAY``);
+  players distrust; never on a board that is far from set up, ``_ROLL_ANYWAY``);
 - accepting a result the rules reject is the opponent's decision (seed 001 §3.4),
   so it takes a deliberate gesture after a prompt: the mover's OK ends the turn and
   the screen asks "Opponent: hold OK to accept, BACK to take back"; only a long OK
@@ -24,6 +24,8 @@ Buttons (short / long press):
   side to move resigns (S6; recorded as such);
 - menu is the app's (nardy.menu).
 """
+
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
 from nardy.dice import Dice, ManualEntry
@@ -74,7 +76,7 @@ def board_diffs(variant, pos, obs, cap):
 # The "hold OK: roll anyway" escape is for a sensor the players distrust: a board
 # that differs by at most this many checkers. An empty or half-set board is not a
 # sensor fault: it gets set up first (the LEDs and the OLED guide it).
-ROLL_ANYWAY = 2
+_ROLL_ANYWAY = const(2)
 
 
 def misplaced(diffs, cap):
@@ -158,6 +160,10 @@ class Game:
         """Plain data for ``dump`` and tests."""
         pos = None
         if self.pos is not None:
+            # a collection first: the import (a compile, with the code from source)
+            # wants a block of ~1.3 KB, which the last turn's garbage may hide
+            import gc
+            gc.collect()
             from nardy.posjson import to_json
             pos = to_json(self.pos)
             drop_module("nardy.posjson")    # only ``dump`` needs it
@@ -463,7 +469,11 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
-        if self.shown is not None or (self.phase in (ROLL, OPENING) and
+        # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
+        # would be built on the heap every scan (32 bytes a cycle; the app's cycle
+        # allocates nothing, so the collector never runs in a still turn)
+        ph = self.phase
+        if self.shown is not None or ((ph == ROLL or ph == OPENING) and  # noqa: SIM109
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
@@ -661,7 +671,7 @@ class Game:
     def may_roll_anyway(self):
         """Hold OK rolls on a board that differs only a little (a distrusted sensor)."""
         need_w, need_b, extra = misplaced(self.setup, self.layout.cap)
-        return need_w + need_b + extra <= ROLL_ANYWAY
+        return need_w + need_b + extra <= _ROLL_ANYWAY
 
     def turn_state(self):
         """What the turn in MOVE waits for (PLAYING .. TAKE_BACK), or None."""

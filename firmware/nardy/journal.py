@@ -10,7 +10,7 @@ resumed, written or deleted; ``log`` still sends what is readable of it);
 A game stays until the host confirms it has a copy (``confirm``); only then, and
 only a game that is over (an ``end`` record, or one that is not the game being
 played and so can never be resumed) is it deleted. When the flash runs low the
-board says so first (``LOW``) and refuses new games only at ``FULL``; it never
+board says so first (low) and refuses new games only when full; it never
 deletes an unconfirmed game to make room.
 
 Memory does not grow with the number of games: nothing is kept per game. Boot
@@ -22,15 +22,17 @@ import gc
 import json
 import os
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy import record
 
 OK = "ok"
-LOW = "low"
-FULL = "full"
+_LOW = const("low")
+_FULL = const("full")
 
-MATCH_MAX = 512          # bytes: match.json is ~150
-_DIR = 0x4000            # stat mode bit of a directory
-_TAIL = 256              # bytes read to find a game's last line
+_MATCH_MAX = const(512)          # bytes: match.json is ~150
+_DIR = const(0x4000)            # stat mode bit of a directory
+_TAIL = const(256)              # bytes read to find a game's last line
 
 
 def _stat(path):
@@ -323,9 +325,9 @@ class Journal:
         if free < 0:
             return OK
         if free < self.full_bytes:
-            return FULL
+            return _FULL
         if free < self.low_bytes:
-            return LOW
+            return _LOW
         return OK
 
     def start(self, header):
@@ -333,7 +335,7 @@ class Journal:
         OSError when the flash is full (the caller shows it; nothing is deleted)."""
         if not self.usable:
             raise OSError(5, "no journal directory")
-        if self.space() == FULL:
+        if self.space() == _FULL:
             raise OSError(28, "flash full")
         self.close()
         gid = self.last + 1
@@ -418,7 +420,7 @@ class Journal:
         if st is None:
             return None, None
         try:
-            if st[0] & _DIR or st[6] > MATCH_MAX:
+            if st[0] & _DIR or st[6] > _MATCH_MAX:
                 raise ValueError("not a small file")
             with open(p, "rb") as f:
                 m = json.loads(f.read().decode())

@@ -7,11 +7,13 @@ the new match), MENU = close. Settings are a plain dict the app saves as JSON. T
 screen (``draw``) uses the compact font of ``nardy.oled``, whole option names.
 """
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.protocol import BOT_SIDES
 from nardy.variants import option_defaults
 
-MATCH_LENGTHS = (1, 3, 5, 7, 9, 11)
-BRIGHTNESS = (2, 4, 8, 16, 32, 64, 128, 255)
+_MATCH_LENGTHS = const((1, 3, 5, 7, 9, 11))
+_BRIGHTNESS = const((2, 4, 8, 16, 32, 64, 128, 255))
 
 DEFAULTS = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
             "brightness": 16, "dice": "auto", "bot": "none"}
@@ -68,7 +70,7 @@ class Menu:
             s["variant"] = "short" if s["variant"] == "long" else "long"
             self.i = 0
         elif key == "match":
-            s["match"] = _next(MATCH_LENGTHS, s["match"])
+            s["match"] = _next(_MATCH_LENGTHS, s["match"])
         elif key.startswith("opt:"):
             k = key[4:]
             var = s["variant"]
@@ -76,7 +78,7 @@ class Menu:
             cur = s["options"].setdefault(var, {})
             cur[k] = not cur.get(k, opts[k])
         elif key == "brightness":
-            s["brightness"] = _next(BRIGHTNESS, s["brightness"])
+            s["brightness"] = _next(_BRIGHTNESS, s["brightness"])
         elif key == "dice":
             s["dice"] = "manual" if s["dice"] == "auto" else "auto"
         elif key == "bot":

@@ -18,6 +18,8 @@ rather than a part of a warning's reason. Every box drawn can be recorded
   the whole reason, then what to do (who presses what).
 """
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.game import (
     ACCEPT,
     CHOOSE,
@@ -44,14 +46,14 @@ except ImportError:   # CPython: glyphs are drawn pixel by pixel
 
 W = 128
 H = 64
-ADVANCE = 6          # compact font: pixels per character (5 + a blank column)
+_ADVANCE = const(6)          # compact font: pixels per character (5 + a blank column)
 HEIGHT = 8           # rows per compact line (7 + a descender row)
-COLS = W // ADVANCE  # 21 compact characters a line
-BIG = 8              # framebuf's font: 8x8 cells
+COLS = W // _ADVANCE  # 21 compact characters a line
+_BIG = const(8)              # framebuf's font: 8x8 cells
 NAMES = ("White", "Black")
 
 # pip positions on a 3x3 grid per face (row-major cells 0..8)
-_PIPS = ((4,), (0, 8), (0, 4, 8), (0, 2, 6, 8), (0, 2, 4, 6, 8), (0, 2, 3, 5, 6, 8))
+_PIPS = const(((4,), (0, 8), (0, 4, 8), (0, 2, 6, 8), (0, 2, 4, 6, 8), (0, 2, 3, 5, 6, 8)))
 
 # The compact font: printable ASCII (32..126), five column bytes a glyph, least
 # significant bit at the top (framebuf.MONO_VLSB). nardy_host.oledtext holds the
@@ -88,12 +90,12 @@ GLYPHS = (
 # screen: two blits a character, nothing allocated; dark-on-lit text goes through a
 # palette that swaps the colours. (Native code copying the columns was faster, but
 # it lives on the heap, which the 56wK build cannot spare.)
-_CELL = bytearray(ADVANCE)
+_CELL = bytearray(_ADVANCE)
 _CELL_FB = None
 _FONT_FB = None
 _SWAP = None
 if framebuf is not None:
-    _CELL_FB = framebuf.FrameBuffer(_CELL, ADVANCE, HEIGHT, framebuf.MONO_VLSB)
+    _CELL_FB = framebuf.FrameBuffer(_CELL, _ADVANCE, HEIGHT, framebuf.MONO_VLSB)
     _FONT_FB = (GLYPHS, len(GLYPHS), HEIGHT, framebuf.MONO_VLSB)
     _SWAP = framebuf.FrameBuffer(bytearray(1), 2, 1, framebuf.MONO_HLSB)
     _SWAP.pixel(0, 0, 1)
@@ -116,7 +118,7 @@ def _box(boxes, kind, x, y, w, h, text=None):
 
 def small_text(fb, s, x, y, c=1, boxes=None):
     """Draw ``s`` in the compact font, whole 6x8 cells (background ``1 - c``)."""
-    _box(boxes, "text", x, y, ADVANCE * len(s), HEIGHT, s)
+    _box(boxes, "text", x, y, _ADVANCE * len(s), HEIGHT, s)
     fast = _CELL_FB is not None and hasattr(fb, "blit")
     for ch in s:
         o = ord(ch) - 32
@@ -129,15 +131,15 @@ def small_text(fb, s, x, y, c=1, boxes=None):
             fb.blit(_CELL_FB, x, y, -1, None if c else _SWAP)
         else:
             # anything else with pixel() (CPython, test recorders): the same cells
-            for i in range(ADVANCE):
+            for i in range(_ADVANCE):
                 col = GLYPHS[o + i] if i < 5 else 0
                 for r in range(HEIGHT):
                     fb.pixel(x + i, y + r, ((col >> r) & 1) ^ (1 - c))
-        x += ADVANCE
+        x += _ADVANCE
 
 
 def big_text(fb, s, x, y, c=1, boxes=None):
-    _box(boxes, "text", x, y, BIG * len(s), BIG, s)
+    _box(boxes, "text", x, y, _BIG * len(s), _BIG, s)
     fb.text(s, x, y, c)
 
 
@@ -197,7 +199,7 @@ def _header(fb, game, left, boxes):
     if v is not None and left in NAMES:
         right = ("Long " if v.name == "long" else "Short ") + right
     if right:
-        small_text(fb, right, W - ADVANCE * len(right), 0, 1, boxes)
+        small_text(fb, right, W - _ADVANCE * len(right), 0, 1, boxes)
     _box(boxes, "rule", 0, 9, W, 1)
     fb.hline(0, 9, W, 1)
 
@@ -231,7 +233,7 @@ def _warning_screen(fb, game, w, boxes):
     big_text(fb, "! " + w[0] if w[0] else "!", 0, 0, 0, boxes)
     side = game.side_to_move()
     who = NAMES[side] if side is not None else ""
-    small_text(fb, who, W - ADVANCE * len(who) - 1, 0, 0, boxes)
+    small_text(fb, who, W - _ADVANCE * len(who) - 1, 0, 0, boxes)
     y = _add(fb, 11, w[1], boxes) + 2
     if ts == ACCEPT:
         _add(fb, y, "Opponent: hold OK to accept, BACK to take back", boxes)

@@ -8,15 +8,17 @@ refused before the app sees them.
 
 import json
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy import drop_module
 
 MAX_LINE = 4096
-MAX_NESTING = 32         # brackets in a line: no command needs more than a few
+_MAX_NESTING = const(32)         # brackets in a line: no command needs more than a few
 INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
-DICE_MODES = ("auto", "manual")
+_DICE_MODES = const(("auto", "manual"))
 VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
 
 
@@ -34,8 +36,8 @@ BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.bo
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
            "set": ("cmd", "brightness", "dice", "oled", "leds", "bot"),
            "index": ("cmd", "after", "limit")}
-BUTTONS = ("ok", "back", "menu")
-PRESSES = ("short", "long")
+_BUTTONS = const(("ok", "back", "menu"))
+_PRESSES = const(("short", "long"))
 
 
 def _int(obj, key, lo, hi, default=None):
@@ -61,7 +63,7 @@ def check_settings(d):
     b = d.get("brightness")
     if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= 255:
         bad.append("brightness")
-    if d.get("dice") not in DICE_MODES:
+    if d.get("dice") not in _DICE_MODES:
         bad.append("dice")
     if d.get("bot", "none") not in BOT_SIDES:
         bad.append("bot")
@@ -108,7 +110,7 @@ def parse(line):
         raise ValueError("line too long")
     # refused before it is parsed: a deeply nested value would cost heap (and
     # CPython's parser a RecursionError)
-    if line.count("[") + line.count("{") > MAX_NESTING:
+    if line.count("[") + line.count("{") > _MAX_NESTING:
         raise ValueError("too deeply nested")
     try:
         obj = json.loads(line)
@@ -139,7 +141,7 @@ def parse(line):
     elif cmd == "set":
         if "brightness" in obj:
             _int(obj, "brightness", 0, 255)
-        if "dice" in obj and obj["dice"] not in DICE_MODES:
+        if "dice" in obj and obj["dice"] not in _DICE_MODES:
             raise ValueError('dice must be "auto" or "manual"')
         _check_bot(obj)
         for k in ("oled", "leds"):
@@ -150,9 +152,9 @@ def parse(line):
             raise ValueError("sense needs raw: a list of readings")
         _int(obj, "ms", 0, 600000, 20)
     elif cmd == "button":
-        if obj.get("name") not in BUTTONS:
+        if obj.get("name") not in _BUTTONS:
             raise ValueError("button name must be ok, back or menu")
-        if obj.get("press", "short") not in PRESSES:
+        if obj.get("press", "short") not in _PRESSES:
             raise ValueError('press must be "short" or "long"')
     elif cmd == "ping":
         if not _plain_id(obj.get("id")):
@@ -167,13 +169,13 @@ def parse(line):
     return obj
 
 
-SENSE_HEAD = b'{"cmd": "sense", "raw": ['
-_MS = b', "ms": '
+_SENSE_HEAD = const(b'{"cmd": "sense", "raw": [')
+_MS = const(b', "ms": ')
 
 
 def parse_sense(buf, a, b, out):
     """The readings of a ``sense`` line in ``buf[a:b]``, written the way the host
-    tools write it (``SENSE_HEAD``, integers, ``], "ms": N}``), straight into the
+    tools write it (``_SENSE_HEAD``, integers, ``], "ms": N}``), straight into the
     array ``out``; returns ``ms``, or None for any other shape (the line is then
     parsed as JSON, with its errors). ``out`` may be written to even then.
 
@@ -191,7 +193,7 @@ def parse_sense(buf, a, b, out):
     True
     """
     i = a
-    for c in SENSE_HEAD:
+    for c in _SENSE_HEAD:
         if i >= b or buf[i] != c:
             return None
         i += 1

@@ -50,14 +50,16 @@ not know, or a field of the wrong type or range (``check``).
 
 import json
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS
 
 VERSION = 1
 KINDS = ("game", "open", "roll", "step", "undo", "warn", "turn", "end")
-END_KINDS = ("oin", "mars", "home_mars", "koks", "draw", "abandoned")
+_END_KINDS = const(("oin", "mars", "home_mars", "koks", "draw", "abandoned"))
 MAX_LINE = 2048          # bytes: the longest record the board writes is ~600
-_PIECE = 256
+_PIECE = const(256)
 
 
 def _side(first):
@@ -110,7 +112,7 @@ def dumps(rec):
 # -- checking ------------------------------------------------------------------------
 # (few functions and few distinct texts: each costs heap on the board even when the
 # code itself stays in flash)
-_N = 99999
+_N = const(99999)
 _MAYBE_SIDE = (None,) + tuple(COLORS)
 
 
@@ -223,7 +225,7 @@ def check(rec):
     elif k == "end":
         if g("winner") not in _MAYBE_SIDE:
             bad = "winner"
-        elif g("kind") not in END_KINDS:
+        elif g("kind") not in _END_KINDS:
             bad = "kind"
         elif not _is_int(g("points"), 0, 99):
             bad = "points"

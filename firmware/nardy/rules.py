@@ -29,59 +29,65 @@ stop as soon as they have their answer instead of enumerating every turn.
 from array import array
 
 import micropython
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 WHITE = 0
 BLACK = 1
-BAR = 0
+_BAR = const(0)
 OFF = 25
 COLORS = ("white", "black")
 CHECKERS = 15
 
 # Why a step or a turn is illegal. Negative returns of Variant._try use these;
 # Variant.rule_id() maps them to the ids of RULES.md (the game decides L2 vs S2).
-E_EMPTY = 1      # no own checker on the source point (C3)
-E_CLOSED = 2     # target held by the opponent (L2) / by two or more (S2)
-E_HEAD = 3       # a second checker from the head (L3/L4)
-E_BLOCK = 4      # a six-block with no opposing checker ahead of it (L5)
-E_BAR = 5        # checkers on the bar must enter first (S3)
-E_NOT_HOME = 6   # bearing off before all 15 are home (C6)
-E_OVERBEAR = 7   # bearing off with a larger die while a checker stands further back (C6)
-E_MAXUSE = 8     # the dice are not used to the maximum (C5)
-E_LARGER = 9     # only one die can be played: it must be the larger (C5)
-E_DICE = 10      # no die (or combination) matches the move (C3)
-E_COUNT = 11     # checkers appeared or vanished (C1)
-E_OPPONENT = 12  # the opponent's checkers moved (C1)
-E_BACKWARD = 13  # a checker moved backwards (C3)
-E_HEAD_FIRST = 14  # a second head checker on a first turn the exception does not cover (L4)
-E_HIT_LEFT = 15  # a blot landed on stays on the point (S2)
+_E_EMPTY = const(1)      # no own checker on the source point (C3)
+_E_CLOSED = const(2)     # target held by the opponent (L2) / by two or more (S2)
+_E_HEAD = const(3)       # a second checker from the head (L3/L4)
+_E_BLOCK = const(4)      # a six-block with no opposing checker ahead of it (L5)
+_E_BAR = const(5)        # checkers on the bar must enter first (S3)
+_E_NOT_HOME = const(6)   # bearing off before all 15 are home (C6)
+_E_OVERBEAR = const(7)   # bearing off with a larger die while a checker stands further back (C6)
+_E_MAXUSE = const(8)     # the dice are not used to the maximum (C5)
+_E_LARGER = const(9)     # only one die can be played: it must be the larger (C5)
+_E_DICE = const(10)      # no die (or combination) matches the move (C3)
+_E_COUNT = const(11)     # checkers appeared or vanished (C1)
+_E_OPPONENT = const(12)  # the opponent's checkers moved (C1)
+_E_BACKWARD = const(13)  # a checker moved backwards (C3)
+_E_HEAD_FIRST = const(14)  # a second head checker on a first turn the exception does not cover (L4)
+_E_HIT_LEFT = const(15)  # a blot landed on stays on the point (S2)
 
 # Bits for Variant relaxations: the final-position check asks "which single rule,
 # if lifted, would make this position reachable?" to name the broken rule.
-R_CLOSED = 1
-R_HEAD = 2
-R_BLOCK = 4
-R_BAR = 8
-R_BEAROFF = 16
-R_OVERBEAR = 32
+_R_CLOSED = const(1)
+_R_HEAD = const(2)
+_R_BLOCK = const(4)
+_R_BAR = const(8)
+_R_BEAROFF = const(16)
+_R_OVERBEAR = const(32)
+_LOW_BIT = const((0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0))  # lowest set bit of 0..15
+_CHUNK_BITS = const(6)
+_CHUNK = const(1 << _CHUNK_BITS)      # entries per chunk (256 bytes); a table grows by doubling
+_CHUNK_MASK = const(_CHUNK - 1)
+_HMASK = const(0x1FFFFFFF)  # 29 bits: sums and differences stay small ints on the ESP32
 
 # Reasons by E_* code (a tuple: less RAM than a dict on the board)
 _REASONS = (
     "illegal",
-    "no own checker on that point",  # E_EMPTY
-    "point is closed",  # E_CLOSED
-    "only one checker may leave the head",  # E_HEAD
-    "six-block with no opposing checker ahead",  # E_BLOCK
-    "enter from the bar first",  # E_BAR
-    "bear off only when all 15 are home",  # E_NOT_HOME
-    "a checker further back must move first",  # E_OVERBEAR
-    "the dice must be used to the maximum",  # E_MAXUSE
-    "the larger die must be played",  # E_LARGER
-    "the move does not match the dice",  # E_DICE
-    "checkers missing or extra",  # E_COUNT
-    "the opponent's checkers moved",  # E_OPPONENT
-    "checkers move forward only",  # E_BACKWARD
-    "a 2nd head checker only if the 1st is blocked",  # E_HEAD_FIRST
-    "a hit checker goes to the bar",  # E_HIT_LEFT
+    "no own checker on that point",  # _E_EMPTY
+    "point is closed",  # _E_CLOSED
+    "only one checker may leave the head",  # _E_HEAD
+    "six-block with no opposing checker ahead",  # _E_BLOCK
+    "enter from the bar first",  # _E_BAR
+    "bear off only when all 15 are home",  # _E_NOT_HOME
+    "a checker further back must move first",  # _E_OVERBEAR
+    "the dice must be used to the maximum",  # _E_MAXUSE
+    "the larger die must be played",  # _E_LARGER
+    "the move does not match the dice",  # _E_DICE
+    "checkers missing or extra",  # _E_COUNT
+    "the opponent's checkers moved",  # _E_OPPONENT
+    "checkers move forward only",  # _E_BACKWARD
+    "a 2nd head checker only if the 1st is blocked",  # _E_HEAD_FIRST
+    "a hit checker goes to the bar",  # _E_HIT_LEFT
 )
 
 
@@ -194,6 +200,13 @@ class Variant:
         self._canon_l5 = False
         self._eff_key = None
         self._eff = None
+        # the search's state, set by every query (_setup, _enumerate, _check_turn):
+        # named here so the instance's dict has its full size from the start instead
+        # of growing twice (a 592-byte block) in the middle of a game's first search
+        self._h = self._outside = self._turn = self._relax = self._head0 = 0
+        self._head_limit = 15
+        self._root = self._want = self._results = None
+        self._slack = self._fme = self._fopp = None
 
     # -- geometry ---------------------------------------------------------------
     def opp_point(self, p):
@@ -212,23 +225,23 @@ class Variant:
 
     def rule_id(self, code):
         """RULES.md id for an E_* code."""
-        if code == E_CLOSED:
+        if code == _E_CLOSED:
             return "S2" if self.HITS else "L2"
-        if code == E_HIT_LEFT:
+        if code == _E_HIT_LEFT:
             return "S2"
-        if code == E_HEAD:
+        if code == _E_HEAD:
             return "L3"
-        if code == E_HEAD_FIRST:
+        if code == _E_HEAD_FIRST:
             return "L4"
-        if code == E_BLOCK:
+        if code == _E_BLOCK:
             return "L5"
-        if code == E_BAR:
+        if code == _E_BAR:
             return "S3"
-        if code in (E_NOT_HOME, E_OVERBEAR):
+        if code in (_E_NOT_HOME, _E_OVERBEAR):
             return "C6"
-        if code in (E_MAXUSE, E_LARGER):
+        if code in (_E_MAXUSE, _E_LARGER):
             return "C5"
-        if code in (E_COUNT, E_OPPONENT):
+        if code in (_E_COUNT, _E_OPPONENT):
             return "C1"
         return "C3"
 
@@ -309,25 +322,25 @@ class Variant:
         """Where a checker on ``f`` lands with die ``d``, or -E_* if it may not."""
         me = self._me
         if me[f] == 0:
-            return -E_EMPTY
+            return -_E_EMPTY
         relax = self._relax
-        if self.BAR_RULE and f and me[0] and not relax & R_BAR:
-            return -E_BAR
+        if self.BAR_RULE and f and me[0] and not relax & _R_BAR:
+            return -_E_BAR
         t = f + d
         if t >= 25:
-            if self._outside and not relax & R_BEAROFF:
-                return -E_NOT_HOME
-            if t > 25 and not relax & R_OVERBEAR:
+            if self._outside and not relax & _R_BEAROFF:
+                return -_E_NOT_HOME
+            if t > 25 and not relax & _R_OVERBEAR:
                 for p in range(19, f):
                     if me[p]:
-                        return -E_OVERBEAR
+                        return -_E_OVERBEAR
             return 25
-        if self._closed[t] and not relax & R_CLOSED:
-            return -E_CLOSED
+        if self._closed[t] and not relax & _R_CLOSED:
+            return -_E_CLOSED
         if (f == 1 and self.HEAD_RULE and self._head0 - me[1] >= self._head_limit
-                and not relax & R_HEAD):
-            return -E_HEAD
-        if self.BLOCK_RULE and me[t] == 0 and not relax & R_BLOCK:
+                and not relax & _R_HEAD):
+            return -_E_HEAD
+        if self.BLOCK_RULE and me[t] == 0 and not relax & _R_BLOCK:
             me[f] -= 1
             me[t] = 1
             blocked = self._makes_block(t)
@@ -336,7 +349,7 @@ class Variant:
             if blocked:
                 if self._canon:
                     self._canon_l5 = True
-                return -E_BLOCK
+                return -_E_BLOCK
         return t
 
     def _makes_block(self, t):
@@ -381,7 +394,7 @@ class Variant:
 
     def _lim(self):
         """Sources to try are range(lim): only the bar while it holds a checker."""
-        if self.BAR_RULE and self._me[0] and not self._relax & R_BAR:
+        if self.BAR_RULE and self._me[0] and not self._relax & _R_BAR:
             return 1
         return 25
 
@@ -453,7 +466,7 @@ class Variant:
         # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
         # one large block could not be found.
         old = table[0]
-        new = [array("I", bytes(4 * _CHUNK)) for _ in range(2 * len(old))]
+        new = [array("I", _ZEROS) for _ in range(2 * len(old))]
         cap1 = len(new) * _CHUNK - 1
         sme, sopp = self._sme, self._sopp
         for chunk in old:
@@ -663,7 +676,7 @@ class Variant:
                     for f in range(fmin, lim):
                         if me[f] and try_(f, d) >= 0:
                             if k >> _CHUNK_BITS >= len(chunks):
-                                chunks.append(array("I", bytes(4 * _CHUNK)))
+                                chunks.append(array("I", _ZEROS))
                             chunks[k >> _CHUNK_BITS][k & _CHUNK_MASK] = base | (f << shift)
                             k += 1
                     table[1] = k
@@ -920,22 +933,22 @@ class Variant:
                     left.remove(min(big))
         me = self._me
         if not 0 <= f <= 24 or not me[f]:
-            return E_EMPTY
+            return _E_EMPTY
         if self.BAR_RULE and f and me[0]:
-            return E_BAR
+            return _E_BAR
         if t <= f:
-            return E_BACKWARD
+            return _E_BACKWARD
         if t < 25 and self._closed[t]:
-            return E_CLOSED
+            return _E_CLOSED
         if (f == 1 and self.HEAD_RULE and self._head_limit == 1
                 and self._head0 - me[1] >= 1):
             # a first turn with a double the L4 exception names, which it did not cover
             if self._head0 == CHECKERS and len(full) == 4 and (
                     full[0] in (3, 4, 6) or self.options.get("first_turn_any_double")):
-                return E_HEAD_FIRST
-            return E_HEAD
+                return _E_HEAD_FIRST
+            return _E_HEAD
         if t == 25 and self._outside:
-            return E_NOT_HOME
+            return _E_NOT_HOME
         d = t - f
         use = 0
         if d in left:
@@ -945,11 +958,11 @@ class Variant:
             if big:
                 use = min(big)
         if not use:
-            return E_DICE
+            return _E_DICE
         r = self._try(f, use)
         if r < 0:
             return -r
-        return E_LARGER if use < full[0] and need == 1 else E_MAXUSE
+        return _E_LARGER if use < full[0] and need == 1 else _E_MAXUSE
 
     # Final position check --------------------------------------------------------------
     def _check_turn(self, pos, dice, final):
@@ -961,7 +974,7 @@ class Variant:
             for k in range(26):
                 n += fb[base + k]
             if n != CHECKERS:
-                return self.verdict(E_COUNT)
+                return self.verdict(_E_COUNT)
         fme = fb[mo:mo + 26]
         fopp = fb[oo:oo + 26]
         start = pos.board
@@ -969,9 +982,9 @@ class Variant:
         if self.HITS:
             for k in range(1, 26):
                 if fopp[k] > start[oo + k]:
-                    return self.verdict(E_OPPONENT)
+                    return self.verdict(_E_OPPONENT)
         elif fopp != start[oo:oo + 26]:
-            return self.verdict(E_OPPONENT)
+            return self.verdict(_E_OPPONENT)
         # Both colours on one point: a point holding the opponent's checkers is closed
         # (L2, S2), and in short nardy a blot landed on goes to the bar (S2).
         to_opp = self._O
@@ -979,8 +992,8 @@ class Variant:
             n = fopp[to_opp[k]]
             if fme[k] and n:
                 if self.HITS and n == 1:
-                    return self.verdict(E_HIT_LEFT)
-                return self.verdict(E_CLOSED)
+                    return self.verdict(_E_HIT_LEFT)
+                return self.verdict(_E_CLOSED)
         # Own checkers only move forward: cumulative counts from the rear.
         slack = bytearray(26)
         cs = cf = 0
@@ -988,7 +1001,7 @@ class Variant:
             cs += start[mo + k]
             cf += fme[k]
             if cs < cf:
-                return self.verdict(E_DICE)
+                return self.verdict(_E_DICE)
             slack[k] = cs - cf
         root, m = self._effective(pos, dice)
         self._slack = slack
@@ -1002,14 +1015,14 @@ class Variant:
             depths = self._reach_from(pos, full, 0)
         if depths:
             if m == 1 and root != full and depths & 2:
-                return self.verdict(E_LARGER)
-            return self.verdict(E_MAXUSE)
-        for bit, code in ((R_BAR, E_BAR), (R_HEAD, E_HEAD), (R_BLOCK, E_BLOCK),
-                          (R_CLOSED, E_CLOSED), (R_BEAROFF, E_NOT_HOME),
-                          (R_OVERBEAR, E_OVERBEAR)):
+                return self.verdict(_E_LARGER)
+            return self.verdict(_E_MAXUSE)
+        for bit, code in ((_R_BAR, _E_BAR), (_R_HEAD, _E_HEAD), (_R_BLOCK, _E_BLOCK),
+                          (_R_CLOSED, _E_CLOSED), (_R_BEAROFF, _E_NOT_HOME),
+                          (_R_OVERBEAR, _E_OVERBEAR)):
             if self._reach_from(pos, full, bit):
                 return self.verdict(code)
-        return self.verdict(E_DICE)
+        return self.verdict(_E_DICE)
 
     def _reach_from(self, pos, root, relax):
         self._setup(pos, root, relax)
@@ -1061,15 +1074,25 @@ class Variant:
         return found
 
 
-_LOW_BIT = (0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0)  # lowest set bit of 0..15
-_CHUNK_BITS = 6
-_CHUNK = 1 << _CHUNK_BITS      # entries per chunk (256 bytes); a table grows by doubling
-_CHUNK_MASK = _CHUNK - 1
+# A chunk's zeros (4 * _CHUNK bytes) as a literal: it stays in the code (flash with
+# ROMFS), where array("I", bytes(4 * _CHUNK)) would first build a 257-byte bytes
+# object on the heap for every chunk of every search, the block a fragmented 56 KB
+# heap fails to find first.
+_ZEROS = (
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+    b"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+)
 
 
 def _table():
     """An empty transposition table: [list of array chunks, count]."""
-    return [[array("I", bytes(4 * _CHUNK))], 0]
+    return [[array("I", _ZEROS)], 0]
 
 
 @micropython.native
@@ -1090,7 +1113,6 @@ def _zobrist(n, seed):
     return tuple(out)
 
 
-_HMASK = 0x1FFFFFFF  # 29 bits: sums and differences stay small ints on the ESP32
 _ZME = _zobrist(26, 0x2545F491)
 _ZOPP = _zobrist(26, 0x1B873593)
 _ZREST = _zobrist(16, 0x3C6EF372)

@@ -12,10 +12,12 @@ nardy and the notation module converts to gnubg numbers.
 (24, 1)
 """
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.rules import BLACK, WHITE, Position, Variant
 
 # S1 in gnubg numbers: 24-point two, 13-point five, 8-point three, 6-point five.
-_START = ((24, 2), (13, 5), (8, 3), (6, 5))
+_START = const(((24, 2), (13, 5), (8, 3), (6, 5)))
 
 
 class ShortNardy(Variant):

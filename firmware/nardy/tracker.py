@@ -177,7 +177,12 @@ class Tracker(ZoneFit):
             if len(self._targ_cache) > 48:
                 self._targ_cache = {}
             r = bytes(self.v.targets(self.pos0, self.dice, played, src))
-            self._targ_cache[key] = r
+            try:
+                self._targ_cache[key] = r
+            except MemoryError:
+                # the dict could not grow on a fragmented heap: the answer stands,
+                # uncached (a cache must never crash the scan)
+                pass
         return r
 
     # -- explaining an observation -----------------------------------------------------

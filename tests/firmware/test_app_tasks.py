@@ -1,6 +1,6 @@
-"""The app's task supervisor: a subsystem task that fails is reported and started
-again, so a MemoryError on a fragmented heap or a bug costs one cycle, not the board.
-(Runs under CPython and unix MicroPython.)"""
+"""The app's tasks look after themselves: a pass that fails is reported and the
+task goes on, so a MemoryError on a fragmented heap or a bug costs one pass, not
+the board. (Runs under CPython and unix MicroPython.)"""
 
 import asyncio
 
@@ -10,37 +10,77 @@ if not hasattr(asyncio, "sleep_ms"):                       # CPython
     asyncio.sleep_ms = lambda ms: asyncio.sleep(ms / 1000)  # noqa: E731
 
 
-class _Reporter:
-    def __init__(self):
+class _Stop(BaseException):
+    """Ends a test's task loop (as SystemExit would: not a failure to report)."""
+
+
+class _Board:
+    virtual = False
+
+    def __init__(self, lines=()):
+        self.lines = list(lines)
+
+    def ticks_ms(self):
+        return 0
+
+    async def read_line(self):
+        return self.lines.pop(0) if self.lines else None
+
+
+class _App:
+    """What the tasks use of an App, with passes that fail on cue."""
+
+    recover = App.recover
+    scan_task = App.scan_task
+    usb_task = App.usb_task
+
+    def __init__(self, failures, board=None):
+        self.board = board or _Board()
+        self.failures = list(failures)
         self.errors = []
+        self.passes = 0
+        self.handled = []
 
     def crashed(self, exc):
         self.errors.append(exc)
 
+    def _pass(self):
+        self.passes += 1
+        if self.failures:
+            raise self.failures.pop(0)
 
-def test_a_failing_task_is_reported_and_started_again():
-    app = _Reporter()
-    runs = []
+    def cycle(self):
+        self._pass()
+        if self.passes > 3:
+            raise _Stop()
+        return True
 
-    async def task():
-        runs.append(len(runs))
-        if len(runs) == 1:
-            raise MemoryError("memory allocation failed, allocating 808 bytes")
-        if len(runs) == 2:
-            raise KeyError("bug")
-        return "ended"
+    def line_in(self, ln):
+        self._pass()
+        self.handled.append(ln)
 
-    assert asyncio.run(App.guarded(app, task)) == "ended"
-    assert runs == [0, 1, 2]
+
+def test_a_failing_scan_is_reported_and_the_scan_goes_on():
+    app = _App([MemoryError("memory allocation failed, allocating 808 bytes"),
+                KeyError("bug")])
+    try:
+        asyncio.run(app.scan_task())
+    except _Stop:
+        pass
+    else:
+        raise AssertionError("the scan ended by itself")
+    assert app.passes == 4          # two failed passes, one good one, then the stop
     assert [type(e) for e in app.errors] == [MemoryError, KeyError]
 
 
+def test_a_failing_line_is_reported_and_the_next_one_is_read():
+    app = _App([ValueError("bug")], _Board([b"one", b"two"]))
+    assert asyncio.run(app.usb_task()) is None      # the host closed the line
+    assert app.handled == [b"two"]
+    assert [type(e) for e in app.errors] == [ValueError]
+
+
 def test_a_task_that_ends_is_not_restarted():
-    app = _Reporter()
-    runs = []
-
-    async def task():
-        runs.append(1)
-
-    assert asyncio.run(App.guarded(app, task)) is None
-    assert runs == [1] and app.errors == []
+    app = _App([], _Board())
+    assert asyncio.run(app.usb_task()) is None
+    assert app.passes == 0 and app.errors == []

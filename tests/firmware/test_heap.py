@@ -160,15 +160,29 @@ def test_the_boot_code_is_dropped_after_boot():
         assert app.settings["match"] == 1
         assert [e for e in b.events if e["ev"] == "error" and "match" in e["error"]]
         assert b.events[-1]["ev"] == "hello"
+        if MICROPYTHON:
+            # what boot asked once (the calibration file's parser, the options'
+            # defaults from the variants registry and both games) is gone too
+            for m in ("calibfile", "variants", "longnardy", "shortnardy", "menu"):
+                assert "nardy." + m not in sys.modules, m
         app.game.new_match()
         st = app.game.state()                   # dump: the position as JSON
         assert st["variant"] == "short" and st["position"]["turn"] in ("white", "black")
-        # a host command is answered by the command table
+        # a host command is answered by the command table; with the code in flash
+        # (as from ROMFS) the table is on the heap only while a command runs, and
+        # ping, the host's most frequent line, does not need it
+        from nardy import code_in_flash
+        assert app.drop_cmds == code_in_flash()
+        app.drop_cmds = True
+        drop_module("nardy.appcmds")
         app.line_in(b'{"cmd": "ping", "id": 7}')
         assert b.events[-1] == {"ev": "pong", "id": 7}
+        if MICROPYTHON:
+            assert "nardy.appcmds" not in sys.modules
         app.line_in(b'{"cmd": "dump"}')
         assert b.events[-1]["ev"] == "dump" and b.events[-1]["variant"] == "short"
         if MICROPYTHON:
+            assert "nardy.appcmds" not in sys.modules
             assert "nardy.posjson" not in sys.modules
             assert "nardy.appboot" not in sys.modules
             assert "nardy.menu" not in sys.modules
@@ -179,3 +193,57 @@ def test_the_boot_code_is_dropped_after_boot():
                     continue
                 os.remove(d + "/" + n)
             os.rmdir(d)
+
+
+def test_a_still_turn_ticks_without_allocating():
+    # The scan task calls Game.tick every cycle: in a turn where nothing moves it
+    # must allocate nothing, or the collector runs (~40 ms on the ESP32) in the
+    # middle of a still turn. (It built a tuple for ``phase in (ROLL, OPENING)``:
+    # 32 bytes a scan.)
+    from gameboard import GameBoard
+
+    from nardy.game import MOVE
+    b = GameBoard("tick-alloc", seed=3, settings={"variant": "short"})
+    try:
+        g = b.g
+        g.new_match()
+        b.show(g.pos)
+        while g.phase != MOVE:
+            g.press("ok", "short", b.obs)
+        b.show(g.pos)
+        for _ in range(300):        # the tracker asks its targets ahead, then rests
+            g.tick(b.obs, 0)
+        if not MICROPYTHON:
+            return                  # CPython: allocation is checked under MicroPython
+        gc.collect()
+        before = gc.mem_alloc()     # pyright: ignore[reportAttributeAccessIssue]
+        for _ in range(200):
+            g.tick(b.obs, 0)
+        grown = gc.mem_alloc() - before  # pyright: ignore[reportAttributeAccessIssue]
+        assert grown == 0, grown
+        assert g.phase == MOVE
+    finally:
+        b.close()
+
+
+class _FullDict(dict):
+    """A cache whose table cannot grow any more (a fragmented heap)."""
+
+    def __setitem__(self, key, value):
+        raise MemoryError("memory allocation failed, allocating 464 bytes")
+
+
+def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
+    # The tracker asks the engine ahead for a checker's targets while nothing moves
+    # and keeps the answer; on a fragmented 56-58wK heap the cache's dict could not
+    # grow, and the MemoryError crashed the scan task. The answer is still given.
+    from nardy.longnardy import LongNardy
+    from nardy.sensing import Layout
+    from nardy.tracker import Tracker
+    v = LongNardy()
+    t = Tracker(v, Layout(5))
+    pos = v.start_position()
+    t.start_turn(pos, (6, 5))
+    t._targ_cache = _FullDict()
+    assert sorted(t._targets((), 1)) == [6, 7, 12]      # 1-6, 1-7 and 1-7-12
+    assert len(t._targ_cache) == 0

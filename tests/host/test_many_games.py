@@ -1,7 +1,7 @@
 """A board left unplugged for a month: 1,000 unconfirmed finished games on its flash.
 It boots with the heap of an empty board (nothing is kept per game), dumps, pages
-through its index, and ``nardy log`` pulls every game, at 112wK from source and at
-56wK with the code in ROMFS."""
+through its index, and ``nardy log`` pulls every game, at 112wK and at 57wK with the
+code in ROMFS (the goal: 56wK)."""
 
 import os
 import sys
@@ -21,6 +21,8 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import soak  # noqa: E402
 
 GAMES = 1000
+# The ROMFS heap of the 1,000-game test (the goal is 56wK: see the test)
+ROMFS_HEAP = "57wK"
 
 
 def write_games(flash, n=GAMES):
@@ -79,8 +81,11 @@ def test_a_thousand_games_boot_and_page_from_romfs(tmp_path):
     main, image = soak.compile_firmware(str(tmp_path / "fw"), romfs=True)
     flash = str(tmp_path / "flash")
     write_games(flash)
-    # 60wK until the 56wK goal is won back (tests/host/test_soak.py, ROMFS_HEAP)
-    b = soak.Board(flash, "60wK", main, image)
+    # The goal is 56wK. Measured 2026-11-22 (heap2): free heap after boot with 1,000
+    # games 20,672 bytes at 57wK, 18,720 at 56wK (22,976 before the day's merges, 16,896
+    # after them): 57wK until the last ~1.3 KB of the merged code is won back (see
+    # tests/host/test_soak.py, ROMFS_HEAP).
+    b = soak.Board(flash, ROMFS_HEAP, main, image)
     try:
         free = b.mem()["free"]
         assert free > 20000, free
@@ -102,7 +107,7 @@ def test_a_thousand_games_boot_and_page_from_romfs(tmp_path):
         assert [e["lines"] for e in evs if e["ev"] == "log_end"] == [5], evs
         assert [e["deleted"] for e in evs if e["ev"] == "confirm"] == [True]
         assert not [e for e in evs if e["ev"] == "error"]
-        print("60wK ROMFS, %d games: free heap after boot %d, after paging %d"
-              % (GAMES, free, b.mem()["free"]))
+        print("%s ROMFS, %d games: free heap after boot %d, after paging %d"
+              % (ROMFS_HEAP, GAMES, free, b.mem()["free"]))
     finally:
         b.close()

@@ -20,25 +20,30 @@ import soak  # noqa: E402
 # 112wK is 229,376 bytes on this 64-bit port (the 'w' scales by the word size);
 # sources compiled at import take part of it. After boot at least this much must
 # be free for a game (a turn's search, JSON lines, the OLED frame):
-# (Measured 58.2 KB with the compiled firmware loaded into the heap, 2026-11-22: the
-# board player's hooks, crosstalk compensation and the self-test grew the code; the
-# 56wK ROMFS soak below is the tighter check.)
-FREE_AFTER_BOOT_112 = 56000
+# (Measured 2026-11-22 with the compiled firmware loaded into the heap: 58.2 KB after
+# the day's merges, 65.5 KB since the boot drops what it asked once (the calibration
+# file's parser, the variants registry and both games); the 56wK ROMFS soak below is
+# the tighter check.)
+FREE_AFTER_BOOT_112 = 60000
 # The most a game may keep in use (sampled after gc.collect) while leaving room for
 # the largest single allocation a turn makes (a full enumeration: ~37 KB at worst on
 # this 64-bit port) and the USB line buffer. Measured: 149 KB at 112wK, 98 KB at
 # 56wK with code in ROMFS (2026-11).
 # After the 2026-11-22 merges the sampled peak at 112wK (code loaded into the heap)
-# is ~180 KB from run to run (the dice vary): the margin is 40 KB, still above the
-# 37 KB worst-case enumeration; winning the merged code's heap back (see ROMFS_HEAP)
-# should restore 48 KB.
-PEAK_112 = 229376 - 40 * 1024
+# was ~180 KB; with the heap work (heap2) 174-176 KB over three runs (the dice vary):
+# a 53-55 KB margin, so the 48 KB one holds again.
+PEAK_112 = 229376 - 48 * 1024
 # The ROMFS heap the soak runs at. The goal is 56wK; merging the crosstalk
 # compensation (nardy.xtalk), calibration v2 and the board player's hooks on
-# 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data, so 56wK no longer
-# fits a game (MemoryError in game 1) and the soak runs at 60wK until that is won
-# back. The peak limit keeps its 8 KB margin from the heap.
-ROMFS_HEAP, ROMFS_HEAP_BYTES = "60wK", 122880
+# 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data (free after boot at
+# 56wK 12.2 KB, a MemoryError in game 1), and the soak went to 60wK. Won back since
+# (heap2): free after boot at 56wK 18.7 KB, the sampled peak 107.4-108.7 KB. The
+# games themselves now run at 56wK (1 run in 3 passes: a 256-byte table chunk of the
+# engine's search is what a fragmented heap fails to find), but the peak is over
+# 56wK's limit (106,496) by ~1-2 KB; 57wK passes its games but not reliably its
+# limit (108,544). 58wK until that last ~2 KB is won back. The peak limit keeps its
+# 8 KB margin from the heap.
+ROMFS_HEAP, ROMFS_HEAP_BYTES = "58wK", 118784
 PEAK_ROMFS = ROMFS_HEAP_BYTES - 8 * 1024
 
 
@@ -102,24 +107,32 @@ def test_soak_few_games_with_code_in_romfs():
     assert 0 < st["peak"] <= PEAK_ROMFS, st
 
 
+# The heap of the bot-both soak. The goal (issue 14) is 56wK like the soak above. At
+# 56wK there was no room for the engine (its modules and buffers take ~7.7 KB): 64wK
+# when it was written, 72wK after the 2026-11-22 merges. Measured since the heap work
+# (heap2): the sampled peak 112.6-113.3 KB (the soak above: ~108 KB); 64wK passed
+# 10 runs of 10, 62wK ~3 in 4 (a 256-byte table chunk of the engine's search on a
+# fragmented heap), 60wK fails in game 1. 64wK until the engine's own search (the
+# whole enumeration of a roll as one table) is made smaller.
+BOT_HEAP, BOT_HEAP_BYTES = "64wK", 131072
+
+
 def test_soak_bot_both_games_with_code_and_weights_in_romfs():
     # The board plays both sides (bot both), its weights read in place from the
-    # ROMFS image. At 56wK there is no room for the engine yet (its modules' native
-    # code and buffers take ~7.7 KB): 64wK when it was written, 72wK since the merge
-    # that also costs the 56wK soak its room (see ROMFS_HEAP).
+    # ROMFS image (see BOT_HEAP).
     stats = {"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "choices": 0,
              "mem_every": 5}
     root = tempfile.mkdtemp(prefix="nardy-soak-test-")
     try:
         main, image = soak.compile_firmware(os.path.join(root, "fw"), True)
-        b = soak.Board(os.path.join(root, "data"), "72wK", main, image)
+        b = soak.Board(os.path.join(root, "data"), BOT_HEAP, main, image)
         for variant in ("long", "short"):
             soak.play_bot_game(b, variant, stats)
         b.close()
     finally:
         soak.cleanup(root)
     assert stats["bot_games"] == 2 and stats["bot_turns"] > 40
-    assert 0 < stats["peak"] <= 131072 - 8 * 1024, stats
+    assert 0 < stats["peak"] <= BOT_HEAP_BYTES - 8 * 1024, stats
 
 
 def test_soak_script_fails_on_a_board_error(monkeypatch):
