@@ -118,6 +118,30 @@ def _thickness_gain(model):
     return (f1 - f0) / 0.05 / f0
 
 
+_CLEARANCE = {}
+
+
+def knock_clearance_mm(model):
+    """How far a knocked-over checker lying flat must stay from a slot's sensor not
+    to read as a checker put on that slot: where its field falls to a quarter of a
+    checker seated on the slot. The slot's class boundary (empty / one) is half of
+    it, and a build's spread (magnet +-4 %, sensor gain calibrated) cannot carry a
+    quarter across. Closer, no board can tell the knock from a legal step onto that
+    point (self-play, short nardy, --seed 6 build 12 game 65: a checker knocked off
+    P17 came to rest 8 mm from P18's empty second slot, read as 17/18, which used
+    the last die; the turn ended by itself before the hand put it back)."""
+    key = _key(model)
+    r = _CLEARANCE.get(key)
+    if r is None:
+        h = model.magnet_height_mm(0)
+        full = model.field_mT(0.0, 0.0, h)
+        r = 0.0
+        while model.field_mT(r, 0.0, h) > 0.25 * full:
+            r += 0.25
+        _CLEARANCE[key] = r
+    return r
+
+
 def zone_name(z):
     if z == ZONE_BAR:
         return "bar"
@@ -643,10 +667,16 @@ class Hands:
         d2 = b.model.checker_diameter_mm ** 2
         others = [b.zone_xy(zz, s) for zz in range(1, NZONES) if zz != z
                   for s in range(len(b.stacks[zz])) if b.stacks[zz][s]]
+        # Nor does it come to rest over an empty slot of another zone: that reads as a
+        # checker put there (a move, not a knock) - see knock_clearance_mm.
+        r2 = knock_clearance_mm(b.model) ** 2
+        slots = [b.zone_xy(zz, s) for zz in range(1, NZONES) if zz != z
+                 for s in range(len(b.stacks[zz]))]
         for _ in range(8):
             kx = x + self.rng.choice((-1, 1)) * self.rng.uniform(14.0, 30.0)
             ky = y + self.rng.uniform(0.0, 60.0) * (1 if z <= 12 else -1)
-            if all((kx - ox) ** 2 + (ky - oy) ** 2 >= d2 for ox, oy in others):
+            if (all((kx - ox) ** 2 + (ky - oy) ** 2 >= d2 for ox, oy in others)
+                    and all((kx - sx) ** 2 + (ky - sy) ** 2 >= r2 for sx, sy in slots)):
                 return kx, ky
         return None
 
