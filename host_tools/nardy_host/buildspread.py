@@ -28,7 +28,7 @@ import sys
 import time
 
 from nardy.longnardy import LongNardy
-from nardy.magnet import MagnetModel
+from nardy.magnet import MagnetModel, internal_adc_model
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import game_result
 from nardy.sensing import NZONES, Layout, Sensing
@@ -69,13 +69,17 @@ def _class(r, t, ch, h):
     return -2, t0 - 1 - r >= h
 
 
-def check_build(model, lay, seed, pos_list, noise=8.0):
+def check_build(model, lay, seed, pos_list, noise=8.0, drift=None):
     """Failures of one build: a list of (kind, channel, want, got)."""
     rng = random.Random(seed)
     build = Build(model, lay.n, rng)
     board = PhysBoard(lay, model, noise=noise, rng=rng, build=build)
     cal, faults = calibrate(board, rng, lay.slots)
     board.noise = 0.0
+    # played at another sensor-rail level than calibrated (moves the fallback
+    # build's readings only: the MCP3208's reference is that rail)
+    build.draw_supply(rng, drift)
+    board._clean = None
     t = cal.thresholds()
     h = cal.hysteresis
     bad = []
@@ -134,8 +138,14 @@ def main(argv=None):
     p.add_argument("--positions", type=int, default=20,
                    help="game positions checked per build (default 20)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--adc", choices=("mcp3208", "internal"), default="mcp3208",
+                   help="the reference front end, or the fallback build on the "
+                        "ESP32-S3's own ADC (reference spread, clipping, supply drift)")
     p.add_argument("--noise", type=float, default=8.0,
                    help="ADC noise (counts, sd) during the calibration (default 8)")
+    p.add_argument("--supply-drift", type=float, default=None, metavar="PCT",
+                   help="with --adc internal: the sensor rail's drift between "
+                        "calibration and play, +-PCT %% (default: magnet.SPREAD's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--progress", type=int, default=0, metavar="K",
@@ -145,14 +155,15 @@ def main(argv=None):
     if args.builds < 1 or args.positions < 0:
         print("buildspread: error: --builds >= 1, --positions >= 0", file=sys.stderr)
         return 2
-    model = MagnetModel()
+    model = internal_adc_model(5) if args.adc == "internal" else MagnetModel()
     lay = Layout(5)
     pos_list = positions(args.positions, args.seed)
     good = 0
     kinds = {}
     t0 = time.time()
     for b in range(args.builds):
-        bad = check_build(model, lay, args.seed * 1000003 + b, pos_list, args.noise)
+        bad = check_build(model, lay, args.seed * 1000003 + b, pos_list, args.noise,
+                          None if args.supply_drift is None else args.supply_drift / 100.0)
         if not bad:
             good += 1
         else:
@@ -165,15 +176,15 @@ def main(argv=None):
             print(json.dumps({"builds": b + 1, "good": good, "failures": kinds,
                               "seconds": round(time.time() - t0, 1)}),
                   file=sys.stderr, flush=True)
-    res = {"builds": args.builds, "good": good, "fraction": good / args.builds,
+    res = {"adc": args.adc, "builds": args.builds, "good": good, "fraction": good / args.builds,
            "positions": args.positions, "failures": kinds,
            "seconds": round(time.time() - t0, 1)}
     if args.json:
         print(json.dumps(res))
     else:
-        print("%d of %d builds classify every slot right (%.2f %%), %d positions each, "
-              "%.0f s" % (good, args.builds, 100.0 * good / args.builds, args.positions,
-                          res["seconds"]))
+        print("%s: %d of %d builds classify every slot right (%.2f %%), %d positions "
+              "each, %.0f s" % (args.adc, good, args.builds, 100.0 * good / args.builds,
+                                args.positions, res["seconds"]))
         for k in sorted(kinds, key=lambda k: -kinds[k])[:10]:
             print("  %-24s %d" % (k, kinds[k]))
     return 0 if good == args.builds else 1

@@ -63,11 +63,27 @@ class Build:
         adc_gain = 1.0 + u(spread("adc_gain")[1]) / 4096.0
         ngroups = (n + groups - 1) // groups
         drops = [uu(drop_lo, drop_hi) for _ in range(ngroups)]
+        self.model = m
+        self.ratiometric = m.ratiometric
+        self.clip = None        # counts where the ADC's input range ends
+        self.vref_mV = None
+        if not m.ratiometric:
+            # The fallback: the ESP32's ADC, eFuse-calibrated (read_uv), so offset and
+            # gain are the conversion's; its reference sets where the input clips.
+            adc_off = 0.0
+            adc_gain = 1.0
+            lo_v, hi_v = spread("adc_vref")[1]
+            self.vref_mV = rng.uniform(lo_v, hi_v) if rng is not None else 0.5 * (lo_v + hi_v)
+            if m.adc_range_mV is not None:
+                rng_mV = m.adc_range_mV * self.vref_mV / (0.5 * (lo_v + hi_v))
+                self.clip = full / vcc * rng_mV / 1000.0
+        self.supply = 1.0       # the sensor rail against its level at calibration
         self.a = []
         self.k = []
         self.lo = []
         self.hi = []
         self.dz = []
+        self._sens = []         # per channel: (counts of v0, of S, of lo, of hi, offset)
         for ch in range(n):
             vs = vcc - drops[ch // groups]          # the group's sensors' supply
             r = vs / vcc                            # ratiometric: offset and S scale
@@ -75,6 +91,8 @@ class Build:
             s_v = r * m.sensitivity_mV_per_mT / 1000.0 * (1.0 + u(sens))
             c = full / vcc * adc_gain
             off = adc_off + (rng.gauss(0.0, offset_sd) if offset_sd and rng else 0.0)
+            self._sens.append((c * v0, c * s_v, c * m.out_margin_V,
+                               c * (vs - m.out_margin_V), off))
             self.a.append(c * v0 + off)
             self.k.append(c * s_v)
             self.lo.append(c * m.out_margin_V + off)
@@ -97,6 +115,27 @@ class Build:
             # error, and up by the recess
             self.cdz.append(rec + 0.5 * dt)
             self.tdev.append(u(c_tol))
+
+    def set_supply(self, rel):
+        """Run the board at a sensor rail ``rel`` times its level at calibration. The
+        sensor's output is ratiometric to its supply (SBAS640 sec. 6.3.4): with the
+        MCP3208, whose reference is that rail, nothing moves; with the ESP32's own
+        ADC every level moves by the same factor (the ADC's range does not)."""
+        self.supply = rel
+        if self.ratiometric:
+            return
+        for ch, (v0, s_v, lo, hi, off) in enumerate(self._sens):
+            self.a[ch] = v0 * rel + off
+            self.k[ch] = s_v * rel
+            self.lo[ch] = lo * rel + off
+            self.hi[ch] = hi * rel + off
+
+    def draw_supply(self, rng, drift=None):
+        """The rail's drift between calibration and play: uniform within +-``drift``
+        (relative; default ``supply_drift`` of magnet.SPREAD)."""
+        if not self.ratiometric:
+            d = spread("supply_drift")[1] if drift is None else drift
+            self.set_supply(1.0 + rng.uniform(-d, d))
 
     @staticmethod
     def nominal(model, n, offset_sd=0.0, rng=None):
@@ -159,7 +198,8 @@ class PhysBoard:
 
     def __init__(self, layout, model=None, noise=0.0, rng=None, offset_sd=0.0, build=None):
         self.layout = layout
-        self.model = model or MagnetModel(slots=layout.slots)
+        self.model = model or (build.model if build is not None
+                               else MagnetModel(slots=layout.slots))
         self.noise = float(noise)
         self.rng = rng or random.Random(0)
         n = layout.n
@@ -384,6 +424,12 @@ class PhysBoard:
                 raw = [0 if r < 0 else 4095 if r > 4095 else r for r in raw]
         else:
             raw = list(clean)
+        clip = self.build.clip
+        if clip is not None and max(raw) > clip:
+            # The ADC's input range ends here (the sensor's output swing goes on):
+            # a saturated ADC reads its top code, noiseless (read_uv: the clip).
+            c = int(clip)
+            raw = [c if r > c else r for r in raw]
         for ch, v in self.faults.items():
             raw[ch] = v
         self.raw = raw
