@@ -116,7 +116,14 @@ SPREAD = (
     ("placement", "disc", 2.0, "mm",
      "estimate: a hand puts a checker within 2 mm of its slot centre"),
     ("noise", "normal", 8.0, "counts",
-     "estimate: DRV5055 output noise + MCP3208 (selfplay --noise realistic)"),
+     "estimate, generous: the tracker is tested at 8 counts (selfplay --noise "
+     "realistic); the parts' own figures follow"),
+    ("sensor_noise", "normal", 0.57, "counts",
+     "TI SBAS640 sec. 6.6: input-referred noise density 215 nT/sqrt(Hz) at VCC 3.3 V "
+     "over the 20 kHz bandwidth = 30 uT rms, x 15 mV/mT (A3) = 0.46 mV = 0.57 counts "
+     "rms; typical (no maximum given): a sensor draws 0.5-1.5 times it"),
+    ("adc_noise", "normal", 0.3, "counts",
+     "estimate: MCP3208 transition noise (DS21298 gives none; DNL +-1 LSB, sec. 1.0)"),
     # -- the fallback build only (the ESP32-S3's own ADC1 at 11 dB, not ratiometric) --
     ("adc_vref", "uniform", (1000.0, 1200.0), "mV",
      "Espressif ESP-IDF Programming Guide, ESP32-S3, ADC Calibration Driver, "

@@ -80,3 +80,47 @@ def test_the_monte_carlo_of_the_fallback_finds_a_drifting_supply():
     args = ["--builds", "3", "--positions", "2", "--seed", "3", "--adc", "internal"]
     assert buildspread.main(args) == 0
     assert buildspread.main(args + ["--supply-drift", "6"]) == 1
+
+
+# -- the self-test's channel check against the parts' own noise ------------------------
+
+def test_the_parts_noise_comes_from_the_spread_table():
+    rng = random.Random(1)
+    sig = buildspread.channel_sigmas(1000, rng)
+    quiet = buildspread.channel_sigmas(10, rng, quiet=True)
+    s_sens = spread("sensor_noise")[1]
+    s_adc = spread("adc_noise")[1]
+    assert min(sig) >= quiet[0] - 1e-9
+    assert abs(quiet[0] - (0.25 * s_sens ** 2 + s_adc ** 2) ** 0.5) < 1e-9
+    assert max(sig) <= (2.25 * s_sens ** 2 + s_adc ** 2) ** 0.5 + 1e-9
+    # the stats are the ADC's codes: one healthy channel at 0.41 counts rms over 128
+    # scans moves by at least one count
+    lo, hi, mean = buildspread.selftest_stats([2048.0], [0.41], 128, rng)
+    assert hi[0] > lo[0] and abs(mean[0] - 2048) <= 1
+
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is in the dev requirements
+    given = None
+
+if given is not None:
+    @settings(max_examples=12, deadline=None)
+    @given(seed=st.integers(0, 10 ** 9), quiet=st.booleans())
+    def test_the_selftest_names_no_healthy_built_channel_and_catches_faulty_ones(
+            seed, quiet):
+        from nardy.selftest import SCANS
+        false, missed = buildspread.check_selftest(MagnetModel(), LAY, seed, SCANS, quiet)
+        assert false == [], false
+        assert missed == [], missed
+
+
+def test_too_few_scans_would_call_quiet_healthy_channels_stuck():
+    # the check above can fail: 16 scans of the quietest sensors name healthy
+    # channels stuck on some builds
+    named = []
+    for seed in range(6):
+        false, _ = buildspread.check_selftest(MagnetModel(), LAY, seed, 16, quiet=True)
+        named += [k for k, _ch, _d in false]
+    assert "stuck" in named
