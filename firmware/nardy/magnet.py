@@ -116,7 +116,24 @@ SPREAD = (
     ("placement", "disc", 2.0, "mm",
      "estimate: a hand puts a checker within 2 mm of its slot centre"),
     ("noise", "normal", 8.0, "counts",
-     "estimate: DRV5055 output noise + MCP3208 (selfplay --noise realistic)"),
+     "estimate, generous: the tracker is tested at 8 counts (selfplay --noise "
+     "realistic); the parts' own figures follow"),
+    ("sensor_noise", "normal", 0.57, "counts",
+     "TI SBAS640 sec. 6.6: input-referred noise density 215 nT/sqrt(Hz) at VCC 3.3 V "
+     "over the 20 kHz bandwidth = 30 uT rms, x 15 mV/mT (A3) = 0.46 mV = 0.57 counts "
+     "rms; typical (no maximum given): a sensor draws 0.5-1.5 times it"),
+    ("adc_noise", "normal", 0.3, "counts",
+     "estimate: MCP3208 transition noise (DS21298 gives none; DNL +-1 LSB, sec. 1.0)"),
+    # -- the fallback build only (the ESP32-S3's own ADC1 at 11 dB, not ratiometric) --
+    ("adc_vref", "uniform", (1000.0, 1200.0), "mV",
+     "Espressif ESP-IDF Programming Guide, ESP32-S3, ADC Calibration Driver, "
+     "Introduction: the reference varies 1000-1200 mV between chips (design 1100)"),
+    ("adc_range", "fixed", 3100.0, "mV",
+     "ESP-IDF Programming Guide v4.4, ESP32-S3 ADC, ADC Attenuation: 0-3100 mV at "
+     "11 dB for the design reference; a chip's range scales with its reference"),
+    ("supply_drift", "uniform", 0.01, "relative",
+     "estimate: 3V3S (AP2112K-3.3) between calibration and play, temperature and "
+     "load; its initial accuracy is measured by the calibration"),
 )
 
 
@@ -174,7 +191,8 @@ class MagnetModel:
       underside of a 1.6 mm strip PCB glued under the top board; hall element 10 mm
       under the playing surface (8 mm top board + PCB + the element's depth in the
       package);
-    - ADC: MCP3208, 12 bit, ratiometric (VREF = sensor supply);
+    - ADC: MCP3208, 12 bit, ratiometric (VREF = sensor supply); the fallback build
+      (:func:`internal_adc_model`) reads the ESP32-S3's own ADC at 11 dB instead;
     - the worst case assumes a checker up to ``placement_tol_mm`` = 2 mm off its slot
       centre (hands; see the README for what happens beyond that).
     """
@@ -185,7 +203,7 @@ class MagnetModel:
                  magnet_diameter_mm=20.0, magnet_thickness_mm=3.0, br_mT=1195.0,
                  magnet_lift_mm=0.0, depth_mm=10.0,
                  sensitivity_mV_per_mT=15.0, vcc_V=3.3, out_margin_V=0.2,
-                 adc_full_scale_mV=None, adc_bits=12, noise_counts=8,
+                 adc_full_scale_mV=None, adc_range_mV=None, adc_bits=12, noise_counts=8,
                  placement_tol_mm=2.0, method="loops"):
         self.checker_diameter_mm = float(checker_diameter_mm)
         self.checker_thickness_mm = float(checker_thickness_mm)
@@ -209,6 +227,9 @@ class MagnetModel:
         self.ratiometric = adc_full_scale_mV is None
         self.adc_full_scale_mV = (1000.0 * self.vcc_V if adc_full_scale_mV is None
                                   else float(adc_full_scale_mV))
+        # A non-ratiometric ADC's input range at the design reference (the ESP32-S3's
+        # 3100 mV at 11 dB): readings above it clip (None: only the sensor's swing).
+        self.adc_range_mV = None if adc_range_mV is None else float(adc_range_mV)
         self.adc_max = (1 << int(adc_bits)) - 1
         self.noise_counts = int(noise_counts)
         self.placement_tol_mm = float(placement_tol_mm)
@@ -492,6 +513,15 @@ class MagnetModel:
         a = min(centred, off)
         b = max(centred, off)
         return a + lo_x, b + hi_x
+
+
+def internal_adc_model(slots=5):
+    """The fallback build: the ESP32-S3's ADC1 at 11 dB, read with ``read_uv()`` and
+    turned into counts of a 3300 mV scale (``hal_esp32.InternalInput``). Not
+    ratiometric; readings clip at the chip's range (``adc_range``, scaled by its
+    reference ``adc_vref``: ``physical.Build``)."""
+    return MagnetModel(slots=slots, adc_full_scale_mV=3300.0,
+                       adc_range_mV=spread("adc_range")[1])
 
 
 def default_calibration(model=None, slots=5):

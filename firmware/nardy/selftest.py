@@ -25,10 +25,19 @@ the OLED and as one line over USB: ``{"ev": "selftest", "ok": ..., "faults": [..
 import time
 from array import array
 
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
 from nardy.calibproc import BASE_WINDOW, NOISE_MAX
 from nardy.calibration import RAIL_HI, RAIL_LO
 
 MIN_FLASH = 65536
+# Scans of the empty board. A healthy channel must change by a count at least once in
+# them: with the quietest plausible parts (DRV5055 at half its typical 0.57 counts rms,
+# MCP3208 0.3: 0.41 rms, magnet.SPREAD) a reading centred in its code stays there with
+# p = 0.78 a scan: 64 scans leave 1 board in 70,000 with a healthy channel called
+# stuck, 128 scans 1 in 10^11 (1.5 s at 12 ms a scan). Checked by
+# ``python -m nardy_host.buildspread --selftest`` (hardware/README.md).
+SCANS = const(128)
 
 
 def _ticks():
@@ -92,7 +101,7 @@ def channel_faults(lo, hi, mean, cal, group=16):
 
 
 class SelfTest:
-    def __init__(self, board, cal=None, scans=64, button_ms=10000, min_flash=MIN_FLASH,
+    def __init__(self, board, cal=None, scans=SCANS, button_ms=10000, min_flash=MIN_FLASH,
                  buttons=True):
         self.board = board
         self.cal = cal

@@ -63,11 +63,27 @@ class Build:
         adc_gain = 1.0 + u(spread("adc_gain")[1]) / 4096.0
         ngroups = (n + groups - 1) // groups
         drops = [uu(drop_lo, drop_hi) for _ in range(ngroups)]
+        self.model = m
+        self.ratiometric = m.ratiometric
+        self.clip = None        # counts where the ADC's input range ends
+        self.vref_mV = None
+        if not m.ratiometric:
+            # The fallback: the ESP32's ADC, eFuse-calibrated (read_uv), so offset and
+            # gain are the conversion's; its reference sets where the input clips.
+            adc_off = 0.0
+            adc_gain = 1.0
+            lo_v, hi_v = spread("adc_vref")[1]
+            self.vref_mV = rng.uniform(lo_v, hi_v) if rng is not None else 0.5 * (lo_v + hi_v)
+            if m.adc_range_mV is not None:
+                rng_mV = m.adc_range_mV * self.vref_mV / (0.5 * (lo_v + hi_v))
+                self.clip = full / vcc * rng_mV / 1000.0
+        self.supply = 1.0       # the sensor rail against its level at calibration
         self.a = []
         self.k = []
         self.lo = []
         self.hi = []
         self.dz = []
+        self._sens = []         # per channel: (counts of v0, of S, of lo, of hi, offset)
         for ch in range(n):
             vs = vcc - drops[ch // groups]          # the group's sensors' supply
             r = vs / vcc                            # ratiometric: offset and S scale
@@ -75,6 +91,8 @@ class Build:
             s_v = r * m.sensitivity_mV_per_mT / 1000.0 * (1.0 + u(sens))
             c = full / vcc * adc_gain
             off = adc_off + (rng.gauss(0.0, offset_sd) if offset_sd and rng else 0.0)
+            self._sens.append((c * v0, c * s_v, c * m.out_margin_V,
+                               c * (vs - m.out_margin_V), off))
             self.a.append(c * v0 + off)
             self.k.append(c * s_v)
             self.lo.append(c * m.out_margin_V + off)
@@ -98,6 +116,27 @@ class Build:
             self.cdz.append(rec + 0.5 * dt)
             self.tdev.append(u(c_tol))
 
+    def set_supply(self, rel):
+        """Run the board at a sensor rail ``rel`` times its level at calibration. The
+        sensor's output is ratiometric to its supply (SBAS640 sec. 6.3.4): with the
+        MCP3208, whose reference is that rail, nothing moves; with the ESP32's own
+        ADC every level moves by the same factor (the ADC's range does not)."""
+        self.supply = rel
+        if self.ratiometric:
+            return
+        for ch, (v0, s_v, lo, hi, off) in enumerate(self._sens):
+            self.a[ch] = v0 * rel + off
+            self.k[ch] = s_v * rel
+            self.lo[ch] = lo * rel + off
+            self.hi[ch] = hi * rel + off
+
+    def draw_supply(self, rng, drift=None):
+        """The rail's drift between calibration and play: uniform within +-``drift``
+        (relative; default ``supply_drift`` of magnet.SPREAD)."""
+        if not self.ratiometric:
+            d = spread("supply_drift")[1] if drift is None else drift
+            self.set_supply(1.0 + rng.uniform(-d, d))
+
     @staticmethod
     def nominal(model, n, offset_sd=0.0, rng=None):
         b = Build(model, n, None)
@@ -118,6 +157,30 @@ def _thickness_gain(model):
     return (f1 - f0) / 0.05 / f0
 
 
+_CLEARANCE = {}
+
+
+def knock_clearance_mm(model):
+    """How far a knocked-over checker lying flat must stay from a slot's sensor not
+    to read as a checker put on that slot: where its field falls to a quarter of a
+    checker seated on the slot. The slot's class boundary (empty / one) is half of
+    it, and a build's spread (magnet +-4 %, sensor gain calibrated) cannot carry a
+    quarter across. Closer, no board can tell the knock from a legal step onto that
+    point (self-play, short nardy, --seed 6 build 12 game 65: a checker knocked off
+    P17 came to rest 8 mm from P18's empty second slot, read as 17/18, which used
+    the last die; the turn ended by itself before the hand put it back)."""
+    key = _key(model)
+    r = _CLEARANCE.get(key)
+    if r is None:
+        h = model.magnet_height_mm(0)
+        full = model.field_mT(0.0, 0.0, h)
+        r = 0.0
+        while model.field_mT(r, 0.0, h) > 0.25 * full:
+            r += 0.25
+        _CLEARANCE[key] = r
+    return r
+
+
 def zone_name(z):
     if z == ZONE_BAR:
         return "bar"
@@ -135,7 +198,8 @@ class PhysBoard:
 
     def __init__(self, layout, model=None, noise=0.0, rng=None, offset_sd=0.0, build=None):
         self.layout = layout
-        self.model = model or MagnetModel(slots=layout.slots)
+        self.model = model or (build.model if build is not None
+                               else MagnetModel(slots=layout.slots))
         self.noise = float(noise)
         self.rng = rng or random.Random(0)
         n = layout.n
@@ -360,6 +424,12 @@ class PhysBoard:
                 raw = [0 if r < 0 else 4095 if r > 4095 else r for r in raw]
         else:
             raw = list(clean)
+        clip = self.build.clip
+        if clip is not None and max(raw) > clip:
+            # The ADC's input range ends here (the sensor's output swing goes on):
+            # a saturated ADC reads its top code, noiseless (read_uv: the clip).
+            c = int(clip)
+            raw = [c if r > c else r for r in raw]
         for ch, v in self.faults.items():
             raw[ch] = v
         self.raw = raw
@@ -643,10 +713,16 @@ class Hands:
         d2 = b.model.checker_diameter_mm ** 2
         others = [b.zone_xy(zz, s) for zz in range(1, NZONES) if zz != z
                   for s in range(len(b.stacks[zz])) if b.stacks[zz][s]]
+        # Nor does it come to rest over an empty slot of another zone: that reads as a
+        # checker put there (a move, not a knock) - see knock_clearance_mm.
+        r2 = knock_clearance_mm(b.model) ** 2
+        slots = [b.zone_xy(zz, s) for zz in range(1, NZONES) if zz != z
+                 for s in range(len(b.stacks[zz]))]
         for _ in range(8):
             kx = x + self.rng.choice((-1, 1)) * self.rng.uniform(14.0, 30.0)
             ky = y + self.rng.uniform(0.0, 60.0) * (1 if z <= 12 else -1)
-            if all((kx - ox) ** 2 + (ky - oy) ** 2 >= d2 for ox, oy in others):
+            if (all((kx - ox) ** 2 + (ky - oy) ** 2 >= d2 for ox, oy in others)
+                    and all((kx - sx) ** 2 + (ky - sy) ** 2 >= r2 for sx, sy in slots)):
                 return kx, ky
         return None
 

@@ -73,6 +73,10 @@ def register(subparsers):
                    help="play --games games on each of N boards built with the parts' "
                         "spread and calibrated by the guided procedure (default 0: the "
                         "nominal model)")
+    p.add_argument("--adc", choices=("mcp3208", "internal"), default="mcp3208",
+                   help="with --builds: the reference MCP3208 front end, or the "
+                        "fallback build on the ESP32-S3's own ADC (not ratiometric: "
+                        "its reference spread, clipping and supply drift)")
     p.add_argument("--max-turns", type=int, default=400,
                    help="stop a game after this many turns")
     p.add_argument("--log", metavar="DIR", help="write each game's journal (JSON lines)")
@@ -389,18 +393,21 @@ class Game:
         self.stats.knocks += self.hands.knocks
 
 
-def make_build(seed, b, slots, noise, stats):
+def make_build(seed, b, slots, noise, stats, adc="mcp3208"):
     """Board b of a --builds run: drawn from the parts' spread, calibrated once by the
-    guided procedure on the emulation; a calibration that names a fault fails."""
-    from nardy.magnet import MagnetModel
+    guided procedure on the emulation; a calibration that names a fault fails. With
+    ``adc="internal"`` (the fallback build) the sensor rail then drifts from its level
+    at calibration (``supply_drift``) for all the games on that board."""
+    from nardy.magnet import MagnetModel, internal_adc_model
     from nardy.sensing import Layout
     from nardy_host.physical import Build, PhysBoard, calibrate
     rng = random.Random(seed * 7777 + b)
     lay = Layout(slots)
-    model = MagnetModel(slots=slots)
+    model = internal_adc_model(slots) if adc == "internal" else MagnetModel(slots=slots)
     build = Build(model, lay.n, rng)
     board = PhysBoard(lay, model, noise=noise, rng=rng, build=build)
     cal, faults = calibrate(board, rng, slots)
+    build.draw_supply(rng)
     bad = {k: v for k, v in faults.items() if v and k != "noisy"}
     if bad:
         stats.calibration_faults += 1
@@ -428,7 +435,7 @@ def run(args):
         return 2
     boards = [None]
     if args.builds:
-        boards = [make_build(args.seed, b, args.slots, noise, stats)
+        boards = [make_build(args.seed, b, args.slots, noise, stats, args.adc)
                   for b in range(args.builds)]
     for bi, board in enumerate(boards):
         build, cal = board if board is not None else (None, None)
@@ -449,8 +456,8 @@ def run(args):
         print(json.dumps(d))
     else:
         print("variant %s noise %s illegal %s knock %s faults %d slots %d seed %d builds %d"
-              % (args.variant, args.noise, args.illegal, args.knock, args.faults,
-                 args.slots, args.seed, args.builds))
+              " adc %s" % (args.variant, args.noise, args.illegal, args.knock,
+                           args.faults, args.slots, args.seed, args.builds, args.adc))
         for f in Stats.FIELDS:
             print("%-17s %s" % (f, d[f]))
     for msg in stats.failures[:20]:

@@ -59,13 +59,16 @@ def parse_inject(items, n):
     return out
 
 
-def sense_lines(n, faults, scans=70, seed=1):
+def sense_lines(n, faults, scans=None, seed=1):
     """The emulated empty board's readings, one ``sense`` line per scan, with the
     injected faults."""
     from nardy.magnet import MagnetModel
     from nardy.rules import WHITE
+    from nardy.selftest import SCANS
     from nardy.sensing import Layout
     from nardy_host.physical import PhysBoard
+    if scans is None:
+        scans = SCANS + 6          # a few to spare
     rng = random.Random(seed)
     lay = Layout(5)
     board = PhysBoard(lay, MagnetModel(), noise=2.0, rng=rng, offset_sd=20.0)

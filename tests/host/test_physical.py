@@ -104,3 +104,40 @@ def test_a_knocked_checker_lands_beside_the_points_never_on_a_checker():
     x15 = b.zone_xy(15, 0)[0]
     assert all(x < x15 for x, _ in spots)
     assert b.count(15, WHITE) == 3 and not b.loose
+
+
+def test_a_knocked_checker_never_comes_to_rest_over_an_empty_slot_of_another_point():
+    # Self-play on built boards (short, --seed 6 build 12 game 65): a checker knocked
+    # off P17 came to rest 8 mm from the sensor of P18's empty second slot, which then
+    # read one checker: 17/18, a legal step that used the last die, and the turn ended
+    # by itself before the hand put the checker back. Resting there is a move to any
+    # board; a knock keeps its distance (the field a quarter of a seated checker's).
+    from nardy_host.physical import knock_clearance_mm
+    v = LongNardy()
+    rig = Rig(v, seed=5)
+    b = rig.board
+    for _ in range(3):
+        b.put(15, WHITE)
+    r = knock_clearance_mm(b.model)
+    h = b.model.magnet_height_mm(0)
+    assert b.model.field_mT(r, 0.0, h) <= 0.25 * b.model.field_mT(0.0, 0.0, h)
+    assert r > 10.0     # half a seated checker's field lies at about 9.5 mm
+    seen = []
+    hands = Hands(rig, random.Random(3), knock=1.0)
+
+    def pause(lo=80, hi=500):
+        k = b.loose.get("knock")
+        if k is not None:
+            rig.wait(300)
+            seen.append((k[0], k[1], rig.sens.vis_w[14], rig.sens.vis_w[16]))
+
+    hands.pause = pause
+    for _ in range(60):
+        hands.maybe_knock(None)
+    assert len(seen) >= 30
+    for x, y, w14, w16 in seen:
+        assert (w14, w16) == (0, 0), (x, y)
+        for zz in (14, 16):
+            for s in range(5):
+                sx, sy = b.zone_xy(zz, s)
+                assert (x - sx) ** 2 + (y - sy) ** 2 >= r * r, ((x, y), zz, s)
