@@ -457,20 +457,6 @@ def run_sim(args):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def register_live(sub):
-    p = sub.add_parser(
-        "live", help="the simulator's page for a real board on USB serial",
-        description="Serve the simulator's page for a board on a serial port: its "
-                    "position, OLED and events mirrored (the board asked for them after "
-                    "each change). Only 127.0.0.1 is served.")
-    p.add_argument("--port", required=True, metavar="PORT",
-                   help="the board's serial port (/dev/ttyACM0, COM5, a pty)")
-    p.add_argument("--http-port", type=int, default=0, metavar="N",
-                   help="web server port on 127.0.0.1 (default: a free one)")
-    p.add_argument("--no-browser", action="store_true", help="do not open the browser")
-    p.set_defaults(func=run_live)
-
-
 def run_live(args):
     s = Session(lambda cb: SerialLink(args.port, cb), virtual=False)
     try:

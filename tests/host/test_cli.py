@@ -16,6 +16,7 @@ from nardy.longnardy import LongNardy  # noqa: E402
 from nardy.posjson import from_json, to_json  # noqa: E402
 from nardy.shortnardy import ShortNardy  # noqa: E402
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NARDY = os.path.join(os.path.dirname(sys.executable), "nardy")
 
 
@@ -149,3 +150,17 @@ def test_batch_answers_every_hostile_line_in_order(engine):
     assert out[0] == out[7] and out[0]["n"] == 16
     assert "UTF-8" in out[1]["error"] and "longer" in out[3]["error"]
     assert "true or false" in out[4]["error"]
+
+
+def test_the_command_starts_without_the_web_server_installed():
+    # pypy3 has no microdot: `pypy3 -m nardy_host.cli selfplay` (docs/sensing-and-tracking.md)
+    # must still start, so only the page's own commands may import it, and only when run.
+    code = ("import sys; sys.modules['microdot'] = None\n"
+            "from nardy_host import cli\n"
+            "sys.exit(cli.main(['selfplay', '--variant', 'short', '--games', '1', '--seed', '3']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                           [os.path.join(ROOT, "firmware"), os.path.join(ROOT, "host_tools")])),
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "desyncs" in r.stdout, r.stdout
