@@ -31,13 +31,9 @@ checker as the reference.
 
 from array import array
 
-from nardy.calibration import RAIL_HI, RAIL_LO, Calibration, model_defaults
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nardy.calibration import RAIL_HI, RAIL_LO, Calibration, model_defaults
 
 EMPTY = const(0)
 SLOTS = const(1)

@@ -7,11 +7,7 @@ when a neighbour's class changes (``neighbour_changed``, called by ``Sensing.sca
 A module of its own so that the boot compiles it after the app's big modules.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 C_BLACK1 = const(1)
 C_EMPTY = const(2)
