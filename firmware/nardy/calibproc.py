@@ -49,6 +49,18 @@ GAIN_HI = const(1600)
 _STEADY = const(3)         # scans a placed checker must hold still
 
 
+def add_scan(raw, n, acc, lo, hi):
+    """One scan into each channel's sum, lowest and highest reading: the empty
+    board's statistics (this procedure's first step, and ``nardy.selftest``)."""
+    for ch in range(n):
+        r = raw[ch]
+        acc[ch] += r
+        if r < lo[ch]:
+            lo[ch] = r
+        if r > hi[ch]:
+            hi[ch] = r
+
+
 class Procedure:
     def __init__(self, n, slots=5, empty_scans=16, ref_channel=0, ref_count=15,
                  defaults=None):
@@ -113,13 +125,7 @@ class Procedure:
         s = self._sum
         lo = self._lo
         hi = self._hi
-        for ch in range(self.n):
-            r = raw[ch]
-            s[ch] += r
-            if r < lo[ch]:
-                lo[ch] = r
-            if r > hi[ch]:
-                hi[ch] = r
+        add_scan(raw, self.n, s, lo, hi)
         if self.scans < self.empty_scans:
             return
         f = self.faults

@@ -25,7 +25,7 @@ the OLED and as one line over USB: ``{"ev": "selftest", "ok": ..., "faults": [..
 import time
 from array import array
 
-from nardy.calibproc import BASE_WINDOW, NOISE_MAX
+from nardy.calibproc import BASE_WINDOW, NOISE_MAX, add_scan
 from nardy.calibration import RAIL_HI, RAIL_LO
 
 MIN_FLASH = 65536
@@ -136,13 +136,7 @@ class SelfTest:
                 await self._wait(2)
                 continue
             got += 1
-            for ch in range(n):
-                r = buf[ch]
-                acc[ch] += r
-                if r < lo[ch]:
-                    lo[ch] = r
-                if r > hi[ch]:
-                    hi[ch] = r
+            add_scan(buf, n, acc, lo, hi)
             await self._wait(0)
         self.scanning = False
         if got < self.scans:
