@@ -123,9 +123,6 @@ class Board(hal.Board):
         self.have = True
         self.budget += ms
 
-    def press(self, name, kind):
-        self.events.append((name, kind))
-
     def idle(self):
         return self.budget <= 0 and not self.events
 
@@ -235,12 +232,9 @@ class Board(hal.Board):
             if big is not None:
                 return TOO_LONG if len(big) > MAX_LINE else bytes(big)
             if n or not self.eof:
-                return self._line(0, n)
+                ms = parse_sense(buf, 0, n, self._scratch)
+                if ms is None:
+                    return bytes(memoryview(buf)[:n])
+                self.sense(self._scratch, ms)
+                return b""
         return None
-
-    def _line(self, a, b):
-        ms = parse_sense(self._ibuf, a, b, self._scratch)
-        if ms is not None:
-            self.sense(self._scratch, ms)
-            return b""
-        return bytes(memoryview(self._ibuf)[a:b])

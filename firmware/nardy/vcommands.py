@@ -10,7 +10,8 @@ def _sense(app, cmd):
 
 
 def _button(app, cmd):
-    app.board.press(cmd["name"], cmd.get("press", "short"))
+    # polled with the buttons (poll_buttons): a press like the ESP32's
+    app.board.events.append((cmd["name"], cmd.get("press", "short")))
 
 
 def _set(app, cmd):
