@@ -409,3 +409,62 @@ def test_from_pinmap_internal_adc_fallback():
     buf = array("H", [0] * board.pinmap.layout.n)
     board.scan(buf)
     assert buf[0] == 2048       # 1.65 V of a 3.3 V supply, from read_uv()
+
+
+def _asyncio():
+    import asyncio
+    if not hasattr(asyncio, "sleep_ms"):         # CPython: MicroPython's sleep_ms
+        asyncio.sleep_ms = lambda ms: asyncio.sleep(ms / 1000)
+    return asyncio
+
+
+def test_read_line_lets_the_scan_run_every_64_bytes():
+    # The ESP32's USB lines: a 300-byte line that has arrived whole is taken 64 bytes
+    # between two turns of the other tasks (the scan), not in one go; a line still
+    # arriving is waited for without blocking; the USB serial has no end.
+    from nardy.hal_esp32 import Board
+    from nardy.lines import LineReader
+    asyncio = _asyncio()
+
+    class Serial:
+        def __init__(self):
+            self.data = bytearray()
+            self.pos = 0
+            self.reads = 0
+
+        def ready(self):
+            return self.pos < len(self.data)
+
+        def readinto(self, buf):
+            if self.pos >= len(self.data):
+                return 0                     # nothing there (the reader sees "end")
+            buf[0] = self.data[self.pos]
+            self.pos += 1
+            self.reads += 1
+            return 1
+
+    s = Serial()
+    long = b'{"cmd": "ping", "id": 1, "pad": "' + b"x" * 260 + b'"}'
+    s.data += long + b"\n" + b'{"cmd": "ping",'
+    board = Board(load(PINMAPS + "esp32s3.json"), None, None, None, None,
+                  usb=LineReader(s, s.ready, 4096))
+    reads_per_turn = []
+
+    async def scan():
+        while True:
+            reads_per_turn.append(s.reads)
+            await asyncio.sleep_ms(0)
+
+    async def main():
+        task = asyncio.create_task(scan())
+        first = await board.read_line()
+        # the rest of the second line arrives later: read_line waits for it
+        s.data += b' "id": 2}\n'
+        second = await board.read_line()
+        task.cancel()
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert first == long and second == b'{"cmd": "ping", "id": 2}'
+    steps = [b - a for a, b in zip(reads_per_turn, reads_per_turn[1:])]
+    assert max(steps) <= 64 and len(reads_per_turn) >= len(long) // 64, steps
