@@ -468,3 +468,37 @@ def test_read_line_lets_the_scan_run_every_64_bytes():
     assert first == long and second == b'{"cmd": "ping", "id": 2}'
     steps = [b - a for a, b in zip(reads_per_turn, reads_per_turn[1:])]
     assert max(steps) <= 64 and len(reads_per_turn) >= len(long) // 64, steps
+
+
+def test_from_pinmap_attenuation_and_buttons_without_pull_ups():
+    # each attenuation of the pin map reaches the ADC; external pull-ups: no internal
+    # ones, and active-high buttons read a high level as pressed
+    import fakemachine
+
+    from nardy.hal_esp32 import Board
+    with open(PINMAPS + "esp32s3-internal-adc.json") as f:
+        text = f.read()
+    for db, want in ((0, "ATTN_0DB"), (2, "ATTN_2_5DB"), (6, "ATTN_6DB"), (11, "ATTN_11DB")):
+        d = json.loads(text)
+        d["adc"]["atten_db"] = db
+        d["buttons"]["pull_up"] = False
+        d["buttons"]["active_low"] = False
+        fakemachine.install()
+        try:
+            board = Board.from_pinmap(from_dict(d), usb=False)
+        finally:
+            fakemachine.remove()
+        adcs = [o for o in fakemachine.made if isinstance(o, fakemachine.ADC)]
+        assert adcs and all(a.atten == getattr(fakemachine.ADC, want) for a in adcs), db
+    btn = [o for o in fakemachine.made if isinstance(o, fakemachine.Pin)
+           and o.mode == fakemachine.Pin.IN]
+    assert len(btn) == 3 and all(p.pull is None for p in btn)
+    ok = [p for p in btn if p.n == d["buttons"]["ok"]][0]
+    ev = []
+    ok.v = 1                       # active high: pressed
+    for t in (0, 40, 80):
+        ev += board.poll_buttons(t)
+    ok.v = 0
+    for t in (120, 160, 200):
+        ev += board.poll_buttons(t)
+    assert ev == [("ok", SHORT)], ev
