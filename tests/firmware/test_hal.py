@@ -502,3 +502,24 @@ def test_from_pinmap_attenuation_and_buttons_without_pull_ups():
     for t in (120, 160, 200):
         ev += board.poll_buttons(t)
     assert ev == [("ok", SHORT)], ev
+
+
+def test_usb_reader_reads_lines_after_a_zero_timeout_poll():
+    # MicroPython takes the ipoll branch, CPython the poll one; a file is always
+    # "ready", so the lines come whole and then the end shows as eof
+    from nardy.hal_esp32 import usb_reader
+    path = "/tmp/nardy-usb-reader-test"
+    with open(path, "wb") as f:
+        f.write(b'{"cmd": "ping"}\r\n' + b"y" * 80 + b'\n{"cmd": "dump"}\n')
+    with open(path, "rb") as s:
+        r = usb_reader(s, max_line=64)
+        assert r.ready()
+        got = []
+        for _ in range(10):
+            ln = r.readline(256)
+            if ln is not None:
+                got.append(ln)
+    assert got == [b'{"cmd": "ping"}', b"\x00too long", b'{"cmd": "dump"}'], got
+    assert r.eof
+    import os
+    os.remove(path)
