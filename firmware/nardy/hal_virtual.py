@@ -123,6 +123,11 @@ class Board(hal.Board):
         self.have = True
         self.budget += ms
 
+    def press(self, name, kind):
+        """A button press, polled like the ESP32's (``button`` lines: nardy.vcommands
+        and the self-test)."""
+        self.events.append((name, kind))
+
     def idle(self):
         return self.budget <= 0 and not self.events
 

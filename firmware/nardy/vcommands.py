@@ -10,8 +10,7 @@ def _sense(app, cmd):
 
 
 def _button(app, cmd):
-    # polled with the buttons (poll_buttons): a press like the ESP32's
-    app.board.events.append((cmd["name"], cmd.get("press", "short")))
+    app.board.press(cmd["name"], cmd.get("press", "short"))
 
 
 def _set(app, cmd):
