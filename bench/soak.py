@@ -169,16 +169,20 @@ def find(evs, kind, r=None):
     return None
 
 
-def play_game(b, rng, variant, stats, max_turns=1000):
-    """One game (a one-game match) from ``new`` to ``game_end``; confirmed after."""
-    evs = b.ping({"cmd": "new", "variant": variant, "match": 1})
+def new_game(b, variant, **extra):
+    """``new`` (a one-game match): (game id, variant, start position)."""
+    evs = b.ping(dict({"cmd": "new", "variant": variant, "match": 1}, **extra))
     b.check(evs, "new")
     g = find(evs, "game")
     if g is None:
         raise Failure("no game event after new: %s" % evs)
-    gid = g["game"]
     v = find_variant(variant, g["rec"]["options"] or {})
-    pos = parse_position_id(g["rec"]["start"])[1]
+    return g["game"], v, parse_position_id(g["rec"]["start"])[1]
+
+
+def play_game(b, rng, variant, stats, max_turns=1000):
+    """One game (a one-game match) from ``new`` to ``game_end``; confirmed after."""
+    gid, v, pos = new_game(b, variant)
     evs = b.ping(sense(v, pos), {"cmd": "button", "name": "ok"})   # the opening roll
     b.check(evs, "opening")
     if find(evs, "roll", "open") is None:
@@ -250,14 +254,7 @@ def play_bot_game(b, variant, stats, max_turns=1000):
     """One game the board plays against itself (``bot both``): it rolls, shows its
     turn (a ``bot`` event), the hands carry it out step by step (sense lines) and the
     turn ends by itself; confirmed after."""
-    evs = b.ping({"cmd": "new", "variant": variant, "match": 1, "bot": "both"})
-    b.check(evs, "new bot")
-    g = find(evs, "game")
-    if g is None:
-        raise Failure("no game event after new: %s" % evs)
-    gid = g["game"]
-    v = find_variant(variant, g["rec"]["options"] or {})
-    pos = parse_position_id(g["rec"]["start"])[1]
+    gid, v, pos = new_game(b, variant, bot="both")
     evs = b.ping(sense(v, pos))       # set up: the board rolls the opening by itself
     where = "bot game %d" % gid
     for n in range(1, max_turns + 1):

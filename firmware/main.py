@@ -92,6 +92,7 @@ def _esp32():
     from nardy.hal_esp32 import Board
     from nardy.pinmap import load
     pm = load("/pinmap.json")
+    del load          # load() dropped nardy.pinmap: its parser leaves the heap with this
     board = Board.from_pinmap(pm)
     gc.collect()      # as in _virtual
     tool = _tool_at_boot("/data")     # asked for from the menu

@@ -57,9 +57,6 @@ def _board_commands(board):
     """The protocol commands the board answers itself (``nardy.hal``), or None."""
     if hasattr(board, "commands"):
         return board.commands() or None
-    if board.virtual:
-        from nardy.vcommands import COMMANDS
-        return COMMANDS
     return None
 
 

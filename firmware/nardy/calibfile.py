@@ -48,6 +48,18 @@ def _channel(k, n):
     return ch
 
 
+def _set_levels(c, d, key, n):
+    """The channels with five levels of their own: ``d[key]``, {channel: levels}
+    ("channels" in version 1, "custom" in version 2)."""
+    chans = d.get(key, {})
+    if not isinstance(chans, dict):
+        raise ValueError("calibration: %s must be an object" % key)
+    for k, lv in chans.items():
+        if not isinstance(lv, list) or len(lv) != 5:
+            raise ValueError("calibration: channel %r needs 5 levels" % (k,))
+        c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+
+
 def from_dict(d, n=None, slots=5):
     """Build a Calibration from a parsed file. Raises ValueError for anything not a
     finite integer in range, or of the wrong shape."""
@@ -72,13 +84,7 @@ def from_dict(d, n=None, slots=5):
             if k in given:
                 default[k] = _int(given[k], 0, 4095, k)
         c = Calibration(n, default, hyst)
-        chans = d.get("channels", {})
-        if not isinstance(chans, dict):
-            raise ValueError("calibration: channels must be an object")
-        for k, lv in chans.items():
-            if not isinstance(lv, list) or len(lv) != 5:
-                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
-            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+        _set_levels(c, d, "channels", n)
     else:
         st = _check_steps(d.get("steps"))
         default["white1"] = default["baseline"] + st[0]
@@ -94,13 +100,7 @@ def from_dict(d, n=None, slots=5):
         for ch in range(n):
             c.set_channel(ch, _int(base[ch], 0, 4095, "a baseline"),
                           _int(gain[ch], GAIN_MIN, GAIN_MAX, "a gain"))
-        custom = d.get("custom", {})
-        if not isinstance(custom, dict):
-            raise ValueError("calibration: custom must be an object")
-        for k, lv in custom.items():
-            if not isinstance(lv, list) or len(lv) != 5:
-                raise ValueError("calibration: channel %r needs 5 levels" % (k,))
-            c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+        _set_levels(c, d, "custom", n)
     dead = d.get("dead", [])
     if not isinstance(dead, list):
         raise ValueError("calibration: dead must be a list")

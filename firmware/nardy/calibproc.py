@@ -31,13 +31,9 @@ checker as the reference.
 
 from array import array
 
-from nardy.calibration import RAIL_HI, RAIL_LO, Calibration, model_defaults
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from nardy.calibration import RAIL_HI, RAIL_LO, Calibration, model_defaults
 
 EMPTY = const(0)
 SLOTS = const(1)
@@ -51,6 +47,18 @@ NOISE_MAX = const(64)      # peak-to-peak counts over the empty scans (8 sd of s
 GAIN_LO = const(600)       # per mille of the model's one-checker step
 GAIN_HI = const(1600)
 _STEADY = const(3)         # scans a placed checker must hold still
+
+
+def add_scan(raw, n, acc, lo, hi):
+    """One scan into each channel's sum, lowest and highest reading: the empty
+    board's statistics (this procedure's first step, and ``nardy.selftest``)."""
+    for ch in range(n):
+        r = raw[ch]
+        acc[ch] += r
+        if r < lo[ch]:
+            lo[ch] = r
+        if r > hi[ch]:
+            hi[ch] = r
 
 
 class Procedure:
@@ -117,13 +125,7 @@ class Procedure:
         s = self._sum
         lo = self._lo
         hi = self._hi
-        for ch in range(self.n):
-            r = raw[ch]
-            s[ch] += r
-            if r < lo[ch]:
-                lo[ch] = r
-            if r > hi[ch]:
-                hi[ch] = r
+        add_scan(raw, self.n, s, lo, hi)
         if self.scans < self.empty_scans:
             return
         f = self.faults

@@ -30,6 +30,23 @@ falls back to the defaults then and says why in ``Calibration.error``.
 
 The sensing loop never reads this object: ``thresholds()`` flattens it once into an
 ``array('h')`` of four class boundaries per channel.
+
+>>> cal = Calibration(2)                 # two channels, the model's defaults
+>>> cal.levels(0)                        # baseline, white1, white2, black1, black2
+[2048, 2986, 3278, 1108, 820]
+>>> cal.set_channel(1, 2000, 1100)       # offset 2000 counts, gain 1.1
+>>> cal.levels(1)
+[2000, 3032, 3353, 966, 649]
+>>> list(cal.thresholds())[4:]           # the lowest reading of black1 .. white2
+[808, 1484, 2516, 3193]
+>>> cal.set_channel(0, 5000, 1000)
+Traceback (most recent call last):
+ValueError: calibration: channel 0: baseline 5000 or gain 1000 out of range
+>>> cal.set_baselines([2100, 4095])      # the empty board; channel 1 reads a rail
+>>> cal.levels(0)[:2], sorted(cal.dead)
+([2100, 3038], [1])
+>>> loads(cal.dumps(), 2).levels(0)      # through the file and back
+[2100, 3038, 3330, 1160, 872]
 """
 
 from array import array

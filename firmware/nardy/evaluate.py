@@ -324,6 +324,10 @@ def _hidden(parts, b1, acc, h, b, me, op):
     _acc(b1, acc, h, 0)
 
 
+# The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in _quick (the
+# same four-deep read of an int16 weight, deliberately repeated): a loop over the
+# count would cost the viper code a counter and a branch per weight, on the bot's
+# hottest path.
 @micropython.viper
 def _piece(w: ptr16, acc: ptr32, h: int, b: ptr8, o: int, n: int):
     for k in range(n):

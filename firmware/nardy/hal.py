@@ -1,24 +1,21 @@
 """The board interface (HAL), written once: everything the app (``nardy.app``) needs
-from the hardware, behind one object. Two boards provide it:
+from the hardware, behind one object. Two boards provide it, as subclasses of
+``Board`` below:
 
 - ``nardy.hal_esp32.Board``: the ESP32 (ADC scan through the multiplexers, NeoPixel
   LEDs, the SSD1306 OLED, three buttons, the USB serial);
 - ``nardy.hal_virtual.Board``: the virtual board on the unix port, whose sensors,
   buttons and clock are driven by protocol lines (``virtual = True``).
 
-``Board`` below is the contract as a base class (as mpremote's ``Transport``): the
-methods each board implements, with their meaning; the defaults are what a board
-without that part does. ``tests/host/test_hal_contract.py`` checks that both boards
-provide every method with a compatible signature.
+``Board`` is the contract as a base class (as mpremote's ``Transport``): the methods
+each board implements (those raising ``NotImplementedError``), with their meaning;
+the others have the default of a board without that part. Every board overrides the
+abstract ones with the same signature (``tests/firmware/test_hal_contract.py``, under
+CPython and MicroPython).
 
 A board may answer protocol commands of its own (``commands``): the virtual board's
 ``sense`` and ``button`` lines and its ``oled``/``leds`` switches of ``set`` are its
-business, not the app's (``nardy.vcommands``; until the virtual board's
-``commands()`` returns them, the app takes them for any board with ``virtual =
-True``).
-
-The app does not import this module: a class is heap on the board, and the boards
-provide the methods themselves.
+business, not the app's (``nardy.vcommands``).
 """
 
 
@@ -26,7 +23,6 @@ class Board:
     virtual = False      # True: time passes only as ``sense`` lines say (scripts)
     pinmap = None        # nardy.pinmap.PinMap: layout, LED zones, limits
     display = None       # a framebuf with ``buffer`` and ``show()``, or None
-    eof = False          # the host closed the line for good (virtual board)
 
     def out(self, obj):
         """Send one protocol event (a dict) to the host as one JSON line."""
@@ -70,8 +66,10 @@ class Board:
 
     def urandom(self, n):
         """``n`` random bytes (the dice)."""
-        raise NotImplementedError
+        import os
+        return os.urandom(n)
 
     def commands(self):
-        """Protocol commands this board answers itself: {name: handler(app, cmd)}."""
-        return {}
+        """Protocol commands this board answers itself: {name: handler(app, cmd)},
+        or None."""
+        return None

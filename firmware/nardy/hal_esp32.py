@@ -10,18 +10,16 @@ the factory functions only, so this file also imports on the unix port (for test
 import time
 
 import micropython
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
+from nardy import hal
 from nardy.buttons import Buttons
 from nardy.pinmap import NONE
 
-try:
-    from micropython import const  # pyright: ignore[reportAssignmentType]
-except ImportError:  # CPython
-    def const(x):
-        return x
-
 _ADC_SHIFT = const(4)   # read_u16() is 0..65535; the thresholds are 12-bit counts
 _MCP_START = const(0x06)   # MCP3208: start bit + single-ended, then D2 of the channel
+# USB bytes taken per look before the scan gets its turn again (Board.read_line)
+_READ_BUDGET = const(64)
 
 
 def _sleep_us(us):
@@ -243,7 +241,8 @@ class Scanner:
 class Leds:
     """WS2812 chain through the built-in ``neopixel`` (injected ``np``: indexable
     with (r, g, b) tuples, ``write()``). ``show(frame)`` takes the composed frame
-    (3 bytes per LED in chain order, already brightness-capped by nardy.leds)."""
+    (3 bytes per LED in chain order, already brightness-capped by
+    ``nardy.ui.led_frame``)."""
 
     def __init__(self, np, count):
         self.np = np
@@ -274,11 +273,8 @@ class PinButtons(Buttons):
         self.poll(lv, now)
 
 
-class Board:
-    """Everything the app needs from the hardware, behind one object; the virtual
-    board (nardy.hal_virtual) has the same attributes and methods."""
-
-    virtual = False
+class Board(hal.Board):
+    """The ESP32 board (the contract: ``nardy.hal.Board``)."""
 
     def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/", usb=None,
                  write=None):
@@ -290,10 +286,8 @@ class Board:
         self.flash_dir = flash_dir
         self.usb = usb            # nardy.lines.LineReader over the USB serial, or None
         self.write = write        # str -> None; default: sys.stdout (the USB serial)
-        self.eof = False
 
     def out(self, obj):
-        """One protocol event to the host, as one JSON line."""
         import json
         w = self.write
         if w is None:
@@ -301,20 +295,16 @@ class Board:
             w = sys.stdout.write
         w(json.dumps(obj) + "\n")
 
-    def idle(self):
-        return True               # real time: nothing queued for the scan
-
-    async def read_line(self, budget=64):
-        """The next protocol line (bytes, or ``lines.TOO_LONG``). Takes at most
-        ``budget`` bytes at a time and lets the other tasks run in between, so a
-        half-sent line never holds up the scan."""
+    async def read_line(self):
+        # At most _READ_BUDGET bytes at a time, the other tasks run in between: a
+        # half-sent line never holds up the scan.
         import asyncio
         u = self.usb
         while True:
             if u is None:
                 await asyncio.sleep_ms(100)
                 continue
-            ln = u.readline(budget)
+            ln = u.readline(_READ_BUDGET)
             if ln is not None:
                 return ln
             u.eof = False           # the USB serial has no end; a host comes back
@@ -337,10 +327,6 @@ class Board:
     def show_leds(self, frame):
         self.leds.show(frame)
 
-    def show_display(self):
-        if self.display is not None:
-            self.display.show()
-
     def flash_free(self):
         import os
         try:
@@ -348,10 +334,6 @@ class Board:
             return st[0] * st[3]
         except (OSError, AttributeError):
             return -1
-
-    def urandom(self, n):
-        import os
-        return os.urandom(n)
 
     @staticmethod
     def from_pinmap(pm, usb=True):

@@ -14,15 +14,15 @@ import sys
 from array import array
 
 import framebuf
+from micropython import const
 
+from nardy import hal
 from nardy.lines import TOO_LONG
-from nardy.pinmap import load
 from nardy.protocol import MAX_LINE, parse_sense
 
-_HEX = "0123456789abcdef"
 # The line buffer: a sense line (128 readings) fits in it; a longer line, up to
 # protocol.MAX_LINE, is gathered apart (rare: the host's commands are short).
-_LINE_BUF = 1024
+_LINE_BUF = const(1024)
 
 
 def hexlify(b):
@@ -75,15 +75,19 @@ class Display(framebuf.FrameBuffer):
                    "fb": hexlify(self.buffer)})
 
 
-class Board:
+class Board(hal.Board):
+    """The virtual board (the contract: ``nardy.hal.Board``)."""
+
     virtual = True
 
     def __init__(self, pinmap_path, flash_dir, out=None, period_ms=20, flash_bytes=-1):
+        from nardy.pinmap import load
         self.pinmap = load(pinmap_path)
         self.flash_dir = flash_dir
         self.period_ms = period_ms
         self.flash_bytes = flash_bytes      # a quota to test a full flash; -1: none
-        self.raw = array("H", [0] * self.pinmap.layout.n)
+        n = self.pinmap.layout.n  # pyright: ignore[reportAttributeAccessIssue]
+        self.raw = array("H", [0] * n)
         self.have = False
         self._fresh = None        # the buffer that already holds self.raw
         self.budget = 0
@@ -123,6 +127,8 @@ class Board:
         self.budget += ms
 
     def press(self, name, kind):
+        """A button press, polled like the ESP32's (``button`` lines: nardy.vcommands
+        and the self-test)."""
         self.events.append((name, kind))
 
     def idle(self):
@@ -144,6 +150,10 @@ class Board:
             self._fresh = buf
         return True
 
+    def commands(self):
+        from nardy.vcommands import COMMANDS
+        return COMMANDS
+
     def poll_buttons(self, now):
         ev = self.events
         if not ev:
@@ -164,9 +174,6 @@ class Board:
         else:
             self.out({"ev": "leds", "rgb": hexlify(frame)})
 
-    def show_display(self):
-        self.display.show()
-
     def flash_free(self):
         if self.flash_bytes < 0:
             return -1
@@ -184,9 +191,6 @@ class Board:
                 if st[0] & 0x8000:
                     used += st[6]
         return self.flash_bytes - used
-
-    def urandom(self, n):
-        return os.urandom(n)
 
     async def read_line(self):
         """The next line from stdin (bytes), ``lines.TOO_LONG`` after an over-long
@@ -236,12 +240,9 @@ class Board:
             if big is not None:
                 return TOO_LONG if len(big) > MAX_LINE else bytes(big)
             if n or not self.eof:
-                return self._line(0, n)
+                ms = parse_sense(buf, 0, n, self._scratch)
+                if ms is None:
+                    return bytes(memoryview(buf)[:n])
+                self.sense(self._scratch, ms)
+                return b""
         return None
-
-    def _line(self, a, b):
-        ms = parse_sense(self._ibuf, a, b, self._scratch)
-        if ms is not None:
-            self.sense(self._scratch, ms)
-            return b""
-        return bytes(memoryview(self._ibuf)[a:b])

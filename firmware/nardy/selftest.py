@@ -27,7 +27,7 @@ from array import array
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.calibproc import BASE_WINDOW, NOISE_MAX
+from nardy.calibproc import BASE_WINDOW, NOISE_MAX, add_scan
 from nardy.calibration import RAIL_HI, RAIL_LO
 
 MIN_FLASH = 65536
@@ -145,13 +145,7 @@ class SelfTest:
                 await self._wait(2)
                 continue
             got += 1
-            for ch in range(n):
-                r = buf[ch]
-                acc[ch] += r
-                if r < lo[ch]:
-                    lo[ch] = r
-                if r > hi[ch]:
-                    hi[ch] = r
+            add_scan(buf, n, acc, lo, hi)
             await self._wait(0)
         self.scanning = False
         if got < self.scans:

@@ -15,8 +15,9 @@ Per channel (slot):
 Per zone (points P1..P24, the bar, white's and black's borne-off trays): how many
 checkers of each colour the slots show (``vis_w``/``vis_b``) and whether the true
 number may be higher (``open_``: a slot reads "two or more", or a slot is blind).
-``estimate()`` adds conservation (15 per colour on points + bar + off) to turn one
-open zone per colour into a count; the tracker adds the legal moves.
+Conservation (15 per colour on points, bar and trays) turns one open zone per colour
+into a count: the tracker's (``nardy.zonefit``, ``observed_position``), with the legal
+moves.
 
 Zones: 1..24 = P1..P24, ``ZONE_BAR`` = 25, ``ZONE_OFF_W`` = 26, ``ZONE_OFF_B`` = 27
 (index 0 is unused so that a zone number is the physical point number).
@@ -24,17 +25,12 @@ Zones: 1..24 = P1..P24, ``ZONE_BAR`` = 25, ``ZONE_OFF_W`` = 26, ``ZONE_OFF_B`` =
 
 from array import array
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 ZONE_BAR = const(25)
 ZONE_OFF_W = const(26)
 ZONE_OFF_B = const(27)
 NZONES = const(28)
-CHECKERS = const(15)
 
 # Class codes kept per channel (one byte each). Ordered like the readings so that a
 # class is found by comparing against increasing thresholds.
@@ -149,10 +145,6 @@ class Sensing:
         self.vis_w = bytearray(NZONES)
         self.vis_b = bytearray(NZONES)
         self.open_ = bytearray(NZONES)
-        self.est_w = bytearray(NZONES)
-        self.est_b = bytearray(NZONES)
-        self.conf_w = bytearray(NZONES)   # 2 seen, 1 by conservation, 0 lower bound
-        self.conf_b = bytearray(NZONES)
         self.raw = None         # the last scan's raw readings (not copied)
         self.seq = 0            # bumps whenever the observation changes
         self.pending = 0        # channels whose latest class is not debounced yet
@@ -335,57 +327,3 @@ class Sensing:
         """Debounced class of one channel: -2..2 (black2..white2), None if unknown."""
         c = self._stab[ch]
         return None if c >= C_UNKNOWN else c - C_EMPTY
-
-    def estimate(self):
-        """Counts per zone with conservation; fills est_*/conf_* (no allocation).
-
-        A zone shows its count exactly (confidence 2) unless it is blind or full (as
-        many as its slots can tell, ``Layout.cap``: a third checker on a stack of two
-        looks the same). If exactly one zone of a colour may hold more, it holds the
-        rest of the 15 (confidence 1; a checker held in the hand is then counted
-        there). Otherwise such zones keep their lower bound (confidence 0) and the
-        tracker resolves them from the moves.
-        """
-        cap = self.layout.cap
-        for colour in (0, 1):
-            vis = self.vis_w if colour == 0 else self.vis_b
-            est = self.est_w if colour == 0 else self.est_b
-            conf = self.conf_w if colour == 0 else self.conf_b
-            total = 0
-            nopen = 0
-            zopen = 0
-            for z in range(1, NZONES):
-                total += vis[z]
-                est[z] = vis[z]
-                if self.open_[z] & BLIND or vis[z] >= cap[z]:
-                    nopen += 1
-                    zopen = z
-                    conf[z] = 0
-                else:
-                    conf[z] = 2
-            if nopen == 1:
-                rest = CHECKERS - (total - vis[zopen])
-                if rest >= vis[zopen]:
-                    est[zopen] = rest
-                    conf[zopen] = 1
-
-    def observation(self):
-        """The observation as plain data (allocates: for the protocol and tests)."""
-        self.estimate()
-        pts = []
-        for z in range(1, NZONES):
-            w = self.est_w[z]
-            b = self.est_b[z]
-            if w and b:
-                colour = "mixed"
-            elif w:
-                colour = "white"
-            elif b:
-                colour = "black"
-            else:
-                colour = None
-            conf = min(self.conf_w[z], self.conf_b[z])
-            pts.append({"zone": z, "colour": colour, "white": w, "black": b,
-                        "seen_white": self.vis_w[z], "seen_black": self.vis_b[z],
-                        "confidence": conf})
-        return pts

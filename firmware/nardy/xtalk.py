@@ -7,17 +7,10 @@ when a neighbour's class changes (``neighbour_changed``, called by ``Sensing.sca
 A module of its own so that the boot compiles it after the app's big modules.
 """
 
-try:
-    from micropython import const
-except ImportError:  # CPython
-    def const(x):
-        return x
+from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-C_BLACK1 = const(1)
-C_EMPTY = const(2)
-C_WHITE1 = const(3)
-C_WHITE2 = const(4)
-C_UNKNOWN = const(5)
+from nardy.sensing import C_BLACK1, C_EMPTY, C_UNKNOWN, C_WHITE1, C_WHITE2
+
 _LO_INF = const(-32768)
 _HI_INF = const(32767)
 

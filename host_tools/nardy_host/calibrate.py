@@ -27,7 +27,6 @@ board:
 Exit status 1 when the procedure named faulty channels, 2 for bad input.
 """
 
-import argparse
 import json
 import os
 import random
@@ -36,6 +35,7 @@ import sys
 
 from nardy.calibproc import report_lines
 from nardy.sensing import Layout
+from nardy_host import boardexec
 from nardy_host.errors import UserError
 
 GUIDE = {
@@ -48,15 +48,11 @@ GUIDE = {
 
 
 def register(sub):
-    p = sub.add_parser("calibrate", help="guided calibration of the hall sensors",
-                       description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--port", required=True, metavar="PORT",
-                   help="the board's serial port, or vboard:DIR")
+    p = boardexec.add_parser(sub, "calibrate", "guided calibration of the hall sensors",
+                             __doc__)
     p.add_argument("--save", metavar="FILE", help="also write calib.json here")
     p.add_argument("--dry-run", action="store_true",
                    help="vboard: measure, but save nowhere")
-    p.add_argument("--root", default="/", help="the board's root directory (default /)")
     p.add_argument("--checkers", type=int, default=15,
                    help="checkers per colour for the reference step (0 skips it)")
     p.add_argument("--sim-seed", type=int, default=1,
@@ -100,19 +96,7 @@ def _noisy(board, chans, rng):
 
 
 def _faults_arg(items, n):
-    out = []
-    for it in items:
-        kind, _, ch = it.partition(":")
-        if kind not in ("dead", "noisy"):
-            raise UserError("--sim-fault: kind must be dead or noisy, not %r" % kind)
-        try:
-            c = int(ch)
-        except ValueError:
-            raise UserError("--sim-fault: channel must be a number, not %r" % ch) from None
-        if not 0 <= c < n:
-            raise UserError("--sim-fault: channel must be 0..%d" % (n - 1))
-        out.append((kind, c))
-    return out
+    return boardexec.parse_faults(items, ("dead", "noisy"), "--sim-fault", n)
 
 
 def save_vboard(d, text):
@@ -128,16 +112,10 @@ def run_board(args):
     """The procedure on a real board over mpremote; returns (calib.json text or None,
     the board's final report)."""
     from nardy_host.deploy import _mpremote
-    if not os.path.exists(args.port):
-        raise UserError("no such port: %s" % args.port)
-    root = args.root.rstrip("/")
-    path = root + "/data/calib.json"
-    code = ("import sys\nsys.path.insert(0, %r)\nfrom nardy.pinmap import load\n"
-            "from nardy.hal_esp32 import Board\nfrom nardy.calibproc import run_board\n"
-            "pm = load(%r)\nb = Board.from_pinmap(pm, usb=False)\n"
-            "run_board(b, %r, pm.slots, %d)\n"
-            % (root or "/", root + "/pinmap.json", path, args.checkers))
-    cmd = _mpremote() + ["connect", args.port, "exec", code]
+    path = boardexec.board_root(args.root) + "/data/calib.json"
+    cmd = boardexec.exec_command(args.port, args.root, (
+        "from nardy.calibproc import run_board\nrun_board(b, %r, pm.slots, %d)\n"
+        % (path, args.checkers)))
     report = None
     shown = None
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -171,10 +149,8 @@ def run_board(args):
 def run(args):
     if args.checkers < 0 or args.checkers > 15:
         raise UserError("--checkers must be 0..15")
-    if args.port.startswith("vboard:"):
-        d = args.port[7:]
-        if not d:
-            raise UserError("vboard:DIR needs a directory")
+    d = boardexec.vboard_dir(args.port)
+    if d is not None:
         faults = _faults_arg(args.sim_fault, Layout(5).n)
         for step in ("empty", "slots", "ref_white", "ref_black"):
             if step.startswith("ref") and not args.checkers:

@@ -15,48 +15,30 @@ Exit status 0 when everything passed, 1 when the report names a fault, 2 for bad
 input (no such port, a bad --inject).
 """
 
-import argparse
 import json
 import os
 import random
 import subprocess
 import sys
 
+from nardy_host import boardexec
 from nardy_host.errors import UserError
 
 INJECT = ("dead", "stuck", "noisy", "checker")
 
 
 def register(sub):
-    p = sub.add_parser("selftest", help="run the board's self-test",
-                       description=__doc__,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--port", required=True, metavar="PORT",
-                   help="the board's serial port, or vboard:DIR")
+    p = boardexec.add_parser(sub, "selftest", "run the board's self-test", __doc__)
     p.add_argument("--no-buttons", action="store_true", help="skip the button check")
     p.add_argument("--inject", action="append", default=[], metavar="KIND:CHANNEL",
                    help="vboard: a fault on a channel (%s)" % ", ".join(INJECT))
     p.add_argument("--pinmap", default=None, help="vboard: pin map (default esp32s3)")
-    p.add_argument("--root", default="/", help="the board's root directory (default /)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run)
 
 
 def parse_inject(items, n):
-    out = []
-    for it in items:
-        kind, _, ch = it.partition(":")
-        if kind not in INJECT:
-            raise UserError("--inject: kind must be one of %s, not %r" % (
-                ", ".join(INJECT), kind))
-        try:
-            c = int(ch)
-        except ValueError:
-            raise UserError("--inject: channel must be a number, not %r" % ch) from None
-        if not 0 <= c < n:
-            raise UserError("--inject: channel must be 0..%d" % (n - 1))
-        out.append((kind, c))
-    return out
+    return boardexec.parse_faults(items, INJECT, "--inject", n)
 
 
 def sense_lines(n, faults, scans=None, seed=1):
@@ -90,12 +72,9 @@ def sense_lines(n, faults, scans=None, seed=1):
     return out
 
 
-def run_vboard(args):
+def run_vboard(args, d):
     from nardy_host.mpunix import compiled_firmware, micropython, pinmap_path
     mp = micropython()          # UserError when the unix port is missing
-    d = args.port[7:]
-    if not d:
-        raise UserError("vboard:DIR needs a directory")
     fw = compiled_firmware()    # as the board runs it (nardy_host.mpunix)
     pm = args.pinmap or pinmap_path()
     if not os.path.exists(pm):
@@ -118,25 +97,19 @@ def run_vboard(args):
 
 
 def run_board(args):
-    from nardy_host.deploy import _mpremote
-    if not os.path.exists(args.port):
-        raise UserError("no such port: %s" % args.port)
-    root = args.root.rstrip("/") or ""
-    code = ("import sys\nsys.path.insert(0, %r)\nfrom nardy.pinmap import load\n"
-            "from nardy.hal_esp32 import Board\nfrom nardy.calibration import load as lc\n"
-            "from nardy import selftest\npm = load(%r)\n"
-            "b = Board.from_pinmap(pm, usb=False)\n"
+    root = boardexec.board_root(args.root)
+    body = ("from nardy.calibration import load as lc\nfrom nardy import selftest\n"
             "selftest.run_board(b, lc(%r, pm.layout.n, pm.slots), buttons=%r)\n"
-            % (root or "/", root + "/pinmap.json", root + "/data/calib.json",
-               not args.no_buttons))
-    r = subprocess.run(_mpremote() + ["connect", args.port, "exec", code],
+            % (root + "/data/calib.json", not args.no_buttons))
+    r = subprocess.run(boardexec.exec_command(args.port, args.root, body),
                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
     return r.stdout, r.stderr
 
 
 def run(args):
-    if args.port.startswith("vboard:"):
-        out, err = run_vboard(args)
+    d = boardexec.vboard_dir(args.port)
+    if d is not None:
+        out, err = run_vboard(args, d)
     else:
         out, err = run_board(args)
     report = None

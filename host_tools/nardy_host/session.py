@@ -136,6 +136,16 @@ class _Link:
             self.on_event(ev)
         self.on_event(None)
 
+    @staticmethod
+    def _write_line(out, line, gone):
+        """``line`` and its newline to the board's input ``out``; LinkError with
+        ``gone`` when that is closed."""
+        try:
+            out.write(line.encode() + b"\n")
+            out.flush()
+        except (OSError, ValueError) as e:
+            raise LinkError("%s: %s" % (gone, e)) from None
+
     def _start_reader(self, readline):
         self.reader = threading.Thread(target=self._read_loop, args=(readline,),
                                        daemon=True)
@@ -207,11 +217,7 @@ class VirtualLink(_Link):
     def send_line(self, line):
         if self.pty:
             raise LinkError("the pty is for a serial client")
-        try:
-            self._fout.write(line.encode() + b"\n")
-            self._fout.flush()
-        except (OSError, ValueError) as e:
-            raise LinkError("virtual board gone: %s" % e) from None
+        self._write_line(self._fout, line, "virtual board gone")
 
     def kill(self):
         """Power cut: SIGKILL; what the board wrote before it died is still read."""
@@ -276,11 +282,7 @@ class SerialLink(_Link):
         self._start_reader(self.ser.readline)
 
     def send_line(self, line):
-        try:
-            self.ser.write(line.encode() + b"\n")
-            self.ser.flush()
-        except (OSError, ValueError) as e:
-            raise LinkError("serial port gone: %s" % e) from None
+        self._write_line(self.ser, line, "serial port gone")
 
     def close(self):
         if self.ser is not None:

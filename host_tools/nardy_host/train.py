@@ -131,15 +131,21 @@ def write_weights(path, variant, net, lin):
 
 
 # -- long: TD(lambda) self-play ------------------------------------------------------
+def _roll(v, pos, rng):
+    """A roll of the side to move: (its legal turns, those that bear off the last
+    checker: the game's end)."""
+    dice = (rng.randint(1, 6), rng.randint(1, 6))
+    turns = v.legal_turns(pos, dice)
+    return turns, [t for t in turns if t[1].board[26 * pos.turn + OFF] == CHECKERS]
+
+
 def td_game(v, net, rng, lam, explore):
     """One self-play game; returns (features of every afterstate, lambda-returns)."""
     pos = v.start_position(turn=rng.randint(0, 1))
     xs, vals = [], []
     while True:
-        dice = (rng.randint(1, 6), rng.randint(1, 6))
-        turns = v.legal_turns(pos, dice)
         mover = pos.turn
-        ends = [t for t in turns if t[1].board[26 * mover + OFF] == CHECKERS]
+        turns, ends = _roll(v, pos, rng)
         if ends:
             pos = ends[0][1]
             r = game_result(v, pos, True)
@@ -185,6 +191,7 @@ def train_long(args, log):
 
 # -- short: gnubg as a teacher ----------------------------------------------------------
 def to_gnubg(pos):
+    """gnubg's board of ``pos``: [opponent, player on roll], 25 each (bar last)."""
     out = []
     for color in (1 - pos.turn, pos.turn):
         side = pos.side(color)
@@ -205,10 +212,8 @@ def teacher_data(v, games, rng, per_turn, log):
     for g in range(games):
         pos = v.start_position(turn=rng.randint(0, 1))
         while True:
-            dice = (rng.randint(1, 6), rng.randint(1, 6))
-            turns = v.legal_turns(pos, dice)
             mover = pos.turn
-            ends = [t for t in turns if t[1].board[26 * mover + OFF] == CHECKERS]
+            turns, ends = _roll(v, pos, rng)
             if ends:
                 break
             eq = [gnubg_equity(t[1]) for t in turns]

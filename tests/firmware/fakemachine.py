@@ -96,3 +96,28 @@ def remove():
         sys.modules.pop(name, None)
         if name in _saved:
             sys.modules[name] = _saved.pop(name)
+
+
+class _FrameBufModule:
+    """CPython has no ``framebuf``: enough of it to build the virtual board."""
+
+    MONO_VLSB = 0
+
+    class FrameBuffer:
+        def __init__(self, buf, width, height, fmt):
+            self.buf = buf
+
+
+def install_framebuf():
+    """Put a stand-in ``framebuf`` in ``sys.modules`` unless the runtime has one
+    (MicroPython); True when it did (``remove_framebuf()`` undoes it)."""
+    try:
+        import framebuf  # noqa: F401
+        return False
+    except ImportError:
+        sys.modules["framebuf"] = _FrameBufModule
+        return True
+
+
+def remove_framebuf():
+    sys.modules.pop("framebuf", None)

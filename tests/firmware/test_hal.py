@@ -409,3 +409,117 @@ def test_from_pinmap_internal_adc_fallback():
     buf = array("H", [0] * board.pinmap.layout.n)
     board.scan(buf)
     assert buf[0] == 2048       # 1.65 V of a 3.3 V supply, from read_uv()
+
+
+def _asyncio():
+    import asyncio
+    if not hasattr(asyncio, "sleep_ms"):         # CPython: MicroPython's sleep_ms
+        asyncio.sleep_ms = lambda ms: asyncio.sleep(ms / 1000)
+    return asyncio
+
+
+def test_read_line_lets_the_scan_run_every_64_bytes():
+    # The ESP32's USB lines: a 300-byte line that has arrived whole is taken 64 bytes
+    # between two turns of the other tasks (the scan), not in one go; a line still
+    # arriving is waited for without blocking; the USB serial has no end.
+    from nardy.hal_esp32 import Board
+    from nardy.lines import LineReader
+    asyncio = _asyncio()
+
+    class Serial:
+        def __init__(self):
+            self.data = bytearray()
+            self.pos = 0
+            self.reads = 0
+
+        def ready(self):
+            return self.pos < len(self.data)
+
+        def readinto(self, buf):
+            if self.pos >= len(self.data):
+                return 0                     # nothing there (the reader sees "end")
+            buf[0] = self.data[self.pos]
+            self.pos += 1
+            self.reads += 1
+            return 1
+
+    s = Serial()
+    long = b'{"cmd": "ping", "id": 1, "pad": "' + b"x" * 260 + b'"}'
+    s.data += long + b"\n" + b'{"cmd": "ping",'
+    board = Board(load(PINMAPS + "esp32s3.json"), None, None, None, None,
+                  usb=LineReader(s, s.ready, 4096))
+    reads_per_turn = []
+
+    async def scan():
+        while True:
+            reads_per_turn.append(s.reads)
+            await asyncio.sleep_ms(0)
+
+    async def main():
+        task = asyncio.create_task(scan())
+        first = await board.read_line()
+        # the rest of the second line arrives later: read_line waits for it
+        s.data += b' "id": 2}\n'
+        second = await board.read_line()
+        task.cancel()
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert first == long and second == b'{"cmd": "ping", "id": 2}'
+    steps = [b - a for a, b in zip(reads_per_turn, reads_per_turn[1:])]
+    assert max(steps) <= 64 and len(reads_per_turn) >= len(long) // 64, steps
+
+
+def test_from_pinmap_attenuation_and_buttons_without_pull_ups():
+    # each attenuation of the pin map reaches the ADC; external pull-ups: no internal
+    # ones, and active-high buttons read a high level as pressed
+    import fakemachine
+
+    from nardy.hal_esp32 import Board
+    with open(PINMAPS + "esp32s3-internal-adc.json") as f:
+        text = f.read()
+    for db, want in ((0, "ATTN_0DB"), (2, "ATTN_2_5DB"), (6, "ATTN_6DB"), (11, "ATTN_11DB")):
+        d = json.loads(text)
+        d["adc"]["atten_db"] = db
+        d["buttons"]["pull_up"] = False
+        d["buttons"]["active_low"] = False
+        fakemachine.install()
+        try:
+            board = Board.from_pinmap(from_dict(d), usb=False)
+        finally:
+            fakemachine.remove()
+        adcs = [o for o in fakemachine.made if isinstance(o, fakemachine.ADC)]
+        assert adcs and all(a.atten == getattr(fakemachine.ADC, want) for a in adcs), db
+    btn = [o for o in fakemachine.made if isinstance(o, fakemachine.Pin)
+           and o.mode == fakemachine.Pin.IN]
+    assert len(btn) == 3 and all(p.pull is None for p in btn)
+    ok = [p for p in btn if p.n == d["buttons"]["ok"]][0]
+    ev = []
+    ok.v = 1                       # active high: pressed
+    for t in (0, 40, 80):
+        ev += board.poll_buttons(t)
+    ok.v = 0
+    for t in (120, 160, 200):
+        ev += board.poll_buttons(t)
+    assert ev == [("ok", SHORT)], ev
+
+
+def test_usb_reader_reads_lines_after_a_zero_timeout_poll():
+    # MicroPython takes the ipoll branch, CPython the poll one; a file is always
+    # "ready", so the lines come whole and then the end shows as eof
+    from nardy.hal_esp32 import usb_reader
+    path = "/tmp/nardy-usb-reader-test"
+    with open(path, "wb") as f:
+        f.write(b'{"cmd": "ping"}\r\n' + b"y" * 80 + b'\n{"cmd": "dump"}\n')
+    with open(path, "rb") as s:
+        r = usb_reader(s, max_line=64)
+        assert r.ready()
+        got = []
+        for _ in range(10):
+            ln = r.readline(256)
+            if ln is not None:
+                got.append(ln)
+    assert got == [b'{"cmd": "ping"}', b"\x00too long", b'{"cmd": "dump"}'], got
+    assert r.eof
+    import os
+    os.remove(path)

@@ -5,14 +5,18 @@ import gc
 from array import array
 
 from nardy import calibration, magnet
+from nardy.longnardy import LongNardy
 from nardy.sensing import (
     BLIND,
+    OPEN_B,
+    OPEN_W,
     ZONE_BAR,
     ZONE_OFF_B,
-    ZONE_OFF_W,
     Layout,
     Sensing,
 )
+from nardy.tracker import Tracker
+from nardy.zonefit import zone_counts
 
 CAL = magnet.default_calibration()
 BASE = CAL["baseline"]
@@ -129,6 +133,8 @@ def test_stuck_channel_is_found_when_others_show_noise():
 
 
 def test_conservation_counts_one_full_stack():
+    # Sensing sees at most two per slot and says where the count may be higher; the
+    # tracker's conservation (zonefit) makes it 15 per colour.
     lay, s, raw = make()
     # white: 12 on P24 (five slots read "two or more"), 3 on P1; black: 15 on P12
     for slot in range(1, 6):
@@ -137,14 +143,18 @@ def test_conservation_counts_one_full_stack():
     for slot in range(1, 4):
         raw[lay.channel(1, slot)] = CAL["white1"]
     run(s, raw, 0, 200)
-    assert s.vis_w[24] == 10 and s.vis_w[1] == 3
-    s.estimate()
-    assert s.est_w[24] == 12 and s.conf_w[24] == 1
-    assert s.est_w[1] == 3 and s.conf_w[1] == 2
-    assert s.est_b[12] == 15 and s.conf_b[12] == 1
-    obs = s.observation()
-    assert obs[23]["colour"] == "white" and obs[23]["white"] == 12
-    assert obs[ZONE_OFF_W - 1]["colour"] is None
+    assert s.vis_w[24] == 10 and s.vis_w[1] == 3 and s.vis_b[12] == 10
+    assert s.open_[24] == OPEN_W and s.open_[12] == OPEN_B and not s.open_[1]
+    v = LongNardy()
+    trk = Tracker(v, lay)
+    trk.start_turn(v.start_position(), (6, 5))
+    w, b = zone_counts(v, trk.observed_position(s))
+    assert (w[24], w[1], b[12], sum(w), sum(b)) == (12, 3, 15, 15, 15)
+    # a second full stack of white: the count is no longer certain
+    for slot in range(1, 6):
+        raw[lay.channel(13, slot)] = CAL["white2"] + 50
+    run(s, raw, 200, 200)
+    assert s.open_[13] == OPEN_W and trk.observed_position(s) is None
 
 
 def test_fewer_slots_per_point():

@@ -5,13 +5,7 @@ gnubg's point 25 - k."""
 
 import gnubg_nn
 
-
-def to_gnubg(pos):
-    out = []
-    for color in (1 - pos.turn, pos.turn):
-        side = pos.side(color)
-        out.append([side[24 - i] for i in range(24)] + [side[0]])
-    return out
+from nardy_host.train import to_gnubg
 
 
 def gnubg_results(pos, dice):

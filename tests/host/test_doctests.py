@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["nardy.rules", "nardy.longnardy", "nardy.shortnardy", "nardy.notation",
-           "nardy.scoring", "nardy.variants", "nardy.buttons", "nardy.protocol", "nardy.zonefit"]
+           "nardy.scoring", "nardy.variants", "nardy.buttons", "nardy.protocol", "nardy.zonefit",
+           "nardy.calibration", "nardy.pinmap"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -14,3 +15,18 @@ def test_docstring_examples(name):
     mod = importlib.import_module(name)
     result = doctest.testmod(mod)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_module_with_examples_runs_them():
+    # a module given examples later is not left out of the list above
+    import os
+
+    import nardy
+    here = os.path.dirname(nardy.__file__)
+    with_examples = set()
+    for name in os.listdir(here):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name)) as f:
+                if "\n>>> " in f.read().replace("    >>> ", ">>> "):
+                    with_examples.add("nardy." + name[:-3])
+    assert with_examples == set(MODULES), with_examples ^ set(MODULES)

@@ -78,3 +78,14 @@ def test_no_command_module_imports_cli():
             found[name] = _imports_of_cli(path)
     assert found == {}, found
     assert errors.__doc__ and "LinkError" in errors.__doc__
+
+
+def test_a_line_to_a_closed_board_is_a_link_error():
+    import io
+    s = session.SerialLink("/dev/null", lambda ev: None)
+    s.ser = io.BytesIO()
+    s.send_line('{"cmd": "ping"}')
+    assert s.ser.getvalue() == b'{"cmd": "ping"}\n'
+    s.ser.close()
+    with pytest.raises(LinkError, match="serial port gone"):
+        s.send_line('{"cmd": "ping"}')

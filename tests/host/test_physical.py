@@ -42,8 +42,9 @@ def test_sensing_counts_the_start_position_and_stacks():
     rig.settle()
     assert rig.sens.vis_w[24] == 10 and rig.sens.vis_b[12] == 10
     assert sum(rig.sens.vis_w) == 10 and sum(rig.sens.vis_b) == 10
-    rig.sens.estimate()
-    assert rig.sens.est_w[24] == 15 and rig.sens.conf_w[24] == 1
+    rig.trk.start_turn(v.start_position(), (6, 5))
+    seen = rig.trk.observed_position(rig.sens)       # conservation: 15 on the head
+    assert seen is not None and seen.board == v.start_position().board
 
 
 def test_a_slide_across_points_leaves_no_trace():
