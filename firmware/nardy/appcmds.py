@@ -61,18 +61,7 @@ def roll(app, cmd):
 
 def oled(app, cmd):
     app.redraw(force=True)
-    d = app.board.display
-    if d is None:
-        return
-    send = getattr(d, "send", None)
-    if send is not None:
-        # the virtual board's display writes its frame 64 bytes at a time: as one hex
-        # string and one JSON line it needs two 2 KB blocks, which the engine's
-        # fragmented heap sometimes lacks (the host then waited in vain)
-        send()
-        return
-    from nardy.hal_virtual import hexlify
-    app.emit({"ev": "oled", "w": 128, "h": 64, "fb": hexlify(d.buffer)})
+    app.board.send_display()     # in pieces: see nardy.hal.Board.send_display
 
 
 def set_(app, cmd):

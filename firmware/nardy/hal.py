@@ -60,6 +60,13 @@ class Board:
         if self.display is not None:
             self.display.show()
 
+    def send_display(self):
+        """The display's frame to the host now, as one ``oled`` event (the answer to
+        its ``oled`` request). Boards write it in pieces: as one hex string and one
+        JSON line the 1 KB frame needs two 2 KB blocks, which a fragmented heap (the
+        engine's searches) does not always have."""
+        raise NotImplementedError
+
     def flash_free(self):
         """Bytes free for the journal, -1 when unknown."""
         return -1

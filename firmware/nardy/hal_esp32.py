@@ -295,6 +295,19 @@ class Board(hal.Board):
             w = sys.stdout.write
         w(json.dumps(obj) + "\n")
 
+    def send_display(self):
+        d = self.display
+        if d is None:
+            return
+        import binascii
+        import sys
+        w = self.write or sys.stdout.write
+        w('{"ev": "oled", "w": %d, "h": %d, "fb": "' % (d.width, d.height))
+        buf = memoryview(d.buffer)
+        for i in range(0, len(buf), 64):
+            w(binascii.hexlify(buf[i:i + 64]).decode())
+        w('"}\n')
+
     async def read_line(self):
         # At most _READ_BUDGET bytes at a time, the other tasks run in between: a
         # half-sent line never holds up the scan.

@@ -174,6 +174,9 @@ class Board(hal.Board):
         else:
             self.out({"ev": "leds", "rgb": hexlify(frame)})
 
+    def send_display(self):
+        self.display.send()
+
     def flash_free(self):
         if self.flash_bytes < 0:
             return -1

@@ -523,3 +523,31 @@ def test_usb_reader_reads_lines_after_a_zero_timeout_poll():
     assert r.eof
     import os
     os.remove(path)
+
+
+class _Oled:
+    """What the app needs of ssd1306.SSD1306_I2C: its size and its frame buffer."""
+    width = 128
+    height = 64
+
+    def __init__(self):
+        self.buffer = bytearray(i & 255 for i in range(1024))
+
+
+def test_esp32_sends_the_oled_frame_in_pieces():
+    # The host's `oled` request: one JSON line, written 64 frame bytes (128 hex
+    # characters) at a time, never as one 2 KB string that a fragmented heap lacks.
+    from nardy.hal_esp32 import Board
+    writes = []
+    board = Board(None, None, None, _Oled(), None, write=writes.append)
+    board.send_display()
+    line = "".join(writes)
+    assert line.endswith("\n") and line.count("\n") == 1
+    ev = json.loads(line)
+    assert ev["ev"] == "oled" and (ev["w"], ev["h"]) == (128, 64)
+    assert ev["fb"] == "".join("%02x" % b for b in board.display.buffer)
+    assert max(len(w) for w in writes) <= 128, max(len(w) for w in writes)
+    # a board built without an OLED answers nothing (and does not fail)
+    writes.clear()
+    Board(None, None, None, None, None, write=writes.append).send_display()
+    assert writes == []
