@@ -181,15 +181,9 @@ def make_app(hub):
 
     @app.get("/api/log")
     def game_log(req):
-        g = req.args.get("game")
-        if g is None:
-            gid = hub.gid
-            if gid is None:
-                return _error(404, "no game yet")
-        elif not g.isascii() or not g.isdigit() or len(g) > 9:
-            return _error(400, "game must be a number")
-        else:
-            gid = int(g)
+        gid = _game_id(req, hub)
+        if not isinstance(gid, int):
+            return gid                      # the error response
         try:
             lines = hub.game_log(gid)
         except ActionError as e:
@@ -202,15 +196,9 @@ def make_app(hub):
 
     @app.get("/api/analyse")
     async def analyse_game(req):
-        g = req.args.get("game")
-        if g is None:
-            gid = hub.gid
-            if gid is None:
-                return _error(404, "no game yet")
-        elif not g.isascii() or not g.isdigit() or len(g) > 9:
-            return _error(400, "game must be a number")
-        else:
-            gid = int(g)
+        gid = _game_id(req, hub)
+        if not isinstance(gid, int):
+            return gid                      # the error response
         return await analyses.run(analyses.board_game, gid)
 
     @app.post("/api/analyse")
@@ -316,6 +304,19 @@ async def stream(req, sse, hub, i):
                 quiet = 0.0
                 await sse.send("idle", comment=True)
         await asyncio.sleep(POLL_S)
+
+
+def _game_id(req, hub):
+    """The game a request names (``?game=N``; none: the current one), or the error
+    response that refuses it."""
+    g = req.args.get("game")
+    if g is None:
+        if hub.gid is None:
+            return _error(404, "no game yet")
+        return hub.gid
+    if not g.isascii() or not g.isdigit() or len(g) > 9:
+        return _error(400, "game must be a number")
+    return int(g)
 
 
 def download_name(lines, gid):

@@ -231,8 +231,6 @@ def test_analyse_bad_input_gets_one_json_error(sim, capfd):  # noqa: F811
         (call(sim, "/api/analyse", b"\xff\xfe\x00", ctype="text/plain"), 400, "not UTF-8"),
         (call(sim, "/api/analyse", b"", ctype="text/plain"), 400, "empty"),
         (call(sim, "/api/analyse", long_game, ctype="application/json"), 415, "x-ndjson"),
-        (call(sim, "/api/analyse", b"x" * (simweb.MAX_JOURNAL + 1), ctype="text/plain"),
-         413, "too large"),
         (call(sim, "/api/analyse", b"[" * 40000 + b"]" * 40000, ctype="text/plain"), 400,
          "not a game journal"),
     ]
@@ -240,6 +238,13 @@ def test_analyse_bad_input_gets_one_json_error(sim, capfd):  # noqa: F811
         err = json.loads(body)
         assert (code, err["status"]) == (want_code, want_code), (code, body, want)
         assert want in err["error"], (err, want)
+    # too large: refused by its Content-Length, before the body is read (the page
+    # checks a file's size first; sending the whole body here would race the server's
+    # close against the client's send, a reset instead of the answer)
+    resp = sent_short(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+                      % (simweb.MAX_JOURNAL + 1))
+    assert status(resp) == 413 and b"too large" in resp, resp
     # chunked (no length), and a body shorter than its Content-Length
     resp = raw(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                     b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
