@@ -886,6 +886,9 @@ class Variant:
             self._undo(f, t, hit)
 
     def _step_error(self, pos, dice, played, step):
+        # The loop over the remaining dice repeats _next_steps' on purpose: this is the
+        # hot path of every placed checker, and a shared generator or callback would
+        # cost an allocation and a call per die on the ESP32 (bench/mp_rules.py).
         f, t = step
         rems, need = self._after(pos, dice, played)
         if rems and need > 0:
