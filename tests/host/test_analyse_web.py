@@ -6,7 +6,6 @@ itself in Chromium: tests/host/test_sim_analyse.py."""
 
 import json
 import random
-import socket
 import threading
 
 import pytest
@@ -35,20 +34,6 @@ def journal(v, seed, turns=None):
         lines.append(record.dumps(record.turn(v, n, pos.turn, dice, steps, new)))
         pos = new
     return lines
-
-
-def sent_short(srv, data):
-    """Send ``data``, close the sending side (the body ends early), return the
-    answer."""
-    with socket.create_connection(("127.0.0.1", srv.port), timeout=30) as c:
-        c.sendall(data)
-        c.shutdown(socket.SHUT_WR)
-        out = b""
-        while True:
-            b = c.recv(65536)
-            if not b:
-                return out
-            out += b
 
 
 def text(lines):
@@ -241,16 +226,16 @@ def test_analyse_bad_input_gets_one_json_error(sim, capfd):  # noqa: F811
     # too large: refused by its Content-Length, before the body is read (the page
     # checks a file's size first; sending the whole body here would race the server's
     # close against the client's send, a reset instead of the answer)
-    resp = sent_short(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                           b"Content-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
-                      % (simweb.MAX_JOURNAL + 1))
+    resp = raw(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                    b"text/plain\r\nContent-Length: %d\r\n\r\n" % (simweb.MAX_JOURNAL + 1),
+               end=True)
     assert status(resp) == 413 and b"too large" in resp, resp
     # chunked (no length), and a body shorter than its Content-Length
     resp = raw(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                     b"text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
     assert status(resp) == 411
-    resp = sent_short(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                           b"Content-Type: text/plain\r\nContent-Length: 40000\r\n\r\nshort")
+    resp = raw(sim, b"POST /api/analyse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                    b"text/plain\r\nContent-Length: 40000\r\n\r\nshort", end=True)
     assert status(resp) == 400 and b"ended before" in resp
     # still serving, no traceback anywhere
     assert call(sim, "/api/state")[0] == 200

@@ -72,6 +72,23 @@ def test_bearing_off_lands_in_the_tray():
     assert [len(s) for s in b.stacks[ZONE_OFF_W]] == [3, 3]
 
 
+def _knocks(rig, seed, tries, look):
+    """``look(knocked)`` for each checker the hands knock in ``tries`` chances (seen
+    while it lies loose, before the hand puts it back)."""
+    out = []
+    hands = Hands(rig, random.Random(seed), knock=1.0)
+
+    def pause(lo=80, hi=500):
+        k = rig.board.loose.get("knock")
+        if k is not None:
+            out.append(look(k))
+
+    hands.pause = pause
+    for _ in range(tries):
+        hands.maybe_knock(None)
+    return out
+
+
 def test_a_knocked_checker_lands_beside_the_points_never_on_a_checker():
     # Self-play (long, game seeds 1101748, 1101982, 1106855): a checker knocked off a
     # stack was put 9..11 mm from a checker lying on the neighbouring point, two discs
@@ -86,17 +103,7 @@ def test_a_knocked_checker_lands_beside_the_points_never_on_a_checker():
         b.put(16, BLACK)
     d = b.model.checker_diameter_mm
     blocked = [b.zone_xy(16, s) for s in range(2)]
-    spots = []
-    hands = Hands(rig, random.Random(2), knock=1.0)
-
-    def pause(lo=80, hi=500):
-        k = b.loose.get("knock")
-        if k is not None:
-            spots.append((k[0], k[1]))
-
-    hands.pause = pause
-    for _ in range(40):
-        hands.maybe_knock(None)
+    spots = _knocks(rig, 2, 40, lambda k: (k[0], k[1]))
     assert len(spots) >= 20
     for x, y in spots:
         for ox, oy in blocked:
@@ -123,18 +130,12 @@ def test_a_knocked_checker_never_comes_to_rest_over_an_empty_slot_of_another_poi
     h = b.model.magnet_height_mm(0)
     assert b.model.field_mT(r, 0.0, h) <= 0.25 * b.model.field_mT(0.0, 0.0, h)
     assert r > 10.0     # half a seated checker's field lies at about 9.5 mm
-    seen = []
-    hands = Hands(rig, random.Random(3), knock=1.0)
 
-    def pause(lo=80, hi=500):
-        k = b.loose.get("knock")
-        if k is not None:
-            rig.wait(300)
-            seen.append((k[0], k[1], rig.sens.vis_w[14], rig.sens.vis_w[16]))
+    def resting(k):
+        rig.wait(300)
+        return k[0], k[1], rig.sens.vis_w[14], rig.sens.vis_w[16]
 
-    hands.pause = pause
-    for _ in range(60):
-        hands.maybe_knock(None)
+    seen = _knocks(rig, 3, 60, resting)
     assert len(seen) >= 30
     for x, y, w14, w16 in seen:
         assert (w14, w16) == (0, 0), (x, y)

@@ -30,15 +30,22 @@ def _rows(page):
         " [...r.children].map(c => c.textContent)])")
 
 
-def test_analyse_the_live_game_and_step_through_it(browser, sim):  # noqa: F811
-    _short_game_on_the_board(sim)
-    rep = json.loads(call(sim, "/api/analyse")[1])
+def _analysis_tab(browser, sim):  # noqa: F811 (the fixtures, passed on)
+    """A fresh page on the simulator with its Analysis tab open, and the list its
+    script errors go to."""
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(sim.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     page.click("#tab-analysis")
+    return page, errors
+
+
+def test_analyse_the_live_game_and_step_through_it(browser, sim):  # noqa: F811
+    _short_game_on_the_board(sim)
+    rep = json.loads(call(sim, "/api/analyse")[1])
+    page, errors = _analysis_tab(browser, sim)
     assert page.is_hidden("#log") and page.is_visible("#an-table")
     # the session's game is offered; analysing it fills the table, worst first
     gid = json.loads(call(sim, "/api/state")[1])["game"]
@@ -106,12 +113,7 @@ def test_analyse_an_uploaded_journal(browser, sim, tmp_path):  # noqa: F811
     game = tmp_path / "nardy-long-game7.jsonl"
     lines = journal(LongNardy(), 3)
     game.write_bytes(text(lines))
-    page = browser.new_page(viewport={"width": 1366, "height": 768})
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(sim.url)
-    page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
-    page.click("#tab-analysis")
+    page, errors = _analysis_tab(browser, sim)
     assert page.is_disabled("#an-run")          # no game in this session yet
     page.set_input_files("#an-file", str(game))
     page.wait_for_selector("body[data-analysis='done']", timeout=WAIT)

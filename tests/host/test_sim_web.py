@@ -229,11 +229,14 @@ def test_play_in_the_browser(browser, sim, tmp_path):
     page.close()
 
 
-def raw(srv, data, source=None):
-    """Send raw bytes, return everything the server answers before it closes."""
+def raw(srv, data, source=None, end=False):
+    """Send raw bytes, return everything the server answers before it closes.
+    ``end``: close the sending side after them (a body that ends early)."""
     with socket.create_connection(("127.0.0.1", srv.port), timeout=30,
                                   source_address=(source, 0) if source else None) as c:
         c.sendall(data)
+        if end:
+            c.shutdown(socket.SHUT_WR)
         out = b""
         while True:
             b = c.recv(65536)
