@@ -804,4 +804,10 @@ class Tracker(ZoneFit):
         self.state = DONE
         self.lifted = []
         self.targets = []
+        # The engine's answers are per turn: a finished turn's (up to ~40 KB with
+        # the targets) would otherwise stay on the heap until the next roll, under
+        # the next turn's first search. Only hyps[0] is read once DONE.
+        self._next_cache = {}
+        self._targ_cache = {}
+        self.hyps = [self.hyps[0]]
         self.events.append((EV_TURN, played, accepted, rule[0] if rule else None))
