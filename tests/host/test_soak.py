@@ -33,16 +33,15 @@ FREE_AFTER_BOOT_112 = 60000
 # was ~180 KB; with the heap work (heap2) 174-176 KB over three runs (the dice vary):
 # a 53-55 KB margin, so the 48 KB one holds again.
 PEAK_112 = 229376 - 48 * 1024
-# The ROMFS heap the soak runs at. The goal is 56wK; merging the crosstalk
+# The ROMFS heap the soak runs at: 56wK, the goal. Merging the crosstalk
 # compensation (nardy.xtalk), calibration v2 and the board player's hooks on
-# 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data (free after boot at
-# 56wK 12.2 KB, a MemoryError in game 1), and the soak went to 60wK. Won back since
-# (heap2): free after boot at 56wK 18.7 KB, the sampled peak 107.4-108.7 KB. The
-# games themselves now run at 56wK (1 run in 3 passes: a 256-byte table chunk of the
-# engine's search is what a fragmented heap fails to find), but the peak is over
-# 56wK's limit (106,496) by ~1-2 KB; 57wK passes its games but not reliably its
-# limit (108,544). 58wK until that last ~2 KB is won back. The peak limit keeps its
-# 8 KB margin from the heap.
+# 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data and the soak went to
+# 60wK; heap2 won most of it back (58wK). Since heap3 a finished turn drops its
+# engine caches (they stayed until the next roll, under its first search), Sensing
+# makes no stuck-watch tables while the watch is off and the virtual board drops
+# the pin map's scanner tables: free after boot at 56wK 21.9 KB (18.7 before), the
+# sampled peak 100.4-100.5 KB (107.4-108.7 before) against 56wK's limit of 106,496;
+# 12 runs of 12 passed, 4 at a time. The peak limit keeps its 8 KB margin.
 ROMFS_HEAP, ROMFS_HEAP_BYTES = "56wK", 114688
 PEAK_ROMFS = ROMFS_HEAP_BYTES - 8 * 1024
 
