@@ -102,6 +102,30 @@ class Tracker(ZoneFit):
         self.events = []
         self.state = DONE
         self.result = None
+        # Every attribute a turn sets (start_turn), made now: the instance's
+        # attribute table grows to its full size (944 bytes on the unix port) with
+        # the new game, not at the first roll under the engine's search, when a
+        # fragmented 56 KB heap had no such block (and a half-made turn was left).
+        self.pos0 = None
+        self.dice = ()
+        self._nsteps = 0
+        self.hyps = []
+        self._next_cache = {}
+        self._targ_cache = {}
+        self._warm_k = 25
+        self._warm_played = ()
+        self._seen = None
+        self.lifted = []
+        self.targets = []
+        self.warning = None
+        self.diffs = []
+        self.diff_i = 0
+        self.candidates = []
+        self._confirmed = False
+        self._hidden_tried = False
+        self._observed = None
+        self._board_warn = False
+        self._warn_before = None
 
     # -- turn life cycle ---------------------------------------------------------------
     def start_turn(self, pos, dice, obs=None):
