@@ -127,6 +127,21 @@ class Tracker(ZoneFit):
         self._board_warn = False
         self._warn_before = None
 
+    def spare(self):
+        """Forget the game (every table None), keep the object: the next game's
+        tracker is this one made again (``__init__``), so its attribute table (~1 KB)
+        is allocated once per boot, not per game on a fragmented heap."""
+        # (by name: a loop over __dict__ would copy the table it means to keep)
+        self.v = self.layout = self.cap = self.pos0 = self.dice = self._dists = None
+        self.hyps = self._next_cache = self._targ_cache = self._seen = None
+        self._warm_played = self.events = self.lifted = self.targets = None
+        self.diffs = self.candidates = self.result = self.warning = None
+        self._observed = self._warn_before = None
+        self._ce = self._e = self._exm = self._fresh = self._layout = None
+        self._miss = self._patch = self._pp = self._prev = self._zt = None
+        self._wema = self._wref = self._wsum = self._why = None
+        self._fitted = self._fitted_obs = None
+
     # -- turn life cycle ---------------------------------------------------------------
     def start_turn(self, pos, dice, obs=None):
         """Begin tracking a turn from ``pos`` (side to move: ``pos.turn``)."""

@@ -100,6 +100,10 @@ def test_a_turn_adds_no_attribute_to_the_tracker():
     t.tick(None, 5000)
     assert t.state == DONE
     assert sorted(t.__dict__) == made
+    t.spare()                         # the game is over: nothing of it is kept
+    kept = [k for k in t.__dict__ if not isinstance(getattr(t, k), (bool, int, str, type(None)))]
+    assert kept == [], kept
+    assert sorted(t.__dict__) == made
 
 
 def test_a_finished_turn_lets_its_engine_answers_go():
