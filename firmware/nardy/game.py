@@ -25,6 +25,8 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
+import gc
+
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
@@ -276,6 +278,9 @@ class Game:
         # ``new``). The game is over in the journal already (_abandon).
         self._drop_tracker()
         self.variant = self.match = None
+        # collected now, so the new engine's tables (a ~600-byte attribute table
+        # among them) are placed in the holes the old game left
+        gc.collect()
         try:
             v = variant_for(name, opts)
         except (ValueError, TypeError):
