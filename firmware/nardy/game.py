@@ -25,6 +25,8 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
+import gc
+
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
@@ -122,6 +124,8 @@ class Game:
         self.dice_src = dice or Dice()
         self.settings = settings if settings is not None else {}
         self.revision = 0        # bumps on every change the UI should redraw
+        self.tracker = None
+        self._spare = None       # the last game's tracker, made again for the next
         self._clear()            # phase, variant, tracker, match, position, dice ...
         self.last_move = []      # zones of the opponent's last turn (until the roll)
         self.message = None      # (rule id or None, text): shown until the next action
@@ -206,7 +210,7 @@ class Game:
         """No game, no match (a game that could not be resumed)."""
         self.phase = SETUP
         self.variant = None
-        self.tracker = None
+        self._drop_tracker()
         self.match = None
         self.gid = None
         self.pos = None
@@ -225,13 +229,32 @@ class Game:
                 "white_player": m.white_player, "game": self.game_no,
                 "no": self.match_no}
 
+    def _drop_tracker(self):
+        """The game's tracker goes (its tables with it), the object is kept for the
+        next game (``Tracker.spare``)."""
+        t = self.tracker
+        self.tracker = None
+        if t is not None:
+            t.spare()
+            self._spare = t
+
+    def _new_tracker(self, v):
+        self._drop_tracker()
+        t = self._spare
+        self._spare = None
+        if t is None:
+            t = Tracker(v, self.layout)
+        else:
+            t.__init__(v, self.layout)
+        self.tracker = t
+
     def restore_match(self, m):
         """The match between two games, as ``Journal.load_match`` read it (checked
         by record.check_match): waits for OK to start its next game."""
         try:
             v = variant_for(m["variant"], m.get("options") or {})
             self.variant = v
-            self.tracker = Tracker(v, self.layout)
+            self._new_tracker(v)
             self.match = Match(v, m["length"], m.get("white_player", 0))
             self.match.score = [m["score"][0], m["score"][1]]
             self.game_no = m["game"]
@@ -253,14 +276,18 @@ class Game:
         # The last game's engine, tracker and match go before the new variant is
         # loaded: at 56wK both do not fit beside the import (a MemoryError in
         # ``new``). The game is over in the journal already (_abandon).
-        self.tracker = self.variant = self.match = None
+        self._drop_tracker()
+        self.variant = self.match = None
+        # collected now, so the new engine's tables (a ~600-byte attribute table
+        # among them) are placed in the holes the old game left
+        gc.collect()
         try:
             v = variant_for(name, opts)
         except (ValueError, TypeError):
             self._clear()
             raise
         self.variant = v
-        self.tracker = Tracker(v, self.layout)
+        self._new_tracker(v)
         self.match = Match(v, int(length or s.get("match", 1)))
         self.match_no += 1
         self.game_no = 0
@@ -331,7 +358,7 @@ class Game:
             raise ValueError("journal without a game line")
         v = variant_for(hdr["variant"], hdr.get("options") or {})
         self.variant = v
-        self.tracker = Tracker(v, self.layout)
+        self._new_tracker(v)
         m = (hdr.get("meta") or {}).get("match") or {}
         self.match = Match(v, int(m.get("length", 1)), int(m.get("white_player", 0)))
         self.match.score = list(m.get("score", [0, 0]))

@@ -305,7 +305,7 @@ class Board(hal.Board):
         w('{"ev": "oled", "w": %d, "h": %d, "fb": "' % (d.width, d.height))
         buf = memoryview(d.buffer)
         for i in range(0, len(buf), 64):
-            w(binascii.hexlify(buf[i:i + 64]).decode())
+            w(binascii.hexlify(buf[i:i + 64]).decode())  # pyright: ignore[reportArgumentType]
         w('"}\n')
 
     async def read_line(self):

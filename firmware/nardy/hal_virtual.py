@@ -82,7 +82,11 @@ class Board(hal.Board):
 
     def __init__(self, pinmap_path, flash_dir, out=None, period_ms=20, flash_bytes=-1):
         from nardy.pinmap import load
-        self.pinmap = load(pinmap_path)
+        pm = self.pinmap = load(pinmap_path)
+        # no mux, ADC or I2C here: the scanner's tables go (1.5 KB of a 56 KB heap)
+        pm.order = pm.select = pm.decoder = None  # pyright: ignore[reportAttributeAccessIssue]
+        pm.adc_channel = pm.outs = None  # pyright: ignore[reportAttributeAccessIssue]
+        pm.spi = pm.i2c = pm.oled = None  # pyright: ignore[reportAttributeAccessIssue]
         self.flash_dir = flash_dir
         self.period_ms = period_ms
         self.flash_bytes = flash_bytes      # a quota to test a full flash; -1: none

@@ -120,8 +120,12 @@ class Sensing:
         # hysteresis); the common case, a reading inside its band, costs two compares.
         self._lo = array("h", [0] * n)
         self._hi = array("h", [0] * n)
-        self._last = array("h", [0] * n)
-        self._same = array("H", [0] * n)
+        # the stuck-channel watch's state, only when it is on (576 bytes of a
+        # 56 KB heap otherwise)
+        self._last = self._same = None
+        if stuck_scans:
+            self._last = array("h", [0] * n)
+            self._same = array("H", [0] * n)
         self._zdirty = bytearray(NZONES)
         # Crosstalk compensation: each point channel's reading is corrected by what
         # its neighbours' debounced classes put on it (recomputed only when a
@@ -163,7 +167,9 @@ class Sensing:
             self._stab[i] = C_UNKNOWN
             self._lo[i] = _HI_INF     # empty band: the first reading reclassifies
             self._hi[i] = _LO_INF
-            self._same[i] = 0
+        if self._same is not None:
+            for i in range(self.n):
+                self._same[i] = 0
         for z in range(NZONES):
             self._zdirty[z] = 1
         self._aggregate()

@@ -102,6 +102,45 @@ class Tracker(ZoneFit):
         self.events = []
         self.state = DONE
         self.result = None
+        # Every attribute a turn sets (start_turn), made now: the instance's
+        # attribute table grows to its full size (944 bytes on the unix port) with
+        # the new game, not at the first roll under the engine's search, when a
+        # fragmented 56 KB heap had no such block (and a half-made turn was left).
+        self.pos0 = None
+        self.dice = ()
+        self._nsteps = 0
+        self.hyps = []
+        self._next_cache = {}
+        self._targ_cache = {}
+        self._warm_k = 25
+        self._warm_played = ()
+        self._seen = None
+        self.lifted = []
+        self.targets = []
+        self.warning = None
+        self.diffs = []
+        self.diff_i = 0
+        self.candidates = []
+        self._confirmed = False
+        self._hidden_tried = False
+        self._observed = None
+        self._board_warn = False
+        self._warn_before = None
+
+    def spare(self):
+        """Forget the game (every table None), keep the object: the next game's
+        tracker is this one made again (``__init__``), so its attribute table (~1 KB)
+        is allocated once per boot, not per game on a fragmented heap."""
+        # (by name: a loop over __dict__ would copy the table it means to keep)
+        self.v = self.layout = self.cap = self.pos0 = self.dice = self._dists = None
+        self.hyps = self._next_cache = self._targ_cache = self._seen = None
+        self._warm_played = self.events = self.lifted = self.targets = None
+        self.diffs = self.candidates = self.result = self.warning = None
+        self._observed = self._warn_before = None
+        self._ce = self._e = self._exm = self._fresh = self._layout = None
+        self._miss = self._patch = self._pp = self._prev = self._zt = None
+        self._wema = self._wref = self._wsum = self._why = None
+        self._fitted = self._fitted_obs = None
 
     # -- turn life cycle ---------------------------------------------------------------
     def start_turn(self, pos, dice, obs=None):
@@ -804,4 +843,10 @@ class Tracker(ZoneFit):
         self.state = DONE
         self.lifted = []
         self.targets = []
+        # The engine's answers are per turn: a finished turn's (up to ~40 KB with
+        # the targets) would otherwise stay on the heap until the next roll, under
+        # the next turn's first search. Only hyps[0] is read once DONE.
+        self._next_cache = {}
+        self._targ_cache = {}
+        self.hyps = [self.hyps[0]]
         self.events.append((EV_TURN, played, accepted, rule[0] if rule else None))

@@ -482,3 +482,21 @@ def test_back_steps_through_the_differences_out_of_sync():
         assert g.turn_state() == OUT_OF_SYNC
     finally:
         b.close()
+
+
+def test_a_new_match_makes_the_same_tracker_again():
+    # heap (issue 14): one Tracker object a boot, made again for each game, so its
+    # ~1 KB attribute table is not allocated at ``new`` on a fragmented heap (the
+    # 56wK soak's MemoryError in ``new``); nothing of the old game is left in it
+    b, g = _moving("tracker_again", "short", 11)
+    t = g.tracker
+    assert t.hyps and t.v is g.variant
+    g.new_match("long")
+    assert g.tracker is t and t.v is g.variant and g.variant.name == "long"
+    assert t.hyps == [] and t._next_cache == {} and t.pos0 is None
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)          # the opening roll, then a turn as usual
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    assert g.tracker is t and t.pos0 is not None and t.mover == g.pos.turn
+    b.close()

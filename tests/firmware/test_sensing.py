@@ -116,6 +116,13 @@ def test_dead_channel_blinds_its_zone():
     assert s.open_[5] & BLIND and s.vis_b[5] == 0
 
 
+def test_the_stuck_watch_costs_no_heap_when_it_is_off():
+    # heap (issue 10): the app runs with the watch off; its two tables are not made
+    assert make()[1]._same is None and make()[1]._last is None
+    lay, s, raw = make(stuck_scans=5)
+    assert len(s._same) == len(s._last) == lay.n
+
+
 def test_stuck_channel_is_found_when_others_show_noise():
     lay, s, raw = make(stuck_scans=50)
     ch = lay.channel(8, 1)

@@ -84,6 +84,47 @@ def test_steps_commit_and_the_turn_ends_by_itself():
     assert kinds(t).count("step") == 2 and "turn" in kinds(t)
 
 
+def test_a_turn_adds_no_attribute_to_the_tracker():
+    # heap (issue 14): the attribute table is full-sized from the start; growing it
+    # at the first roll needed a 944-byte block a fragmented 56 KB heap lacked
+    v = LongNardy()
+    t = Tracker(v, Layout(5))
+    made = sorted(t.__dict__)
+    pos = v.start_position()
+    lay = Layout(5)
+    t.start_turn(pos, (6, 5), show(v, lay, pos))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    t.tick(None, 0)
+    t.update(show(v, lay, v.apply_step(p1, (7, 12))))
+    t.tick(None, 5000)
+    assert t.state == DONE
+    assert sorted(t.__dict__) == made
+    t.spare()                         # the game is over: nothing of it is kept
+    kept = [k for k in t.__dict__ if not isinstance(getattr(t, k), (bool, int, str, type(None)))]
+    assert kept == [], kept
+    assert sorted(t.__dict__) == made
+
+
+def test_a_finished_turn_lets_its_engine_answers_go():
+    # heap (issue 10): the per-turn caches and spare hypotheses are dropped when the
+    # turn ends, not kept under the next turn's first search until the next roll
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    for _ in range(30):
+        t.tick(None, 0)               # still: the targets are asked ahead (_warm)
+    assert t._next_cache and t._targ_cache
+    p2 = v.apply_step(p1, (7, 12))
+    t.update(show(v, lay, p2))
+    t.tick(None, 5000)                # no step left, still: the turn ends by itself
+    assert t.state == DONE
+    assert not t._next_cache and not t._targ_cache and len(t.hyps) == 1
+    assert t.played == ((1, 7), (7, 12)) and t.position.board == p2.board
+
+
 def test_one_checker_plays_both_dice_in_one_move():
     v = ShortNardy()
     pos = v.start_position()
