@@ -115,6 +115,11 @@ class Tracker(ZoneFit):
         self._warm_k = 25
         self._warm_played = ()
         self._seen = None
+        self._clear_view()
+
+    def _clear_view(self):
+        """What a turn shows and has been told, empty: lifts, targets, warnings,
+        differences, candidates, the confirmations."""
         self.lifted = []
         self.targets = []
         self.warning = None
@@ -123,9 +128,9 @@ class Tracker(ZoneFit):
         self.candidates = []
         self._confirmed = False
         self._hidden_tried = False
-        self._observed = None
-        self._board_warn = False
-        self._warn_before = None
+        self._observed = None     # the position a board verdict would record
+        self._board_warn = False  # the warning is about the board, not a step
+        self._warn_before = None  # the step warning it covers
 
     def spare(self):
         """Forget the game (every table None), keep the object: the next game's
@@ -162,18 +167,8 @@ class Tracker(ZoneFit):
         self._warm_played = ()    # the partial turn it warms
         self._seen = set()       # zones the mover was seen lifting from since a commit
         self.state = IDLE
-        self.lifted = []
-        self.targets = []
-        self.warning = None
-        self.diffs = []
-        self.diff_i = 0
-        self.candidates = []
+        self._clear_view()
         self.result = None
-        self._confirmed = False
-        self._hidden_tried = False
-        self._observed = None     # the position a board verdict would record
-        self._board_warn = False  # the warning is about the board, not a step
-        self._warn_before = None  # the step warning it covers
         self._stir_lift = False
         self._watch_stack()
         # Ask the engine now, once: the lift path and tick() then only look it up.

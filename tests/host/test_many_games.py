@@ -82,7 +82,7 @@ def test_a_thousand_games_boot_and_page_from_romfs(tmp_path):
     flash = str(tmp_path / "flash")
     write_games(flash)
     # Measured 2026-11-22: free heap after boot with 1,000 games at 56wK 18,720 bytes
-    # (heap2; 22,976 before the day's merges, 16,896 after them), 21,536 since heap3
+    # (22,976 before the day's merges, 16,896 after them), 21,536 now
     # (the virtual board keeps no scanner tables of the pin map, Sensing no
     # stuck-watch tables while the watch is off).
     b = soak.Board(flash, ROMFS_HEAP, main, image)

@@ -30,13 +30,13 @@ FREE_AFTER_BOOT_112 = 60000
 # this 64-bit port) and the USB line buffer. Measured: 149 KB at 112wK, 98 KB at
 # 56wK with code in ROMFS (2026-11).
 # After the 2026-11-22 merges the sampled peak at 112wK (code loaded into the heap)
-# was ~180 KB; with the heap work (heap2) 174-176 KB over three runs (the dice vary):
+# was ~180 KB; with the heap work 174-176 KB over three runs (the dice vary):
 # a 53-55 KB margin, so the 48 KB one holds again.
 PEAK_112 = 229376 - 48 * 1024
 # The ROMFS heap the soak runs at: 56wK, the goal. Merging the crosstalk
 # compensation (nardy.xtalk), calibration v2 and the board player's hooks on
 # 2026-11-22 took ~6 KB of module cost and ~3 KB of boot data and the soak went to
-# 60wK; heap2 won most of it back (58wK). Since heap3 a finished turn drops its
+# 60wK; the heap work won most of it back (58wK). Since then a finished turn drops its
 # engine caches (they stayed until the next roll, under its first search), Sensing
 # makes no stuck-watch tables while the watch is off and the virtual board drops
 # the pin map's scanner tables: free after boot at 56wK 21.9 KB (18.7 before), the
@@ -76,13 +76,17 @@ def test_app_runs_at_112wK_and_reports_free_heap(tmp_path):
     b.close()
 
 
-def _soak(heap, games, romfs=False):
+def _soak(heap, games, romfs=False, play=None):
+    """Play on a fresh virtual board at ``heap``: ``games`` games of two people
+    (long and short in turn), or ``play(board, stats)``; the soak's statistics."""
     stats = {"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "choices": 0,
              "mem_every": 5}
     root = tempfile.mkdtemp(prefix="nardy-soak-test-")
     try:
         main, image = soak.compile_firmware(os.path.join(root, "fw"), romfs)
         b = soak.Board(os.path.join(root, "data"), heap, main, image)
+        if play is not None:
+            play(b, stats)
         rng = random.Random(11)
         for i in range(games):
             soak.play_game(b, rng, ("long", "short")[i % 2], stats)
@@ -109,8 +113,8 @@ def test_soak_few_games_with_code_in_romfs():
 
 # The heap of the bot-both soak. The goal (issue 14) is 56wK like the soak above. At
 # 56wK there was no room for the engine (its modules and buffers take ~7.7 KB): 64wK
-# when it was written, 72wK after the 2026-11-22 merges, 64wK again with heap2.
-# Measured since heap3 (the soak above's savings, and the tracker's attribute table
+# when it was written, 72wK after the 2026-11-22 merges, 64wK again after the heap work.
+# Measured since then (the soak above's savings, and the tracker's attribute table
 # made with the game instead of at the first roll, where a fragmented heap lacked
 # its 944 bytes): the sampled peak 109.4-109.7 KB; 62wK passed 47 runs of 48 (see
 # the soak above), 60wK 34 of 36 (a 256-byte table chunk of the engine's search, which a
@@ -123,17 +127,11 @@ BOT_HEAP, BOT_HEAP_BYTES = "62wK", 126976
 def test_soak_bot_both_games_with_code_and_weights_in_romfs():
     # The board plays both sides (bot both), its weights read in place from the
     # ROMFS image (see BOT_HEAP).
-    stats = {"games": 0, "turns": 0, "steps": 0, "passes": 0, "peak": 0, "choices": 0,
-             "mem_every": 5}
-    root = tempfile.mkdtemp(prefix="nardy-soak-test-")
-    try:
-        main, image = soak.compile_firmware(os.path.join(root, "fw"), True)
-        b = soak.Board(os.path.join(root, "data"), BOT_HEAP, main, image)
+    def both_games(b, stats):
         for variant in ("long", "short"):
             soak.play_bot_game(b, variant, stats)
-        b.close()
-    finally:
-        soak.cleanup(root)
+
+    stats = _soak(BOT_HEAP, 0, romfs=True, play=both_games)
     assert stats["bot_games"] == 2 and stats["bot_turns"] > 40
     assert 0 < stats["peak"] <= BOT_HEAP_BYTES - 8 * 1024, stats
 
