@@ -361,8 +361,8 @@ def main(argv=None):
                     help="ask for the heap in use every N turns")
     ap.add_argument("--bot-every", type=int, default=0, metavar="N",
                     help="every Nth game the board plays both sides (bot both; default 0: "
-                         "never: at 56wK with code in ROMFS the app has no room for the "
-                         "engine yet, it needs about 64wK)")
+                         "never: at 56wK with code in ROMFS the engine's search has no room "
+                         "yet, it needs 62wK)")
     ap.add_argument("--romfs", action="store_true",
                     help="code in flash: the .mpy files in a ROMFS image mapped outside "
                          "the heap (nardy_host.romfs), as frozen or ROMFS code on the board")
