@@ -166,7 +166,6 @@ class Game:
         if self.pos is not None:
             # a collection first: the import (a compile, with the code from source)
             # wants a block of ~1.3 KB, which the last turn's garbage may hide
-            import gc
             gc.collect()
             from nardy.posjson import to_json
             pos = to_json(self.pos)
