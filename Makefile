@@ -49,8 +49,8 @@ SOAK_GAMES ?= 10000
 SOAK_SEED ?= 11
 VBOARD_SEED ?= 2
 VBOARD_GAMES ?= 1000
-# 60wK: 1,000 games in a row finish there (README, Memory); at 56wK the engine's table
-# chunks find no room after ~67 games on a slowly fragmenting heap.
+# 60wK: 1,000 games in a row finish there (README, Memory); at 56wK a slowly
+# fragmenting heap has no room for a 272-byte block after ~150 games.
 VBOARD_HEAP ?= 60wK
 # Self-play is pure Python (host emulation + the firmware's sensing and tracker):
 # PyPy runs it about 4x faster than CPython, with the same results for a seed. It is

@@ -361,8 +361,7 @@ def main(argv=None):
                     help="ask for the heap in use every N turns")
     ap.add_argument("--bot-every", type=int, default=0, metavar="N",
                     help="every Nth game the board plays both sides (bot both; default 0: "
-                         "never: at 56wK with code in ROMFS the engine's search has no room "
-                         "yet, it needs 62wK)")
+                         "never)")
     ap.add_argument("--romfs", action="store_true",
                     help="code in flash: the .mpy files in a ROMFS image mapped outside "
                          "the heap (nardy_host.romfs), as frozen or ROMFS code on the board")

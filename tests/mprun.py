@@ -5,6 +5,11 @@ no unittest: it imports each ``test_*.py`` module, calls every ``test_*`` functi
 prints pytest's closing line ("N passed, N failed").
 
     micropython -X heapsize=112wK tests/mprun.py [test_module ...]
+
+With NARDY_MP_LIB=DIR the firmware is imported from DIR (``nardy/*.mpy``, as
+``nardy_host.mpunix.compiled_firmware`` builds it and a board runs it after deploy)
+instead of compiled from firmware/ on the capped heap: tests/test_micropython.py
+does that, so a test measures the firmware, not the compiler's garbage.
 """
 
 import gc
@@ -14,6 +19,8 @@ import sys
 _here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 _root = _here + "/.."
 sys.path.insert(0, _root + "/firmware")
+if os.getenv("NARDY_MP_LIB"):
+    sys.path.insert(0, os.getenv("NARDY_MP_LIB"))
 sys.path.insert(0, _here + "/firmware")
 
 
@@ -48,6 +55,8 @@ def main(argv):
         del mod
         sys.modules.pop(modname, None)
         gc.collect()
+    import nardy.rules
+    print("nardy.rules from %s" % nardy.rules.__file__)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or not passed else 0
 

@@ -1,5 +1,8 @@
 """Run every tests/firmware module again inside the real unix MicroPython port,
-with the heap capped like an ESP32's."""
+with the heap capped like an ESP32's, on the firmware as a board runs it: compiled
+by mpy-cross (``mpunix.compiled_firmware``, what ``nardy deploy`` puts on a board).
+Compiling firmware/ from source on the capped heap measured the compiler instead:
+the 112wK runs failed on its garbage as the modules grew, not on the firmware's."""
 
 import ast
 import os
@@ -8,7 +11,7 @@ import subprocess
 
 import pytest
 
-from nardy_host.mpunix import micropython
+from nardy_host.mpunix import compiled_firmware, micropython
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FW_TESTS = sorted(
@@ -60,13 +63,16 @@ def test_defined_tests_sees_tests_behind_runtime_checks(tmp_path):
 
 @pytest.mark.parametrize("module", FW_TESTS)
 def test_firmware_module_under_micropython(module):
+    lib = compiled_firmware()
     r = subprocess.run(
         [micropython(), "-X", "heapsize=" + HEAP, os.path.join(ROOT, "tests", "mprun.py"),
          module],
         capture_output=True, text=True, timeout=900,
+        env=dict(os.environ, NARDY_MP_LIB=lib),
     )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
+    assert "nardy.rules from %s/nardy/rules.mpy" % lib in out, out    # not the source
     passed, failed = ran_counts(out)
     defined = defined_tests(os.path.join(ROOT, "tests", "firmware", module + ".py"))
     assert failed == 0, out

@@ -15,7 +15,6 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, protocol
 from nardy.app import _size
-from nardy.calibration import load as load_calibration
 from nardy.journal import set_aside_name
 
 _SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
@@ -56,6 +55,7 @@ def read_small(app, name, cap):
 
 def calibration(app, pm):
     """The sensing calibration (calib.json, or the model's defaults)."""
+    from nardy.calibration import load as load_calibration
     path = app.dir + "/calib.json"
     n = _size(path)
     if n == -2 or n > _CALIB_MAX:
@@ -69,9 +69,11 @@ def calibration(app, pm):
         set_aside(app, path, "calib.json unusable: %s: %s" % (type(e).__name__, e))
         return load_calibration(app.dir + "/calib.none", app.layout.n, pm.slots)
     finally:
-        # the file's parser (nardy.calibfile, 1.6 KB) is needed again only by the
-        # self-test and the calibration tool
+        # the file's parser (nardy.calibfile, 1.6 KB) and the calibration's own module
+        # (~2 KB: Sensing keeps only the thresholds it flattens) are needed again only
+        # by the self-test and the calibration tool
         drop_module("nardy.calibfile")
+        drop_module("nardy.calibration")
 
 
 def settings(app):

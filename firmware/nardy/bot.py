@@ -13,10 +13,12 @@ points first). An exact tie goes to the smaller step sequence, so the choice is
 deterministic: the same on the board, the unix port and the host.
 """
 
+from array import array
+
 import micropython
 
 from nardy.evaluate import Net, _quick
-from nardy.rules import CHECKERS, OFF, Position, _apply_board, _steps_of
+from nardy.rules import CHECKERS, OFF, Position, _apply_board, _steps_of, _table
 from nardy.scoring import game_result
 
 KEEP = 24    # results the net rates after the pre-filter (~6 ms each on an ESP32)
@@ -30,65 +32,60 @@ class Bot:
             raise ValueError("weights are for %s nardy" % self.net.variant)
         self.keep = keep
         # allocated once: the candidates' quick scores and packed steps, two boards
-        self._score = [0] * keep
-        self._codes = [0] * keep
+        self._score = array("i", bytes(4 * keep))
+        self._codes = array("i", bytes(4 * keep))
         self._start = bytearray(52)
         self._board = bytearray(52)
+        # the table other rolls' results go to, kept from one choice to the next
+        self._out = _table(4)       # (rules._OUT_CHUNKS)
+        # _take's state over one search: the mover's side, the roll's dice order,
+        # how many are kept and the weakest, the best game-ending result
+        self._me = self._n = self._worst = 0
+        self._root = None
+        self._end_code = self._end_pts = -1
 
-    @micropython.native
     def choose(self, pos, dice):
         """``(steps, position)``: the turn to play; ``steps == ()`` if none is legal."""
         v = self.variant
-        # The engine's own enumeration (what ``v.turns`` iterates): the distinct results
-        # as packed step codes. Each is played on one scratch board and scored there,
-        # so a 1,800-result double builds no Position until the chosen one.
-        table = v._exact(v._enumerate, pos, dice)[0]
-        root = v._root
+        self._start[:] = pos.board
+        self._me = 26 * pos.turn
+        # The engine's own enumeration (what ``v.turns`` iterates), each result as a
+        # packed step code played on one scratch board and scored there, so no
+        # Position is built until the chosen one. A double's results come to _take
+        # as the search finds them (in the order the table would hold them), so even
+        # a 1,800-result double keeps no table; other rolls' results are in the table.
+        v._sink = self._take
+        v._out = self._out
+        try:
+            try:
+                table = v._exact(v._enumerate, pos, dice)
+            except MemoryError:
+                # A double that met a six-block (L5) is searched again in full order,
+                # which can want kilobytes of tables. With none to spare, the board
+                # chooses among the results canonical order found: every one legal,
+                # a few may be missing. (The host never gets here.)
+                table = v._enumerate(pos, dice)
+        finally:
+            v._sink = v._out = None
+        take = self._take
+        for chunk in table[0]:
+            for e in chunk:
+                if e:
+                    take((e & 0xFFFFFF) - 1)
+        root = self._root
+        me = self._me
+        op = 26 - me
         opp_of = v._O
         hits = v.HITS
-        start = self._start
-        b = self._board
-        start[:] = pos.board
-        me = 26 * pos.turn
-        op = 26 - me
-        keep = self.keep
-        score = self._score
-        codes = self._codes
-        lin = self.net.lin
-        n = 0
-        worst = 0                    # index of the weakest kept candidate
-        end_code = -1
-        end_pts = -1
-        for chunk in table:
-            for e in chunk:
-                if not e:
-                    continue
-                code = (e & 0xFFFFFF) - 1
-                b[:] = start
-                _apply_board(code, root, b, me, op, opp_of, hits)
-                if b[me + OFF] == CHECKERS:
-                    pts = self._points(b, pos.turn)
-                    if pts > end_pts:
-                        end_pts, end_code = pts, code
-                    continue
-                # the opponent moves next: the lower its score, the better for the mover
-                s = -_quick(lin, b, op, me)
-                if n < keep:
-                    score[n] = s
-                    codes[n] = code
-                    n += 1
-                    if n == keep:
-                        worst = _lowest(score, n)
-                elif s > score[worst]:
-                    score[worst] = s
-                    codes[worst] = code
-                    worst = _lowest(score, n)
-        if end_code >= 0:
-            return self._build(end_code, root, me, op, opp_of, hits, pos.turn)
+        if self._end_code >= 0:
+            return self._build(self._end_code, root, me, op, opp_of, hits, pos.turn)
         net = self.net
+        b = self._board
+        start = self._start
+        codes = self._codes
         best = 0
         best_v = 0
-        for i in range(n):
+        for i in range(self._n):
             b[:] = start
             _apply_board(codes[i], root, b, me, op, opp_of, hits)
             val = -net.value_of(b, 1 - pos.turn)
@@ -96,6 +93,45 @@ class Bot:
                     val == best_v and _steps_of(codes[i], root) < _steps_of(codes[best], root)):
                 best, best_v = i, val
         return self._build(codes[best], root, me, op, opp_of, hits, pos.turn)
+
+    @micropython.native
+    def _take(self, code):
+        """One legal result of the roll (its packed step code), in the engine's
+        order: the linear pre-filter keeps the best ``keep``; a result that ends the
+        game is remembered apart (the most points). -1: a search starts (again)."""
+        if code < 0:
+            self._root = self.variant._root
+            self._n = self._worst = 0
+            self._end_code = self._end_pts = -1
+            return
+        v = self.variant
+        b = self._board
+        b[:] = self._start
+        me = self._me
+        op = 26 - me
+        _apply_board(code, self._root, b, me, op, v._O, v.HITS)
+        if b[me + OFF] == CHECKERS:
+            pts = self._points(b, me // 26)
+            if pts > self._end_pts:
+                self._end_pts = pts
+                self._end_code = code
+            return
+        # the opponent moves next: the lower its score, the better for the mover
+        s = -_quick(self.net.lin, b, op, me)
+        score = self._score
+        n = self._n
+        if n < self.keep:
+            score[n] = s
+            self._codes[n] = code
+            n += 1
+            self._n = n
+            if n == self.keep:
+                self._worst = _lowest(score, n)
+        elif s > score[self._worst]:
+            w = self._worst
+            score[w] = s
+            self._codes[w] = code
+            self._worst = _lowest(score, n)
 
     def _build(self, code, root, me, op, opp_of, hits, turn):
         new = Position(self._start, 1 - turn)
@@ -105,20 +141,6 @@ class Bot:
     def _points(self, b, turn):
         r = game_result(self.variant, Position(b, 1 - turn), True)
         return r[2] if r and r[0] == turn else 0
-
-    def rate(self, pos, dice):
-        """Every legal turn with the net's equity for the mover, best first: a list of
-        ``(equity, steps, position)`` (host analysis; allocates a list)."""
-        out = []
-        for steps, res in self.variant.turns(pos, dice):
-            if res.board[26 * pos.turn + OFF] == CHECKERS:
-                r = game_result(self.variant, res, True)
-                eq = float(r[2]) if r and r[0] == pos.turn else 0.0
-            else:
-                eq = -self.net.equity(res)
-            out.append((eq, steps, res))
-        out.sort(key=lambda e: -e[0])
-        return out
 
 
 def _lowest(score, n):

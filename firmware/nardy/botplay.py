@@ -73,7 +73,7 @@ def release():
     import sys
 
     import nardy
-    for name in ("bot", "evaluate"):
+    for name in ("bot", "evaluate", "netfile"):   # netfile: gone already on a board
         if sys.modules.pop("nardy." + name, None) is not None:
             try:
                 delattr(nardy, name)
@@ -162,6 +162,7 @@ def start(game):
     if t.auto_end_ms < _NEVER:
         sh.auto_end = t.auto_end_ms
     t.auto_end_ms = _NEVER
+    t.look_ahead = False
     game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
                "steps": [[a, b] for a, b in sh.steps],
                "zones": [[a, b] for a, b in sh.zones]})
@@ -170,6 +171,7 @@ def start(game):
 def end(game):
     """The board's turn is over (or the game): the tracker ends turns as before."""
     game.tracker.auto_end_ms = game.shown.auto_end
+    game.tracker.look_ahead = True
     game.shown = None
 
 

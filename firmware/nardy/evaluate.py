@@ -1,7 +1,7 @@
 """The position evaluator: a small integer neural net whose weights live in one
 compact binary file (``firmware/weights/long.bin``, ``short.bin``). Pure: no I/O
-beyond reading that file once into preallocated buffers (or, where the file lies
-in memory-mapped flash, a ROMFS, none: the weights are read in place).
+beyond reading that file once into preallocated buffers (``nardy.netfile``; where
+the file lies in memory-mapped flash, a ROMFS, none: the weights are read in place).
 
 Inputs: for each side (the side to move first, then the other) and each of its own
 path points k = 0 (bar) .. 25 (off), four features of the count c there: c >= 1,
@@ -10,15 +10,18 @@ games and both colours share it). 2 x 26 x 4 = 208 inputs, all small integers.
 
 Two stages, because a double can have ~1,800 legal results:
 
-- ``quick(pos)``: a linear score of the same inputs (its own scale), summed from
-  the 208 int16 weights of the occupied points. The chooser keeps the best few
-  results by this score (a pre-filter, fitted to the net's own values on the host).
+- ``_quick(net.lin, board, me, op)``: a linear score of the same inputs (its own
+  scale), summed from the 208 int16 weights of the occupied points. The chooser keeps
+  the best few results by this score (a pre-filter, fitted to the net's own values on
+  the host).
 - ``value(pos)``: the net, 208 -> H hidden (ReLU) -> 1, in integers: inputs times
   int16 weights (scale 2**Q1), ReLU, times int16 output weights (scale 2**Q2).
   Only occupied points cost anything (an empty point has all four inputs 0).
 
 Both rate the position for the side to move, in points per game (cubeless equity)
-times ``scale``; ``equity(pos)`` gives the float.
+times ``scale``: ``value(pos) / scale`` is the equity. Views the host needs (the
+pre-filter as a table, the input weights in one array) are in ``nardy_host.duel``:
+every function here is a function object on the board's heap.
 
 File format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
 
@@ -31,9 +34,6 @@ File format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weig
     b2       int32[1]         scale 2**(q1 + q2)
 """
 
-import array
-import binascii
-
 import micropython
 from micropython import const
 
@@ -45,23 +45,11 @@ except NameError:   # CPython (and MicroPython outside viper): the annotations' 
 MAGIC = b"NRDW"
 VERSION = const(1)
 INPUTS = const(208)
-_HEADER = const(16)
-_COUNTS = const(16)          # a point holds 0..15 checkers
-_BIAS = const(0x1000000)     # keeps the table's ints positive (|score| < 2**20)
-_SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
 VARIANTS = ("long", "short")
 
 
 class WeightsError(ValueError):
     """The weights file is missing, truncated, for the other game or corrupt."""
-
-
-def _u16(b, i):
-    return b[i] | (b[i + 1] << 8)
-
-
-def _u32(b, i):
-    return _u16(b, i) | (_u16(b, i + 2) << 16)
 
 
 class Net:
@@ -75,88 +63,13 @@ class Net:
         if variant not in VARIANTS:
             raise WeightsError("unknown variant %r" % (variant,))
         self.variant = variant
-        self.mapped = False
-        if isinstance(path, str):
-            try:
-                f = open(path, "rb")  # noqa: SIM115 (closed below; open errors named)
-            except OSError:
-                raise WeightsError("cannot open weights file " + path) from None
-            with f:
-                mv = _mapped(f)
-                if mv is not None:
-                    self._load(_View(mv), mv)
-                else:
-                    self._load(f)
-        else:
-            self._load(path)
-
-    def _load(self, f, mapped=None):
-        head = f.read(_HEADER)
-        if len(head) != _HEADER or head[:4] != MAGIC:
-            raise WeightsError("not a nardy weights file (bad magic)")
-        if head[4] != VERSION:
-            raise WeightsError("weights file version %d, expected %d" % (head[4], VERSION))
-        if head[5] >= len(VARIANTS) or VARIANTS[head[5]] != self.variant:
-            raise WeightsError("weights file is not for %s nardy" % self.variant)
-        h = head[6]
-        if not 1 <= h <= 64:
-            raise WeightsError("weights file: bad hidden size %d" % h)
-        self.hidden = h
-        self.q1, self.q2, qlin = head[7], head[8], head[9]
-        if self.q1 > 14 or self.q2 > 14 or qlin > 14:
-            raise WeightsError("weights file: bad scales")
-        crc = _u32(head, 12)
-        # the linear pre-filter, the hidden biases and the input weights are read by
-        # viper only: in a mapped file (ROMFS) they are used in place, no heap at all
-        at = _HEADER
-        if mapped is not None and len(mapped) >= at + 2 * INPUTS + 2 * h:
-            self.lin = mapped[at:at + 2 * INPUTS]
-            self.b1 = mapped[at + 2 * INPUTS:at + 2 * INPUTS + 2 * h]
-        else:
-            self.lin = _words("h", 2 * INPUTS)
-            self.b1 = _words("h", 2 * h)
-        # The input weights, the big part, in eight pieces (6-7 points of one side
-        # each, ``_SPANS``): blocks of 1.5-3 KB find room on a fragmented heap where
-        # one of 13-20 KB does not.
-        at = _HEADER + 2 * INPUTS + 2 * h
-        self.parts = []
-        for _side in range(2):
-            for _first, n in _SPANS:
-                size = 2 * 4 * n * h
-                if mapped is not None and len(mapped) >= at + size:
-                    # the file lies in memory-mapped flash (ROMFS): used in place
-                    self.parts.append(mapped[at:at + size])
-                    self.mapped = True
-                else:
-                    self.parts.append(_words("h", size))
-                at += size
-        self.w2 = array.array("h", bytes(2 * h))
-        b2 = array.array("i", bytes(4))
-        got = _crc(_fill(f, self.lin, 2, "lin"), 0)
-        got = _crc(_fill(f, self.b1, 2, "b1"), got)
-        for part in self.parts:
-            got = _crc(_fill(f, part, 2, "w1"), got)
-        got = _crc(_fill(f, self.w2, 2, "w2"), got)
-        got = _crc(_fill(f, b2, 4, "b2"), got)
-        if f.read(1):
-            raise WeightsError("weights file longer than its header says")
-        if got != crc:
-            raise WeightsError("weights file corrupt (checksum)")
-        self.b2 = b2[0]
-        # value() is in units of 2**(q1+q2); quick() is rescaled to the same units
-        self.scale = 1 << (self.q1 + self.q2)
-        self.acc = array.array("i", bytes(4 * h))
-
-    def quick(self, pos):
-        """The linear pre-filter's score of ``pos`` for its side to move, in units of
-        2**qlin (only compared with other quick scores)."""
-        return _quick(self.lin, pos.board, 26 * pos.turn, 26 - 26 * pos.turn)
-
-    @property
-    def table(self):
-        """The pre-filter as a table of one int per (side, point, count), plus
-        2**24 each (host tools: a vectorised ``quick``; CPython)."""
-        return _lin_table(self.lin, 0) + _lin_table(self.lin, 26)
+        # The file's reader (nardy.netfile) runs once per game: it leaves the heap
+        # after, as the board has no room to keep it beside a game.
+        from nardy import drop_module, netfile
+        try:
+            netfile.load(self, path)
+        finally:
+            drop_module("nardy.netfile")
 
     def value(self, pos):
         """The net's rating of ``pos`` for its side to move (units of ``scale``)."""
@@ -171,100 +84,6 @@ class Net:
         for j in range(self.hidden):
             out += acc[j] * w2[j]
         return out
-
-    @property
-    def w1(self):
-        """The input weights in one array, input-major (host tools; CPython)."""
-        out = self.parts[0]
-        for p in self.parts[1:]:
-            out = out + p
-        return out
-
-    def equity(self, pos):
-        """Cubeless equity (points per game) for the side to move, a float."""
-        return self.value(pos) / self.scale
-
-
-def _mapped(f):
-    """The whole file as a memoryview of flash, if it lies in a ROMFS (MicroPython's
-    ROMFS files have the buffer protocol) at an even address (the viper code reads
-    16-bit words: the Xtensa faults on odd ones); else None (read into arrays)."""
-    try:
-        mv = memoryview(f)
-    except (TypeError, ValueError, OSError, AttributeError):
-        return None
-    try:
-        import uctypes
-        if uctypes.addressof(mv) & 1:
-            return None
-    except (ImportError, TypeError, AttributeError):
-        return None
-    return mv
-
-
-class _View:
-    """A mapped file read like a stream (the header and the small arrays are copied;
-    ``readinto`` of the mapped ``w1`` itself only moves the offset)."""
-
-    def __init__(self, mv):
-        self.mv = mv
-        self.at = 0
-
-    def read(self, n):
-        a = self.at
-        self.at = min(a + n, len(self.mv))
-        return bytes(self.mv[a:self.at])
-
-    def readinto(self, buf, n):
-        a = self.at
-        n = min(n, len(self.mv) - a)
-        if not isinstance(buf, memoryview):       # the mapped w1 is already in place
-            import io
-            io.BytesIO(bytes(self.mv[a:a + n])).readinto(buf)
-        self.at = a + n
-        return n
-
-
-# MicroPython: buffers only viper reads are plain bytearrays (one allocation each;
-# an array is built from a bytes object of its size, which doubles the peak)
-_MP = __import__("sys").implementation.name == "micropython"
-
-
-def _words(code, size):
-    """A zeroed buffer of ``size`` bytes that viper reads as 16/32-bit words."""
-    return bytearray(size) if _MP else array.array(code, bytes(size))
-
-
-def _fill(f, buf, size, what):
-    want = len(buf) if isinstance(buf, (memoryview, bytearray)) else len(buf) * size
-    n = f.readinto(buf, want) if isinstance(f, _View) else f.readinto(buf)
-    if n is None or n != want:
-        raise WeightsError("weights file truncated (in %s)" % what)
-    return buf
-
-
-def _crc(buf, crc):
-    return binascii.crc32(buf, crc) & 0xFFFFFFFF
-
-
-def _lin_table(lin, first):
-    """One int per (point, count) of one side (path points ``first`` .. +25 of the
-    inputs): the linear score of that count there, plus _BIAS (host tools)."""
-    t = array.array("i", bytes(4 * 26 * _COUNTS))
-    for k in range(26):
-        i = 4 * (first + k)
-        w0, w1, w2, w3 = lin[i], lin[i + 1], lin[i + 2], lin[i + 3]
-        t[k * _COUNTS] = _BIAS
-        for c in range(1, _COUNTS):
-            s = w0
-            if c > 1:
-                s += w1
-            if c > 2:
-                s += w2
-            if c > 3:
-                s += (c - 3) * w3
-            t[k * _COUNTS + c] = s + _BIAS
-    return t
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython

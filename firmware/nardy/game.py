@@ -30,7 +30,7 @@ import gc
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
-from nardy.dice import Dice, ManualEntry
+from nardy.dice import Dice, enter_die
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
@@ -277,6 +277,8 @@ class Game:
         # ``new``). The game is over in the journal already (_abandon).
         self._drop_tracker()
         self.variant = self.match = None
+        self.shown = None
+        _release_engine()     # an abandoned game of the board's kept its engine (~8 KB)
         # collected now, so the new engine's tables (a ~600-byte attribute table
         # among them) are placed in the holes the old game left
         gc.collect()
@@ -429,7 +431,7 @@ class Game:
 
     def _roll(self):
         if self.settings.get("dice") == "manual":
-            self.entry = ManualEntry()
+            self.entry = bytearray((1, 1, 0))   # the two dice, which is entered
             self.phase = ENTRY
             self._changed()
             return
@@ -613,9 +615,7 @@ class Game:
         self.dice = None
         if self.shown is not None:
             _botplay().end(self)
-        import sys
-        if "nardy.botplay" in sys.modules:
-            _botplay().release()      # the engine is read again for the next game
+        _release_engine()
         self._changed()
 
     def resign(self):
@@ -638,9 +638,9 @@ class Game:
         if ph == ENTRY:
             if long:
                 return False
-            self.entry.press(name)
-            if self.entry.done:
-                self.enter_dice(self.entry.dice())
+            dice = enter_die(self.entry, name)
+            if dice is not None:
+                self.enter_dice(dice)
             self._changed()
             return True
         if name == "ok":
@@ -770,3 +770,11 @@ class Game:
 def _botplay():
     from nardy import botplay
     return botplay
+
+
+def _release_engine():
+    """The board's player leaves the heap with its game; the next game that has one
+    reads it again (botplay.load)."""
+    import sys
+    if "nardy.botplay" in sys.modules:
+        _botplay().release()

@@ -291,9 +291,13 @@ class Board(hal.Board):
         import json
         w = self.write
         if w is None:
+            # written as it is made (json.dump to the USB serial): no block the size
+            # of the line, which a fragmented heap may not have at the end of a turn
             import sys
-            w = sys.stdout.write
-        w(json.dumps(obj) + "\n")
+            json.dump(obj, sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            w(json.dumps(obj) + "\n")
 
     def send_display(self):
         d = self.display

@@ -103,14 +103,15 @@ class Board(hal.Board):
         self.display = Display(self)
         self.out = out or self._print
         self.eof = False
-        self._reader = None
         self._ibuf = bytearray(0)  # the line buffer, made by the first read_line
         self._one = bytearray(1)
         self._scratch = array("H", self.raw)
 
     @staticmethod
     def _print(obj):
-        sys.stdout.write(json.dumps(obj))
+        # written as it is made (json.dump to the stream): no block the size of the
+        # line, which a fragmented 56 KB heap may not have at the end of a turn
+        json.dump(obj, sys.stdout)
         sys.stdout.write("\n")
 
     def ticks_ms(self):
@@ -212,8 +213,7 @@ class Board(hal.Board):
         copy (then ``b""`` is returned, which the app skips): at 50 lines a second
         a fresh 800-byte line each time would fragment a 56 KB heap."""
         import asyncio
-        if self._reader is None:
-            self._reader = asyncio.StreamReader(sys.stdin.buffer)
+        if not self._ibuf:
             self._ibuf = bytearray(_LINE_BUF)
         src = sys.stdin.buffer
         one = self._one
@@ -221,7 +221,8 @@ class Board(hal.Board):
         size = len(buf)
         while not self.eof:
             try:
-                got = await self._reader.readinto(one)
+                await _readable(src)  # pyright: ignore[reportGeneralTypeIssues]
+                got = src.readinto(one)
             except OSError:
                 # a pty with nobody on the other side (the cable is out): wait
                 await asyncio.sleep_ms(50)
@@ -253,3 +254,13 @@ class Board(hal.Board):
                 self.sense(self._scratch, ms)
                 return b""
         return None
+
+
+def _readable(stream):
+    """Wait in the asyncio loop, without polling, until ``stream`` has a byte to read:
+    what ``asyncio.StreamReader.readinto`` does before its read. That class's module
+    (asyncio.stream) would keep ~1.9 KB of this 64-bit port's heap (its functions,
+    made in RAM) that the ESP32, which polls its USB serial, never loads."""
+    # (MicroPython awaits a generator; the stubs know neither that nor asyncio.core)
+    from asyncio import core  # pyright: ignore[reportAttributeAccessIssue]
+    yield core._io_queue.queue_read(stream)

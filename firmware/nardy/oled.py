@@ -339,7 +339,7 @@ def _other_screen(fb, game, boxes):
             lines.append("opening: W %d, B %d" % game.opening[-1])
     elif ph == ENTRY:
         e = game.entry
-        title = "Dice: %d %d" % (e.values[0], e.values[1])
+        title = "Dice: %d %d" % (e[0], e[1])
         lines = ["BACK: die +1  OK: next die"]
     elif ph in (GAME_END, MATCH_END):
         r = game.result

@@ -207,6 +207,7 @@ class Variant:
         self._head_limit = 15
         self._root = self._want = self._results = None
         self._slack = self._fme = self._fopp = None
+        self._sink = self._out = None    # see _enumerate
 
     # -- geometry ---------------------------------------------------------------
     def opp_point(self, p):
@@ -425,6 +426,23 @@ class Variant:
     # (below 2**30, so reading an entry never allocates). An entry matches only if
     # replaying its steps gives exactly the current state and unused dice.
 
+    def _memo(self, need=4):
+        """A transposition table for a search that can use one, else None. Only a
+        double searched in full order meets a state twice: canonical order never
+        does; after one of two different dice no state repeats (the two first steps
+        would have to land the same checker on the same point); and ``_extends``
+        remembers only states with two or more steps still to go (``need`` > 2 at
+        the top). Each None is a 256-byte chunk not asked for: on a fragmented 56 KB
+        heap, the block the board's own move failed on. A memo only saves work: with
+        no room for one the search runs without it, and one that cannot grow starts
+        over empty (_grow); slower, the same answer. (Its third item marks it.)"""
+        if self._canon or len(self._root) < 3 or need < 3:
+            return None
+        try:
+            return [[array("I", _ZEROS)], 0, True]
+        except MemoryError:
+            return None
+
     def _has(self, table, mask):
         """Is the current state (with these unused dice) in ``table``?"""
         h = (self._h + _ZREST[mask]) & _HMASK
@@ -466,7 +484,16 @@ class Variant:
         # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
         # one large block could not be found.
         old = table[0]
-        new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+        try:
+            new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+        except MemoryError:
+            if len(table) < 3:
+                raise           # results: every entry counts
+            for c in old:       # a memo (_memo): forgetting is always right
+                for i in range(_CHUNK):
+                    c[i] = 0
+            table[1] = 0
+            return
         cap1 = len(new) * _CHUNK - 1
         sme, sopp = self._sme, self._sopp
         for chunk in old:
@@ -532,9 +559,8 @@ class Variant:
                     return n + 1
             return n
         best = n
-        # After one of two different dice no state repeats (the two first steps
-        # would have to land the same checker on the same point): no table needed.
-        memo = self._canon is False and len(root) > 2
+        # no table (see _memo): no state repeats in this search, or no room for one
+        memo = seen is not None
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -574,7 +600,7 @@ class Variant:
             return self._eff[0], self._eff[1]
         root = self._dice_list(dice)
         self._setup(pos, root)
-        m = self._longest((1 << len(root)) - 1, 0, _table())
+        m = self._longest((1 << len(root)) - 1, 0, self._memo())
         if m == 1 and root[0] != root[1]:
             big = root[0]
             root = (root[1],)
@@ -640,15 +666,32 @@ class Variant:
         return self._exact(self._enumerate, pos, dice)[1]
 
     def _enumerate(self, pos, dice):
+        """The distinct results as a table of packed step codes. With ``_sink`` set
+        (the board's own player, nardy.bot), a double's results, which canonical
+        order finds once each, are handed to ``_sink(code)`` as they are found
+        instead of being stored: a 1,800-result double then needs no table at all.
+        ``_sink(-1)`` comes first: a search of the roll starts (again, when
+        ``_exact`` runs it in full order). Other rolls' results go to ``_out`` if
+        set, a table the caller keeps from one search to the next (emptied here):
+        the board's player asks for no new chunk on a heap that may have none."""
         root, m = self._effective(pos, dice)
         self._want = m
+        if self._sink is not None:
+            self._sink(-1)
         # Canonical doubles give every result once: their codes are only collected.
-        results = self._results = _table()
         full = (1 << len(root)) - 1
+        if m and self._canon and self._sink is not None:
+            results = [(), 0]       # every result goes to the sink: nothing is stored
+        elif self._out is not None:
+            results = self._out
+            _empty(results)
+        else:
+            results = _table()
+        self._results = results
         if m == 0:
             self._add(results, 0, full)
         else:
-            self._enum(full, 0, _table())
+            self._enum(full, 0, self._memo())
         self._results = None
         return results
 
@@ -664,10 +707,16 @@ class Variant:
         if leaf and canon:
             # the last step of a canonical double: each legal one is a new result,
             # its packed code is all we keep (the position is rebuilt when asked for)
+            sink = self._sink
             for i in range(len(root)):
                 if (mask >> i) & 1:
                     d = root[i]
                     shift = 4 + 5 * n
+                    if sink is not None:
+                        for f in range(fmin, lim):
+                            if me[f] and self._try(f, d) >= 0:
+                                sink((code + 1) | (f << shift))
+                        return
                     base = code + 2  # one more step, +1 for the stored form
                     table = results
                     chunks = table[0]
@@ -697,7 +746,7 @@ class Variant:
                 hit = self._do(f, t)
                 if leaf:
                     self._visit(results, c2, m2)
-                elif canon or self._visit(seen, c2, m2):
+                elif seen is None or self._visit(seen, c2, m2):
                     self._enum(m2, c2, seen, f)
                 self._undo(f, t, hit)
 
@@ -738,11 +787,11 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif self._has(failed, m2):
+                elif failed is not None and self._has(failed, m2):
                     ok = False
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
-                    if not ok:
+                    if not ok and failed is not None:
                         self._add(failed, c2, m2)
                 self._undo(f, t, hit)
                 if ok:
@@ -831,7 +880,7 @@ class Variant:
         out = []
         if need <= 0:
             return out
-        failed = _table()
+        failed = self._memo(need)
         me = self._me
         root = self._root
         for mask, code in rems:
@@ -856,7 +905,7 @@ class Variant:
     def _targets(self, pos, dice, played, src):
         rems, need = self._after(pos, dice, played)
         found = {}
-        failed = _table()
+        failed = self._memo(need)
         for mask, code in rems:
             self._walk(src, mask, code, need, [], found, failed)
         return found
@@ -905,7 +954,7 @@ class Variant:
                         continue
                     hit = self._do(f, t)
                     ok = self._extends(mask ^ (1 << i), self._child(code, i, f), need - 1,
-                                       _table())
+                                       self._memo(need))
                     self._undo(f, t, hit)
                     if ok:
                         return None
@@ -1029,7 +1078,7 @@ class Variant:
 
     def _reach_from(self, pos, root, relax):
         self._setup(pos, root, relax)
-        return self._reach((1 << len(root)) - 1, 0, _table())
+        return self._reach((1 << len(root)) - 1, 0, self._memo())
 
     @micropython.native
     def _reach(self, mask, code, seen, fmin=0):
@@ -1067,7 +1116,7 @@ class Variant:
                         continue  # a hit cannot be undone within the turn
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if self._canon or self._visit(seen, c2, m2):
+                if seen is None or self._visit(seen, c2, m2):
                     for j in range(f, t):
                         slack[j] -= 1
                     found |= self._reach(m2, c2, seen, f)
@@ -1093,9 +1142,29 @@ _ZEROS = (
 )
 
 
-def _table():
-    """An empty transposition table: [list of array chunks, count]."""
-    return [[array("I", _ZEROS)], 0]
+def _table(n=1):
+    """An empty transposition table of ``n`` chunks (a power of two): [list of array
+    chunks, count]."""
+    return [[array("I", _ZEROS) for _ in range(n)], 0]
+
+
+# The chunks a table kept from search to search (_out) keeps when it is emptied: 4
+# hold 192 results before the table must grow, and two different dice gave at most
+# 139 in 54,540 long-nardy rolls of self-play (96 in short nardy). A table that grew
+# for a double searched in full order gives its extra chunks back.
+_OUT_CHUNKS = const(4)
+
+
+@micropython.native
+def _empty(table):
+    """Empty ``table`` for another search, keeping up to _OUT_CHUNKS chunks (zeroed in
+    place: a fresh one is the 256-byte block a fragmented heap may lack)."""
+    chunks = table[0]
+    del chunks[_OUT_CHUNKS:]
+    for c in chunks:
+        for i in range(_CHUNK):
+            c[i] = 0
+    table[1] = 0
 
 
 @micropython.native

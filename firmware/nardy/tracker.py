@@ -114,6 +114,10 @@ class Tracker(ZoneFit):
         self._targ_cache = {}
         self._warm_k = 25
         self._warm_played = ()
+        # _warm asks the engine ahead for what the mover may lift next; not while
+        # the hands carry out a move the board shows (nardy.botplay), whose sources
+        # are known: its cache (~2 KB here) would only crowd the board's own search
+        self.look_ahead = True
         self._seen = None
         self._clear_view()
 
@@ -623,7 +627,7 @@ class Tracker(ZoneFit):
         checker the mover may lift next (one per scan: a few ms on the ESP32, inside
         the cycle budget). A lift then finds its targets cached, and the LEDs light
         within the lift's own scan."""
-        if len(self.hyps) != 1 or len(self._targ_cache) >= 24:
+        if not self.look_ahead or len(self.hyps) != 1 or len(self._targ_cache) >= 24:
             return
         played, chain, flags = self.hyps[0]
         if any(flags):

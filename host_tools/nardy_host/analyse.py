@@ -35,28 +35,30 @@ def _variant(header):
 def rater(v, weights=None):
     """A function (pos, dice) -> [(equity for the mover, steps, result)], best first."""
     if v.name == "long":
-        from nardy.bot import Bot
-        from nardy.evaluate import WeightsError
+        from nardy.evaluate import Net, WeightsError
         from nardy_host.duel import weights_path
         try:
-            bot = Bot(v, weights or weights_path("long"))
+            net = Net(weights or weights_path("long"), "long")
         except WeightsError as e:
             raise AnalyseError(str(e)) from None
-        return bot.rate
-    from nardy_host.train import gnubg_equity
 
-    def by_gnubg(pos, dice):
+        def equity(res):
+            return net.value(res) / net.scale    # the board's own net
+    else:
+        from nardy_host.train import gnubg_equity as equity
+
+    def rate(pos, dice):
         out = []
         for steps, res in v.turns(pos, dice):
             if res.board[26 * pos.turn + OFF] == CHECKERS:
                 r = game_result(v, res, True)
-                eq = float(r[2])
+                eq = float(r[2]) if r and r[0] == pos.turn else 0.0
             else:
-                eq = -gnubg_equity(res)
+                eq = -equity(res)       # the opponent is to move in ``res``
             out.append((eq, steps, res))
         out.sort(key=lambda e: -e[0])
         return out
-    return by_gnubg
+    return rate
 
 
 def _position(text, v, what):

@@ -92,6 +92,46 @@ def make_player(name, v, rng, weights=None):
     return gnubg_player
 
 
+_COUNTS = 16          # a point holds 0..15 checkers
+_BIAS = 1 << 24       # keeps the table's ints positive (|score| < 2**20)
+
+
+def lin_table(net):
+    """The net's linear pre-filter as one int per (side, point, count), plus 2**24
+    each: ``evaluate._quick`` as a table lookup (white's view of the 52 path points:
+    the side to move first)."""
+    out = []
+    for first in (0, 26):
+        for k in range(26):
+            i = 4 * (first + k)
+            w0, w1, w2, w3 = (_i16(net.lin, i + j) for j in range(4))
+            out.append(_BIAS)
+            for c in range(1, _COUNTS):
+                s = w0
+                if c > 1:
+                    s += w1
+                if c > 2:
+                    s += w2
+                if c > 3:
+                    s += (c - 3) * w3
+                out.append(s + _BIAS)
+    return out
+
+
+def input_weights(net):
+    """The input weights as one bytes object of int16, input-major (the board keeps
+    them in pieces: ``Net.parts``)."""
+    return b"".join(bytes(p) for p in net.parts)
+
+
+def _i16(buf, i):
+    """Word ``i`` of an int16 buffer (an array, or bytes the board reads as words)."""
+    if isinstance(buf, (bytes, bytearray, memoryview)):
+        v = buf[2 * i] | (buf[2 * i + 1] << 8)
+        return v - 65536 if v > 32767 else v
+    return buf[i]
+
+
 class HostBot:
     """``nardy.bot.Bot`` with the integer arithmetic done by numpy for all results of
     a roll at once: the same pre-filter scores, the same kept candidates (same
@@ -106,9 +146,10 @@ class HostBot:
         self.v = variant
         self.net = net
         self.keep = KEEP
-        lin = np.array(net.table, dtype=np.int64)
-        self.table = lin.reshape(52, 16)
-        self.w1 = np.array(net.w1, dtype=np.int64).reshape(208, net.hidden)
+        lin = np.array(lin_table(net), dtype=np.int64)
+        self.table = lin.reshape(52, _COUNTS)
+        self.w1 = np.frombuffer(input_weights(net), "<i2").astype(np.int64).reshape(
+            208, net.hidden)
         self.b1 = np.array(net.b1, dtype=np.int64)
         self.w2 = np.array(net.w2, dtype=np.int64)
 

@@ -10,9 +10,9 @@ import struct
 from fwutil import build
 
 from nardy.bot import Bot
-from nardy.evaluate import INPUTS, MAGIC, Net, WeightsError
+from nardy.evaluate import INPUTS, MAGIC, Net, WeightsError, _quick
 from nardy.longnardy import LongNardy
-from nardy.rules import WHITE
+from nardy.rules import WHITE, _steps_of
 from nardy.shortnardy import ShortNardy
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -114,9 +114,7 @@ def test_net_equals_plain_computation():
         for pos in _positions(v, 40, 3 + code):
             want, want_q = _reference(parts, 5, pos)
             assert net.value(pos) == want
-            assert net.quick(pos) == want_q
-            # evaluated for the side to move: the other side's view differs
-            assert net.equity(pos) == want / net.scale
+            assert _quick(net.lin, pos.board, 26 * pos.turn, 26 - 26 * pos.turn) == want_q
 
 
 def test_committed_weights_load():
@@ -124,7 +122,7 @@ def test_committed_weights_load():
         net = _net(v.name)
         assert net.hidden >= 8
         pos = v.start_position()
-        assert -3.0 <= net.equity(pos) <= 3.0
+        assert -3.0 <= net.value(pos) / net.scale <= 3.0
 
 
 def _refused(data, variant, words):
@@ -210,7 +208,7 @@ def _reference_choice(v, net, pos, dice, keep):
     for steps, res in v.turns(pos, dice):
         if res.board[26 * pos.turn + 25] == 15:
             return steps, res                   # (no double win in these positions)
-        s = -net.quick(res)
+        s = -_quick(net.lin, res.board, 26 * res.turn, 26 - 26 * res.turn)
         if len(kept) < keep:
             kept.append([s, steps, res])
         else:
@@ -238,3 +236,113 @@ def test_choice_equals_plain_chooser_with_prefilter():
             steps, res = bot.choose(pos, dice)
             want = _reference_choice(v, net, pos, dice, 3)
             assert steps == want[0] and res.board == want[1].board, (steps, want[0])
+
+
+def _streamed(v, pos, dice):
+    """What the chooser is handed for a roll (``Variant._sink``): the codes after the
+    last -1 (a search starting), then the results the table stores, as step
+    sequences; also how many searches started and how many results were stored."""
+    got = []
+    v._sink = got.append
+    try:
+        table = v._exact(v._enumerate, pos, dice)
+    finally:
+        v._sink = None
+    last = len(got) - 1 - got[::-1].index(-1)
+    codes = got[last + 1:] + [(e & 0xFFFFFF) - 1 for c in table[0] for e in c if e]
+    return [_steps_of(c, v._root) for c in codes], got.count(-1), table[1]
+
+
+def test_a_double_hands_its_results_over_as_found_and_stores_none():
+    # the bot's enumeration of a double keeps no table (a 1,800-result double would
+    # need ~7 KB of it); it sees every result once, in the order turns() gives
+    for v in (LongNardy(), ShortNardy()):
+        for pos in _positions(v, 8, 31):
+            for d in range(1, 7):
+                want = [steps for steps, _ in v.turns(pos, (d, d))]
+                steps, starts, stored = _streamed(v, pos, (d, d))
+                assert steps == want and starts == 1, (d, steps, want)
+                assert stored == 0 or want == [()], stored     # () is stored: no move
+            a, b = 6, 2
+            steps, starts, stored = _streamed(v, pos, (a, b))   # not a double: stored
+            assert steps == [s for s, _ in v.turns(pos, (a, b))] and stored == len(steps)
+
+
+def test_a_double_that_meets_a_six_block_is_searched_again_in_full_order():
+    # 1-1, 2-2, 3-3 from here can close my 5..10 (L5) with every opposing checker
+    # behind it: canonical order may then miss results, so the engine searches again
+    # (a second -1) and the first search's results must not count twice
+    v = LongNardy()
+    p = build(v, {1: 8, 3: 1, 5: 1, 6: 1, 7: 1, 8: 2, 10: 1}, {4: 1, 13: 14})
+    bot = Bot(v, _net("long"), keep=3)
+    net = bot.net
+    for d in (1, 2, 3):
+        want = [steps for steps, _ in v.turns(p, (d, d))]
+        steps, starts, stored = _streamed(v, p, (d, d))
+        assert starts == 2 and steps == want and stored == len(want)
+        got = bot.choose(p, (d, d))
+        ref = _reference_choice(v, net, p, (d, d), 3)
+        assert got[0] == ref[0] and got[1].board == ref[1].board
+        assert v._sink is None
+
+
+def test_the_board_player_asks_for_no_new_table_per_move():
+    # each table is a 256-byte chunk, the block a fragmented 56 KB heap lacks first:
+    # the chooser keeps one for the results of two different dice, a double hands
+    # its results over as found, and neither needs a transposition table
+    from nardy import rules
+    real = rules._table
+    calls = []
+
+    def counting(n=1):
+        calls.append(n)
+        return real(n)
+
+    for v in (LongNardy(), ShortNardy()):
+        bot = Bot(v, _net(v.name))
+        positions = _positions(v, 15, 17)
+        rules._table = counting
+        try:
+            for pos in positions:
+                for dice in ((6, 5), (4, 4), (2, 1), (3, 3), (6, 6)):
+                    bot.choose(pos, dice)
+        finally:
+            rules._table = real
+        assert not calls, (v.name, len(calls))
+
+
+def test_with_no_room_for_the_full_order_search_a_double_is_still_played():
+    # the six-block position above, on a heap with no room for a new chunk while the
+    # engine searches in full order: its memos are done without, and when the
+    # chooser's results table cannot grow (one chunk here: 72 results need two) the
+    # board plays one of the results canonical order found
+    from nardy import rules
+    v = LongNardy()
+    p = build(v, {1: 8, 3: 1, 5: 1, 6: 1, 7: 1, 8: 2, 10: 1}, {4: 1, 13: 14})
+    want = {d: (v.next_steps(p, (d, d)), v.targets(p, (d, d), [], 3),
+                v.step_error(p, (d, d), [], (3, 3 + d)), v.max_steps(p, (d, d)))
+            for d in (1, 2, 3)}
+    legal = [r.board for _, r in v.legal_turns(p, (1, 1))]
+    bot = Bot(v, _net("long"))
+    bot._out = rules._table(1)
+    real = rules.array
+    refused = []
+
+    def no_room(code, init):
+        if v._full_order:
+            refused.append(code)
+            raise MemoryError("no room")
+        return real(code, init)
+
+    rules.array = no_room
+    try:
+        got = {d: (v.next_steps(p, (d, d)), v.targets(p, (d, d), [], 3),
+                   v.step_error(p, (d, d), [], (3, 3 + d)), v.max_steps(p, (d, d)))
+               for d in (1, 2, 3)}
+        assert got == want and refused        # the same answers without the memos
+        del refused[:]
+        steps, res = bot.choose(p, (1, 1))
+    finally:
+        rules.array = real
+    assert refused and v._sink is None and not v._full_order
+    assert res.board in legal and len(steps) == 4

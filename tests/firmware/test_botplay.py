@@ -246,3 +246,36 @@ def test_power_cut_on_the_boards_turn_shows_the_same_move():
     j2.close()
     b.j = Journal(b.dir)
     b.close()
+
+
+def test_no_look_ahead_in_the_boards_turn_and_new_drops_its_engine():
+    # a people's turn: while the board is still, the tracker asks the engine ahead
+    # for the targets of checkers the mover may lift (the LEDs then light at once)
+    b, g = _start("botlook", "long", "none")
+    g.press("ok", "short", b.obs)           # the opening
+    if g.phase == ROLL:
+        g.press("ok", "short", b.obs)
+    assert g.phase == MOVE and g.shown is None
+    for _ in range(6):
+        g.tick(b.obs, 0)
+    assert g.tracker._targ_cache, "a person's turn warms its targets"
+    b.close()
+    # the board's own turn: the hands will lift the sources it shows, so nothing is
+    # asked ahead (its cache would only crowd the board's search)
+    b, g = _start("botlook2", "long", "both")
+    if sys.implementation.name == "micropython":
+        assert "nardy.netfile" not in sys.modules     # the weights' reader: read, gone
+    g.tick(b.obs, 0)                          # it rolls the opening
+    if g.phase == ROLL:
+        g.tick(b.obs, 0)                      # and its first turn
+    assert g.phase == MOVE and g.shown is not None
+    for _ in range(6):
+        g.tick(b.obs, 0)
+    assert not g.tracker._targ_cache and not g.tracker.look_ahead
+    # ``new`` in the middle of it: the abandoned game's engine goes with it
+    g.settings["bot"] = "none"
+    g.new_match()
+    assert g.shown is None and not botplay.loaded() and g.tracker.look_ahead
+    if sys.implementation.name == "micropython":
+        assert "nardy.evaluate" not in sys.modules and "nardy.bot" not in sys.modules
+    b.close()

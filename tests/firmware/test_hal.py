@@ -551,3 +551,22 @@ def test_esp32_sends_the_oled_frame_in_pieces():
     writes.clear()
     Board(None, None, None, None, None, write=writes.append).send_display()
     assert writes == []
+
+
+def test_esp32_writes_an_event_to_the_usb_serial_as_one_json_line():
+    # no ``write`` given: the USB serial (sys.stdout), the line written as json.dump
+    # makes it (no block the size of the line); CPython only (stdout swapped)
+    import sys
+    if sys.implementation.name == "micropython":
+        return
+    import io
+
+    from nardy.hal_esp32 import Board
+    saved = sys.stdout
+    sys.stdout = buf = io.StringIO()
+    try:
+        Board(None, None, None, None, None).out({"ev": "turn", "steps": [[1, 7]], "n": 3})
+    finally:
+        sys.stdout = saved
+    assert buf.getvalue().count("\n") == 1
+    assert json.loads(buf.getvalue()) == {"ev": "turn", "steps": [[1, 7]], "n": 3}

@@ -163,9 +163,10 @@ def test_the_boot_code_is_dropped_after_boot():
         assert [e for e in b.events if e["ev"] == "error" and "match" in e["error"]]
         assert b.events[-1]["ev"] == "hello"
         if MICROPYTHON:
-            # what boot asked once (the calibration file's parser, the options'
-            # defaults from the variants registry and both games) is gone too
-            for m in ("calibfile", "variants", "longnardy", "shortnardy", "menu"):
+            # what boot asked once (the calibration and its file's parser, the
+            # options' defaults from the variants registry and both games) is gone too
+            for m in ("calibration", "calibfile", "variants", "longnardy", "shortnardy",
+                      "menu"):
                 assert "nardy." + m not in sys.modules, m
         app.game.new_match()
         st = app.game.state()                   # dump: the position as JSON

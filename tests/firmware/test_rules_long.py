@@ -227,3 +227,35 @@ def test_l5_doubles_where_only_the_higher_checker_first_avoids_a_block():
         assert LONG.check_turn(p, (6, 6), res) is None
     assert (3, 9) in LONG.next_steps(p, (6, 6), [(10, 16)])
     assert LONG.step_error(p, (6, 6), [], (3, 9))[0] == "L5"
+
+
+def test_only_a_full_order_double_asks_for_a_transposition_table():
+    # Each table is a 256-byte chunk: on a fragmented 56 KB heap the block a search
+    # failed on. Two different dice and a canonical double never meet a state twice,
+    # so the tracker's queries ask for none; a double searched again in full order
+    # (it met a six-block, L5) does.
+    from nardy import rules
+    real = rules.array
+    calls = []
+
+    def counting(code, init):
+        calls.append(1)
+        return real(code, init)
+
+    rules.array = counting
+    try:
+        p = LONG.start_position()
+        for dice in ((6, 5), (3, 1), (4, 4), (2, 2)):
+            for src in (1,):
+                LONG.targets(p, dice, [], src)
+            LONG.next_steps(p, dice)
+            LONG.step_error(p, dice, [], (1, 1 + dice[0]))
+            LONG.check_turn(p, dice, LONG.legal_turns(p, dice)[0][1])
+        asked = len(calls)
+        # (legal_turns stores its results: one chunk each)
+        assert asked == 4, asked
+        blocked = build(LONG, {1: 8, 3: 1, 5: 1, 6: 1, 7: 1, 8: 2, 10: 1}, {4: 1, 13: 14})
+        LONG.next_steps(blocked, (1, 1))
+        assert len(calls) > asked
+    finally:
+        rules.array = real

@@ -7,7 +7,7 @@ import pytest
 
 MODULES = ["nardy.rules", "nardy.longnardy", "nardy.shortnardy", "nardy.notation",
            "nardy.scoring", "nardy.variants", "nardy.buttons", "nardy.protocol", "nardy.zonefit",
-           "nardy.calibration", "nardy.pinmap"]
+           "nardy.calibration", "nardy.pinmap", "nardy.dice"]
 
 
 @pytest.mark.parametrize("name", MODULES)

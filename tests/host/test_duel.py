@@ -60,7 +60,7 @@ def test_vectorised_features_equal_the_firmware_net():
     for name in ("long", "short"):
         v = LongNardy() if name == "long" else ShortNardy()
         net = Net(weights_path(name), name)
-        w1 = np.frombuffer(bytes(net.w1), "<i2").reshape(208, net.hidden).astype(np.int64)
+        w1 = np.frombuffer(duel.input_weights(net), "<i2").reshape(208, net.hidden).astype(np.int64)
         rng = random.Random(2)
         pos = v.start_position()
         for _ in range(60):

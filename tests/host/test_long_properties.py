@@ -57,7 +57,12 @@ def check_turns(pos, dice):
         assert phys_ok
         left_head = pos.side(pos.turn)[1] - res.side(pos.turn)[1]
         assert left_head <= (2 if first and dice[0] == dice[1] else 1)   # L3/L4
-        assert blocks_without_passer(V, res, pos.turn) in ([], start_blocks)  # L5
+        # L5: no new block. Every run left must lie within one that was there before
+        # the turn (a random position may start with a block no game could reach:
+        # moving the end checker off a seven-point run leaves six of them, which
+        # makes no block)
+        for a, b in blocks_without_passer(V, res, pos.turn):
+            assert any(s0 <= a and b <= s1 for s0, s1 in start_blocks), (a, b, start_blocks)
         # every result is reachable step by step, each step offered when it is played
         cur = pos
         for i, s in enumerate(steps):

@@ -1,0 +1,165 @@
+"""The weights file (format in ``nardy.evaluate``): read into a ``Net`` once per game,
+checked (magic, version, game, sizes, CRC-32). Pure. A module of its own because the
+board drops it after the read (``nardy.drop_module``): its functions would otherwise
+stay on the heap through the game for nothing.
+
+Where the file lies in memory-mapped flash (a ROMFS), the big arrays are used in
+place: only the header and the few small arrays are copied.
+"""
+
+import array
+import binascii
+
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
+from nardy.evaluate import INPUTS, MAGIC, VARIANTS, VERSION, WeightsError
+
+_HEADER = const(16)
+_SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
+
+
+def load(net, path):
+    """Fill ``net`` (its ``variant`` set) from ``path``, a file name or a binary
+    stream. WeightsError for a file that is missing or not right."""
+    if not isinstance(path, str):
+        _load(net, path)
+        return
+    try:
+        f = open(path, "rb")  # noqa: SIM115 (closed below; open errors named)
+    except OSError:
+        raise WeightsError("cannot open weights file " + path) from None
+    with f:
+        mv = _mapped(f)
+        if mv is not None:
+            _load(net, _View(mv), mv)
+        else:
+            _load(net, f)
+
+
+def _u16(b, i):
+    return b[i] | (b[i + 1] << 8)
+
+
+def _u32(b, i):
+    return _u16(b, i) | (_u16(b, i + 2) << 16)
+
+
+def _load(net, f, mapped=None):
+    head = f.read(_HEADER)
+    if len(head) != _HEADER or head[:4] != MAGIC:
+        raise WeightsError("not a nardy weights file (bad magic)")
+    if head[4] != VERSION:
+        raise WeightsError("weights file version %d, expected %d" % (head[4], VERSION))
+    if head[5] >= len(VARIANTS) or VARIANTS[head[5]] != net.variant:
+        raise WeightsError("weights file is not for %s nardy" % net.variant)
+    h = head[6]
+    if not 1 <= h <= 64:
+        raise WeightsError("weights file: bad hidden size %d" % h)
+    net.hidden = h
+    q1, q2, qlin = head[7], head[8], head[9]
+    if q1 > 14 or q2 > 14 or qlin > 14:
+        raise WeightsError("weights file: bad scales")
+    crc = _u32(head, 12)
+    net.mapped = False
+    # the linear pre-filter, the hidden biases and the input weights are read by
+    # viper only: in a mapped file (ROMFS) they are used in place, no heap at all
+    at = _HEADER
+    if mapped is not None and len(mapped) >= at + 2 * INPUTS + 2 * h:
+        net.lin = mapped[at:at + 2 * INPUTS]
+        net.b1 = mapped[at + 2 * INPUTS:at + 2 * INPUTS + 2 * h]
+    else:
+        net.lin = _words("h", 2 * INPUTS)
+        net.b1 = _words("h", 2 * h)
+    # The input weights, the big part, in eight pieces (6-7 points of one side
+    # each, ``_SPANS``): blocks of 1.5-3 KB find room on a fragmented heap where
+    # one of 13-20 KB does not.
+    at = _HEADER + 2 * INPUTS + 2 * h
+    parts = net.parts = []
+    for _side in range(2):
+        for _first, n in _SPANS:
+            size = 2 * 4 * n * h
+            if mapped is not None and len(mapped) >= at + size:
+                # the file lies in memory-mapped flash (ROMFS): used in place
+                parts.append(mapped[at:at + size])
+                net.mapped = True
+            else:
+                parts.append(_words("h", size))
+            at += size
+    net.w2 = array.array("h", bytes(2 * h))
+    b2 = array.array("i", bytes(4))
+    got = _crc(_fill(f, net.lin, 2, "lin"), 0)
+    got = _crc(_fill(f, net.b1, 2, "b1"), got)
+    for part in parts:
+        got = _crc(_fill(f, part, 2, "w1"), got)
+    got = _crc(_fill(f, net.w2, 2, "w2"), got)
+    got = _crc(_fill(f, b2, 4, "b2"), got)
+    if f.read(1):
+        raise WeightsError("weights file longer than its header says")
+    if got != crc:
+        raise WeightsError("weights file corrupt (checksum)")
+    net.b2 = b2[0]
+    # value() is in units of 2**(q1+q2)
+    net.scale = 1 << (q1 + q2)
+    net.acc = array.array("i", bytes(4 * h))
+
+
+def _mapped(f):
+    """The whole file as a memoryview of flash, if it lies in a ROMFS (MicroPython's
+    ROMFS files have the buffer protocol) at an even address (the viper code reads
+    16-bit words: the Xtensa faults on odd ones); else None (read into arrays)."""
+    try:
+        mv = memoryview(f)
+    except (TypeError, ValueError, OSError, AttributeError):
+        return None
+    try:
+        import uctypes
+        if uctypes.addressof(mv) & 1:
+            return None
+    except (ImportError, TypeError, AttributeError):
+        return None
+    return mv
+
+
+class _View:
+    """A mapped file read like a stream (the header and the small arrays are copied;
+    ``readinto`` of the mapped ``w1`` itself only moves the offset)."""
+
+    def __init__(self, mv):
+        self.mv = mv
+        self.at = 0
+
+    def read(self, n):
+        a = self.at
+        self.at = min(a + n, len(self.mv))
+        return bytes(self.mv[a:self.at])
+
+    def readinto(self, buf, n):
+        a = self.at
+        n = min(n, len(self.mv) - a)
+        if not isinstance(buf, memoryview):       # the mapped w1 is already in place
+            import io
+            io.BytesIO(bytes(self.mv[a:a + n])).readinto(buf)
+        self.at = a + n
+        return n
+
+
+# MicroPython: buffers only viper reads are plain bytearrays (one allocation each;
+# an array is built from a bytes object of its size, which doubles the peak)
+_MP = __import__("sys").implementation.name == "micropython"
+
+
+def _words(code, size):
+    """A zeroed buffer of ``size`` bytes that viper reads as 16/32-bit words."""
+    return bytearray(size) if _MP else array.array(code, bytes(size))
+
+
+def _fill(f, buf, size, what):
+    want = len(buf) if isinstance(buf, (memoryview, bytearray)) else len(buf) * size
+    n = f.readinto(buf, want) if isinstance(f, _View) else f.readinto(buf)
+    if n is None or n != want:
+        raise WeightsError("weights file truncated (in %s)" % what)
+    return buf
+
+
+def _crc(buf, crc):
+    return binascii.crc32(buf, crc) & 0xFFFFFFFF
