@@ -292,9 +292,10 @@ def play_bot_game(b, variant, stats, max_turns=1000):
         if t is None:
             d = find(b.ping({"cmd": "dump"}), "dump")
             raise Failure("%s: the turn did not end by itself (%s, tracker %s, board "
-                          "showed %s, played %s)" % (where, d and d["phase"],
-                                                      d and d["tracker"], shown["steps"],
-                                                      d and d["steps"]))
+                          "showed %s, played %s; errors: %s; warnings: %s)" % (
+                              where, d and d["phase"], d and d["tracker"], shown["steps"],
+                              d and d["steps"], [e for e in evs if e["ev"] == "error"],
+                              [e for e in evs if e["ev"] == "warn"]))
         if parse_position_id(t["rec"]["pos"])[1].board != cur.board:
             raise Failure("%s: board recorded %s, showed %s" % (
                 where, t["rec"]["steps"], shown["steps"]))

@@ -15,6 +15,7 @@ style in path numbers (the head is 1, home 19..24).
 from nardy.rules import COLORS, Position
 
 _HEX = "0123456789abcdef"
+_HEXB = b"0123456789abcdef"
 
 
 def _label(variant, k, is_from):
@@ -147,10 +148,17 @@ def position_id(variant, pos):
     >>> position_id(LongNardy(), LongNardy().start_position())
     'Lw-0f000000000000000000000000-0f000000000000000000000000'
     """
+    # Made in one 56-byte buffer: a join of 26 one-letter strings first lists them (a
+    # 256-byte block here, the one a board's fragmented heap lacked at a turn's end).
     b = pos.board
-    return "%s%s-%s-%s" % ("L" if variant.name == "long" else "S", COLORS[pos.turn][0],
-                           "".join(_HEX[b[i]] for i in range(26)),
-                           "".join(_HEX[b[i]] for i in range(26, 52)))
+    out = bytearray(56)
+    out[0] = 76 if variant.name == "long" else 83                # L / S
+    out[1] = ord(COLORS[pos.turn][0])                            # w / b
+    out[2] = out[29] = 45                                        # -
+    for i in range(26):
+        out[3 + i] = _HEXB[b[i]]
+        out[30 + i] = _HEXB[b[26 + i]]
+    return str(out, "ascii")
 
 
 def parse_position_id(text):

