@@ -15,7 +15,7 @@ style in path numbers (the head is 1, home 19..24).
 from nardy.rules import COLORS, Position
 
 _HEX = "0123456789abcdef"
-_HEXB = b"0123456789abcdef"
+_HEXB = _HEX.encode()
 
 
 def _label(variant, k, is_from):

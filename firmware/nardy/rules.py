@@ -489,10 +489,7 @@ class Variant:
         except MemoryError:
             if len(table) < 3:
                 raise           # results: every entry counts
-            for c in old:       # a memo (_memo): forgetting is always right
-                for i in range(_CHUNK):
-                    c[i] = 0
-            table[1] = 0
+            _empty(table)       # a memo (_memo): forgetting is always right
             return
         cap1 = len(new) * _CHUNK - 1
         sme, sopp = self._sme, self._sopp

@@ -104,7 +104,7 @@ def lin_table(net):
     for first in (0, 26):
         for k in range(26):
             i = 4 * (first + k)
-            w0, w1, w2, w3 = (_i16(net.lin, i + j) for j in range(4))
+            w0, w1, w2, w3 = net.lin[i:i + 4]     # an array of int16 on the host
             out.append(_BIAS)
             for c in range(1, _COUNTS):
                 s = w0
@@ -122,14 +122,6 @@ def input_weights(net):
     """The input weights as one bytes object of int16, input-major (the board keeps
     them in pieces: ``Net.parts``)."""
     return b"".join(bytes(p) for p in net.parts)
-
-
-def _i16(buf, i):
-    """Word ``i`` of an int16 buffer (an array, or bytes the board reads as words)."""
-    if isinstance(buf, (bytes, bytearray, memoryview)):
-        v = buf[2 * i] | (buf[2 * i + 1] << 8)
-        return v - 65536 if v > 32767 else v
-    return buf[i]
 
 
 class HostBot:

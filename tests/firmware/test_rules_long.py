@@ -259,3 +259,35 @@ def test_only_a_full_order_double_asks_for_a_transposition_table():
         assert len(calls) > asked
     finally:
         rules.array = real
+
+
+def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
+    # with no room to double a table: a memo (Variant._memo, three items) forgets
+    # what it held, which only costs the search time; a results table must not lose
+    # an entry, so the MemoryError stands
+    from nardy import rules
+    real = rules.array
+
+    def table(n, memo):
+        c = real("I", rules._ZEROS)
+        for i in range(0, 60, 3):
+            c[i] = i + 1
+        return [[c], n, True] if memo else [[c], n]
+
+    def no_room(code, init):
+        raise MemoryError("no room")
+
+    memo, results = table(20, True), table(20, False)
+    rules.array = no_room
+    try:
+        LONG._grow(memo)
+        try:
+            LONG._grow(results)
+        except MemoryError:
+            kept = True
+        else:
+            kept = False
+    finally:
+        rules.array = real
+    assert memo[1] == 0 and not any(memo[0][0]) and len(memo[0]) == 1
+    assert kept and results[1] == 20 and results[0][0][3] == 4
