@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 
 from vboard import MAIN, micropython, readings  # noqa: E402
 
-from nardy.notation import parse_position_id  # noqa: E402
+from nardy.notation import parse_position_id, position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
 from nardy.variants import find_variant  # noqa: E402
 from nardy_host import romfs as romfs_tool  # noqa: E402
@@ -291,10 +291,12 @@ def play_bot_game(b, variant, stats, max_turns=1000):
             t = find(evs, "turn")
         if t is None:
             d = find(b.ping({"cmd": "dump"}), "dump")
-            raise Failure("%s: the turn did not end by itself (%s, tracker %s, board "
-                          "showed %s, played %s; errors: %s; warnings: %s)" % (
-                              where, d and d["phase"], d and d["tracker"], shown["steps"],
-                              d and d["steps"], [e for e in evs if e["ev"] == "error"],
+            raise Failure("%s: the turn did not end by itself (%s, tracker %s, from %s "
+                          "with %s the board showed %s, played %s; errors: %s; warnings: "
+                          "%s)" % (
+                              where, d and d["phase"], d and d["tracker"], position_id(v, pos),
+                              d and d["dice"], shown["steps"], d and d["steps"],
+                              [e for e in evs if e["ev"] == "error"],
                               [e for e in evs if e["ev"] == "warn"]))
         if parse_position_id(t["rec"]["pos"])[1].board != cur.board:
             raise Failure("%s: board recorded %s, showed %s" % (

@@ -66,14 +66,15 @@ def load(variant):
 
 def release():
     """Drop the chooser, its weights and its modules (the game is over): a game
-    between two people after it pays nothing for the engine either (on a board with
-    code in ROMFS the modules' native code is still copied to the heap: ~5 KB)."""
+    between two people after it pays nothing for the engine but the evaluator's
+    module. That one (its viper code) stays once imported: machine code is never
+    freed, and each import would copy it again (the ESP32 to IRAM, until reset)."""
     global _bot
     _bot = None
     import sys
 
     import nardy
-    for name in ("bot", "evaluate", "netfile"):   # netfile: gone already on a board
+    for name in ("bot", "netfile"):   # netfile: gone already on a board
         if sys.modules.pop("nardy." + name, None) is not None:
             try:
                 delattr(nardy, name)
@@ -227,6 +228,15 @@ def tick(game, obs, still_ms):
         t.end_turn(obs)
         game._drain(obs)
         return
+    if still_ms < t.hidden_end_ms:
+        sh.hidden_asked = False
+    elif not sh.hidden_asked:
+        # still for long: the rest of the shown turn may lie where no sensor tells a
+        # change (off a full stack into a full tray), or the tracker's first guess of
+        # steps onto a full stack is another order than the shown; asked once
+        sh.hidden_asked = True
+        if _unseen(game, obs):
+            return
     other = not game.left() or sh.next_step(t.played) < len(t.played)
     if other != sh.warned:
         sh.warned = other
@@ -246,7 +256,18 @@ def ok(game, obs):
         t.end_turn(obs)
         game._drain(obs)
         return True
+    if _unseen(game, obs):
+        return True
     game._say(None, "the board plays " + game.shown.text)
     return False
+
+
+def _unseen(game, obs):
+    """The board's move may be on the board, its last steps out of view: if what the
+    sensors see fits it, end the turn with it."""
+    if not game.tracker.end_shown(obs, game.shown.steps):
+        return False
+    game._drain(obs)
+    return True
 
 

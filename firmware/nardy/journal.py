@@ -359,8 +359,12 @@ class Journal:
         f = self._f
         if f is None:
             raise OSError(9, "no game open")
-        # one write call: a power cut leaves either the whole line or a torn one
-        f.write(json.dumps(rec) + "\n")
+        # Written as json.dump makes it, piece by piece: no block the size of the line
+        # (a fragmented 56 KB heap may have none). A power cut leaves the whole line
+        # or a torn one, with or without its newline, which the next boot cuts off
+        # (record.Reader's torn-tail rule, Journal._cut).
+        json.dump(rec, f)
+        f.write("\n")
         f.flush()
         n = self.lines
         self.lines += 1

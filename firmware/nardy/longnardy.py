@@ -10,8 +10,6 @@
 1
 """
 
-import micropython
-
 from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant
 
 
@@ -83,7 +81,10 @@ class LongNardy(Variant):
                 return 2 if p == 13 else 1
         return 1
 
-    @micropython.native
+    # (Bytecode, not @micropython.native: this module is dropped after each ``new``
+    # and imported again, and native code is never freed: the ESP32 copies it to
+    # IRAM at every import and keeps it until reset. With the chooser's _take also
+    # bytecode, a long-nardy move of the board's is 3% slower at p99, ``make bench``.)
     def _makes_block(self, t):
         """L5, with ``t`` just occupied: is there now a run of six or more of my
         points, consecutive along the opponent's path, that no opposing checker has

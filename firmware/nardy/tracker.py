@@ -202,7 +202,10 @@ class Tracker(ZoneFit):
                 # more than a 56 KB heap can hold beside a deep search
                 self._next_cache = {}
             r = self.v.next_steps(self.pos0, self.dice, played)
-            self._next_cache[played] = r
+            try:
+                self._next_cache[played] = r
+            except MemoryError:
+                pass      # as in _targets: the answer stands, uncached
         return r
 
     def _targets(self, played, src):
@@ -756,6 +759,31 @@ class Tracker(ZoneFit):
         self.state = VERDICT
         self.events.append((EV_VERDICT, verdict[0], verdict[1]))
         return False
+
+    def end_shown(self, obs, steps):
+        """The board's own turn (nardy.botplay): end it with ``steps``, the turn it
+        shows, if their result fits what the sensors see with nothing in the hand.
+        That is for when the sensors cannot tell it from what the tracker took: the
+        last checker went off a full stack into a full tray (no change in view), or
+        onto a full stack where the tray would look the same (19/24 24/off against
+        19/23 23/off). The board's move is legal by construction, and the sensors
+        do not contradict it. False, with nothing changed, if they do."""
+        if (self.state != IDLE and self.state != CONFIRM) or obs is None:
+            return False
+        chain = [self.pos0]
+        for st in steps:
+            chain.append(self.v.apply_step(chain[-1], st))
+        self._clear_fresh()
+        fit = self._fit(chain[-1], obs)
+        if not self._ok(fit) or fit[IN_HAND]:
+            return False
+        old = self.hyps[0][_H_PLAYED]
+        played = tuple(steps)
+        self.hyps = [(played, chain, (0,) * len(played))]
+        self.candidates = []
+        self.state = IDLE
+        self._emit_diff(old, played)
+        return self.end_turn(obs)
 
     def confirm(self, i):
         """Pick candidate ``i`` (the UI cycles them), then end the turn."""

@@ -11,7 +11,9 @@ from nardy import botplay, protocol
 from nardy.game import ENTRY, GAME_END, MATCH_END, MOVE, OPENING, ROLL, Game
 from nardy.journal import Journal
 from nardy.menu import Menu, defaults
+from nardy.notation import parse_position_id
 from nardy.rules import BLACK, WHITE
+from nardy.sensing import ZONE_OFF_B
 from nardy.ui import led_frame
 from nardy.variants import find_variant as variant_for
 
@@ -191,8 +193,9 @@ def _bot_game(name, variant, seed):
         turns += 1
     assert g.phase in (GAME_END, MATCH_END), (g.phase, turns)
     assert g.result is not None and g.result[2] >= 1
-    assert not botplay.loaded()       # dropped with the game, and its modules
-    assert "nardy.evaluate" not in sys.modules and "nardy.bot" not in sys.modules
+    assert not botplay.loaded()       # dropped with the game, and its modules but
+    # the evaluator's: its viper code is never imported twice (never freed)
+    assert "nardy.bot" not in sys.modules and "nardy.evaluate" in sys.modules
     b.close()
     return turns
 
@@ -277,5 +280,89 @@ def test_no_look_ahead_in_the_boards_turn_and_new_drops_its_engine():
     g.new_match()
     assert g.shown is None and not botplay.loaded() and g.tracker.look_ahead
     if sys.implementation.name == "micropython":
-        assert "nardy.evaluate" not in sys.modules and "nardy.bot" not in sys.modules
+        assert "nardy.bot" not in sys.modules and "nardy.evaluate" in sys.modules
+    b.close()
+
+
+# Black (the board) bears off with 6-3 its last checker on its 2-point and one of
+# eleven on its 1-point, three checkers already off: the second step takes a checker
+# from a stack the sensors show as full (10 and 11 look alike) into a tray that shows
+# at most 4. No sensor sees it.
+_TWO_OFF = ("Sb-0000000000000000000000012c-000000000000000000000001b3", (6, 3),
+            [(23, 25), (24, 25)])
+# With 4-5 the checker on its 6-point goes onto the full stack on its 1-point (out of
+# view) and one goes off from there into the full tray (out of view). 19/23, 23/off
+# reaches the same position, so the tracker keeps both orders as it goes.
+_CHAIN = ("Sb-000000000000000000020010a2-000000000000000000010000a4", (4, 5),
+          [(19, 24), (24, 25)])
+
+
+def _last_step_out_of_view(name, case):
+    pid, dice, shown = case
+    b, g = _start(name, "short", "black")
+    g.dice_src.load([6, 1])                  # the opening: white (the person) first
+    g.press("ok", "short", b.obs)
+    assert g.phase == ROLL and g.pos.turn == WHITE
+    g.pos = parse_position_id(pid)[1]
+    assert g.pos.turn == BLACK and g.pos.board[26 + 24] >= 10
+    assert LAYOUT.cap[24] == 10 and LAYOUT.cap[ZONE_OFF_B] == 4
+    b.show(g.pos)
+    g.dice_src.load(list(dice))
+    g.tick(b.obs, 0)                         # the board rolls and shows its turn
+    assert g.phase == MOVE and g.shown is not None
+    assert list(g.shown.steps) == shown, g.shown.steps
+    pos = _carry_out(b, shown[:1])
+    assert g.phase == MOVE
+    seen = bytes(b.obs.vis_b)
+    pos = g.variant.apply_step(pos, shown[1])
+    b.show(pos, hand=(BLACK, shown[1][0]))
+    b.show(pos)
+    assert bytes(b.obs.vis_b) == seen         # the last step changed nothing in view
+    g.tick(b.obs, 0)
+    assert g.phase == MOVE and len(g.tracker.played) < 2
+    return b, g, pos
+
+
+def test_the_boards_last_step_out_of_view_ends_its_turn_after_stillness():
+    for case in (_TWO_OFF, _CHAIN):
+        b, g, after = _last_step_out_of_view("bothidden", case)
+        g.tick(b.obs, 2000)                  # not yet: the hands may still be moving
+        assert g.phase == MOVE and g.warning() is None
+        g.tick(b.obs, 3000)                  # still for 3 s: the board's move is there
+        assert g.phase == ROLL and g.pos.turn == WHITE and g.shown is None
+        assert g.pos.board == after.board
+        b.log.flush()
+        with open(b.dir + "/events.txt") as f:
+            turn = [ln for ln in f if '"turn"' in ln][-1]
+        assert '"steps": [[%d, %d], [%d, %d]]' % (case[2][0] + case[2][1]) in turn, turn
+        b.close()
+
+
+def test_the_boards_last_step_out_of_view_ends_its_turn_on_ok():
+    for case in (_TWO_OFF, _CHAIN):
+        b, g, after = _last_step_out_of_view("bothidden2", case)
+        assert g.press("ok", "short", b.obs)
+        assert g.phase == ROLL and g.pos.turn == WHITE and g.pos.board == after.board
+        b.close()
+
+
+def test_a_short_turn_that_no_unseen_step_completes_is_not_ended():
+    # the hands stop after one step of two, in plain view: stillness ends nothing,
+    # and OK still names the board's move
+    b, g = _start("bothpause", "short", "black")
+    g.dice_src.load([6, 1])
+    g.press("ok", "short", b.obs)
+    g.pos = parse_position_id("Sb-0000000000000000000000012c-000000000000000000000001b3")[1]
+    g.pos.board[26 + 24] = 5                 # a stack the sensors can count
+    g.pos.board[26 + 25] = 9
+    b.show(g.pos)
+    g.dice_src.load([6, 3])
+    g.tick(b.obs, 0)
+    assert g.phase == MOVE and sorted(g.shown.steps) == [(23, 25), (24, 25)]
+    _carry_out(b, [(23, 25)])
+    for ms in (3000, 60000):
+        g.tick(b.obs, ms)
+    assert g.phase == MOVE and g.tracker.played == ((23, 25),) and g.warning() is None
+    assert not g.press("ok", "short", b.obs) and g.phase == MOVE
+    assert g.shown.text in g.message[1]
     b.close()

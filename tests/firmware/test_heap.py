@@ -250,3 +250,7 @@ def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
     t._targ_cache = _FullDict()
     assert sorted(t._targets((), 1)) == [6, 7, 12]      # 1-6, 1-7 and 1-7-12
     assert len(t._targ_cache) == 0
+    # the same for the partial turn's next steps (a 272-byte table in a bot-both soak)
+    t._next_cache = _FullDict()
+    assert sorted(t._next(())) == sorted(v.next_steps(pos, (6, 5), ()))
+    assert len(t._next_cache) == 0
