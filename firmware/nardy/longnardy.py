@@ -10,7 +10,7 @@
 1
 """
 
-from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant
+from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant, _l5_block
 
 
 class LongNardy(Variant):
@@ -81,37 +81,11 @@ class LongNardy(Variant):
                 return 2 if p == 13 else 1
         return 1
 
-    # (Bytecode, not @micropython.native: this module is dropped after each ``new``
-    # and imported again, and native code is never freed: the ESP32 copies it to
-    # IRAM at every import and keeps it until reset. With the chooser's _take also
-    # bytecode, a long-nardy move of the board's is 3% slower at p99, ``make bench``.)
-    def _makes_block(self, t):
-        """L5, with ``t`` just occupied: is there now a run of six or more of my
-        points, consecutive along the opponent's path, that no opposing checker has
-        passed? Runs are measured in the opponent's coordinates, so six points that
-        straddle the opponent's start (its 24 -> 1) are not a block."""
-        me = self._me
-        to_opp = self._O
-        P = self._P
-        o = to_opp[t]
-        lo = o
-        while lo > 1 and me[P[lo - 1]]:
-            lo -= 1
-        hi = o
-        while hi < 24 and me[P[hi + 1]]:
-            hi += 1
-        if hi - lo < 5:
-            return False
-        opp = self._opp
-        if self.options["block_until_opponent_home"]:
-            # seed 000: a block is fine once the opponent has a checker home
-            for q in range(19, 26):
-                if opp[q]:
-                    return False
-            return True
-        if opp[25]:
-            return False  # a borne-off checker has passed every block
-        for q in range(hi + 1, 25):
-            if opp[q]:
-                return False
-        return True
+    # L5, with ``t`` just occupied: is there now a run of six or more of my points,
+    # consecutive along the opponent's path, that no opposing checker has passed?
+    # Runs are measured in the opponent's coordinates, so six points that straddle
+    # the opponent's start (its 24 -> 1) are not a block. (Native code, so it lives in
+    # nardy.rules, which stays loaded: this module is dropped after each ``new`` and
+    # imported again, and machine code is never freed, the ESP32 copying it to IRAM
+    # at every import until reset.)
+    _makes_block = _l5_block

@@ -1153,6 +1153,38 @@ _OUT_CHUNKS = const(4)
 
 
 @micropython.native
+def _l5_block(v, t):
+    """Long nardy's L5 test (``LongNardy._makes_block``: see there). Here because it
+    is native code and this module stays loaded; nardy.longnardy is imported again
+    at each ``new``, and machine code is never freed."""
+    me = v._me
+    to_opp = v._O
+    P = v._P
+    o = to_opp[t]
+    lo = o
+    while lo > 1 and me[P[lo - 1]]:
+        lo -= 1
+    hi = o
+    while hi < 24 and me[P[hi + 1]]:
+        hi += 1
+    if hi - lo < 5:
+        return False
+    opp = v._opp
+    if v.options["block_until_opponent_home"]:
+        # seed 000: a block is fine once the opponent has a checker home
+        for q in range(19, 26):
+            if opp[q]:
+                return False
+        return True
+    if opp[25]:
+        return False  # a borne-off checker has passed every block
+    for q in range(hi + 1, 25):
+        if opp[q]:
+            return False
+    return True
+
+
+@micropython.native
 def _empty(table):
     """Empty ``table`` for another search, keeping up to _OUT_CHUNKS chunks (zeroed in
     place: a fresh one is the 256-byte block a fragmented heap may lack)."""
