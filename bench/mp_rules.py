@@ -81,8 +81,17 @@ def nth(v, pos, dice, k):
             return t
 
 
+_KINDS = ("enumerate", "enumerate_build", "next_steps", "next_steps_partial", "targets",
+          "check_legal", "check_illegal")
+
+
 def main(path, alloc):
+    # every histogram made first (2 KB each): made at its first query, late in the
+    # run, one could find a 56wK heap with the code loaded in pieces
     stats = {}
+    for name in GAMES:
+        for kind in _KINDS:
+            stats[name + "." + kind] = Stat()
 
     def stat(name):
         s = stats.get(name)
@@ -149,7 +158,7 @@ def main(path, alloc):
             if last > worst.get(key, (0, ""))[0]:
                 worst[key] = (last, "%s %s %d-%d" % (name, pid, dice[0], dice[1]))
             gc.collect()
-    out = {k: s.summary() for k, s in stats.items()}
+    out = {k: s.summary() for k, s in stats.items() if s.n}
     out["worst"] = worst
     print(json.dumps(out))
 

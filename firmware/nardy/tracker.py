@@ -767,7 +767,7 @@ class Tracker(ZoneFit):
         last checker went off a full stack into a full tray (no change in view), or
         onto a full stack where the tray would look the same (19/24 24/off against
         19/23 23/off). The board's move is legal by construction, and the sensors
-        do not contradict it. False, with nothing changed, if they do."""
+        do not contradict it. False if they do: the partial turn stands as it was."""
         if (self.state != IDLE and self.state != CONFIRM) or obs is None:
             return False
         chain = [self.pos0]
