@@ -25,6 +25,7 @@ import os
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import record
+from nardy.protocol import MAX_GAME
 
 OK = "ok"
 _LOW = const("low")
@@ -33,6 +34,8 @@ _FULL = const("full")
 _MATCH_MAX = const(512)          # bytes: match.json is ~150
 _DIR = const(0x4000)            # stat mode bit of a directory
 _TAIL = const(256)              # bytes read to find a game's last line
+_ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
+_ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
 
 
 def _stat(path):
@@ -54,20 +57,27 @@ def _names(path):
 
 
 def parse_name(name):
-    """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None)."""
+    """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None).
+
+    The one reader of the names ``Journal.name`` writes: "g", the id in at least
+    five digits (``g00042``, ``g100000``), a dot, the kind. A name the writer would
+    not write for that id (``g012345``, ``g+1234``, a sixth digit of zeros) is not
+    a game: so a name read back is always the one its id is written under."""
     if not name.startswith("g"):
         return None, None
     dot = name.find(".")
-    if dot != 6:
+    if dot < 6 or dot > _ID_DIGITS + 1:
         return None, None
-    ext = name[7:]
+    ext = name[dot + 1:]
     if ext not in ("jsonl", "tmp", "bad"):
         return None, None
-    try:
-        gid = int(name[1:6])
-    except ValueError:
+    digits = name[1:dot]
+    if not digits.isdigit():
         return None, None
-    return (gid, ext) if gid > 0 else (None, None)
+    gid = int(digits)
+    if gid < 1 or gid > MAX_GAME or "%05d" % gid != digits:
+        return None, None
+    return gid, ext
 
 
 def set_aside_name(path):
@@ -179,8 +189,11 @@ class Journal:
 
     def _read_latest(self, gid, reports):
         r = record.Reader(self.name(gid)).scan()
-        if r.problem:
-            self.set_aside(gid, r.problem, reports)
+        if r.problem or r.damaged:
+            # a whole last record that fails the checks is no torn write: damage,
+            # reported and kept like any other (cutting it would hide it)
+            self.set_aside(gid, r.problem or (
+                "%s: a whole record that fails the checks" % r.damaged), reports)
             return False
         if r.torn:
             try:
@@ -338,7 +351,7 @@ class Journal:
         if self.space() == _FULL:
             raise OSError(28, "flash full")
         self.close()
-        gid = self.last + 1
+        gid = self._next_id()
         self._f = open(self.name(gid), "w")  # noqa: SIM115 - kept open for appends
         self.last = gid
         self.count += 1
@@ -347,6 +360,21 @@ class Journal:
         self.lines = 0
         self.append(header)
         return gid
+
+    def _next_id(self):
+        """The id of a new game: the first after ``last`` that no file on flash has
+        (in any form: a name the scan did not count is skipped, never truncated).
+        OSError when ids up to MAX_GAME are used up (the host confirms games, the
+        journal empties and numbers from 1 again)."""
+        gid = self.last + 1
+        for _ in range(_ID_TRIES):
+            if gid > MAX_GAME:
+                break
+            if (_stat(self.name(gid)) is None and _stat(self.name(gid, "bad")) is None
+                    and _stat(self.name(gid, "tmp")) is None):
+                return gid
+            gid += 1
+        raise OSError(28, "no game id left: send games to the host")
 
     def resume(self, gid):
         """Go on appending to game ``gid`` (read at boot: ``self.lines`` is set)."""

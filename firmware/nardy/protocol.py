@@ -13,6 +13,7 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 from nardy import drop_module
 
 MAX_LINE = 4096
+MAX_GAME = const(999999999)      # the highest game id (nardy.journal: g00001 .. g999999999)
 _MAX_NESTING = const(32)         # brackets in a line: no command needs more than a few
 INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
                          # fragmented 56wK heap still finds room for
@@ -98,16 +99,61 @@ def _plain_id(v):
     return isinstance(v, str) and len(v) <= 64
 
 
+def _bad_bytes(b, n):
+    """Why the first ``n`` bytes of ``b`` are no protocol text, or None: "not UTF-8"
+    (strictly: no overlong form such as C0 B3, no surrogate, nothing past U+10FFFF;
+    MicroPython's own decode lets those through) or "control byte" (a NUL, DEL or
+    any C0 byte but tab, CR, LF). Allocates nothing."""
+    i = 0
+    while i < n:
+        c = b[i]
+        i += 1
+        if c < 0x80:
+            if (c < 32 and c != 9 and c != 10 and c != 13) or c == 127:
+                return "control byte"
+            continue
+        # the sequence's length and its second byte's range (Unicode table 3-7)
+        lo = 0x80
+        hi = 0xBF
+        if 0xC2 <= c <= 0xDF:
+            k = 1
+        elif 0xE0 <= c <= 0xEF:
+            k = 2
+            if c == 0xE0:
+                lo = 0xA0
+            elif c == 0xED:
+                hi = 0x9F
+        elif 0xF0 <= c <= 0xF4:
+            k = 3
+            if c == 0xF0:
+                lo = 0x90
+            elif c == 0xF4:
+                hi = 0x8F
+        else:
+            return "not UTF-8"
+        if i + k > n or not lo <= b[i] <= hi:
+            return "not UTF-8"
+        for j in range(i + 1, i + k):
+            if b[j] & 0xC0 != 0x80:
+                return "not UTF-8"
+        i += k
+    return None
+
+
 def parse(line):
     if isinstance(line, (bytes, bytearray)):
         if len(line) > MAX_LINE:
             raise ValueError("line too long")
-        try:
-            line = line.decode()
-        except (UnicodeError, ValueError):
-            raise ValueError("not UTF-8") from None
-    if len(line) > MAX_LINE:
+        bad = _bad_bytes(line, len(line))
+        if bad:
+            raise ValueError(bad)
+        line = line.decode()
+    elif len(line) > MAX_LINE:
         raise ValueError("line too long")
+    else:
+        for ch in line:
+            if (ch < " " and ch not in "\t\r\n") or ch == "\x7f":
+                raise ValueError("control byte")
     # refused before it is parsed: a deeply nested value would cost heap (and
     # CPython's parser a RecursionError)
     if line.count("[") + line.count("{") > _MAX_NESTING:
@@ -127,9 +173,9 @@ def parse(line):
             if k not in fields:
                 raise ValueError("%s: unknown field %s" % (cmd, str(k)[:24]))
     if cmd in ("log", "confirm"):
-        _int(obj, "game", 1, 99999)
+        _int(obj, "game", 1, MAX_GAME)
     elif cmd == "index":
-        _int(obj, "after", 0, 99999, 0)
+        _int(obj, "after", 0, MAX_GAME, 0)
         _int(obj, "limit", 1, INDEX_LIMIT, INDEX_LIMIT)
     elif cmd == "new":
         v = obj.get("variant", "long")
@@ -240,12 +286,17 @@ def parse_sense(buf, a, b, out):
 
 
 def error(reason, line=None):
+    """An ``error`` reply, with the start of the line that caused it: echoed only
+    when it is strict UTF-8 (``_bad_bytes``), so every line the board sends is."""
     e = {"ev": "error", "error": reason}
     if line is not None:
         if isinstance(line, (bytes, bytearray)):
-            try:
-                line = bytes(line[:60]).decode()
-            except (UnicodeError, ValueError):
+            n = min(len(line), 60)
+            while 0 < n < len(line) and line[n] & 0xC0 == 0x80:
+                n -= 1          # not inside a character
+            if _bad_bytes(line, n) == "not UTF-8":
                 line = "<binary>"
+            else:
+                line = bytes(line[:n]).decode()
         e["line"] = line[:60].strip()
     return e

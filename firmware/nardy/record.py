@@ -241,6 +241,12 @@ def check(rec):
 def loads(line):
     """Parse and check one line (str or bytes); ValueError if it is not a journal
     record."""
+    return check(_parse(line))
+
+
+def _parse(line):
+    """A line's JSON value, unchecked; ValueError if it is not UTF-8 or not JSON:
+    the damage a power cut can leave (a torn write, an erased tail)."""
     if isinstance(line, (bytes, bytearray)):
         if len(line) > MAX_LINE:
             raise ValueError("line too long")
@@ -251,11 +257,10 @@ def loads(line):
     if len(line) > MAX_LINE:
         raise ValueError("line too long")
     try:
-        rec = json.loads(line)
+        return json.loads(line)
     except (ValueError, TypeError, RuntimeError, MemoryError):
         # RuntimeError: CPython's RecursionError on a deeply nested line
         raise ValueError("not JSON") from None
-    return check(rec)
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -276,7 +281,9 @@ class Reader:
     - ``lines``: readable records; ``keep``: bytes up to the end of the last
       readable line; ``torn``: the file has a torn tail (an unreadable last line, or
       a last line without its newline) that a writer must cut off (``keep``) before
-      appending.
+      appending; ``damaged``: None, or why that last line cannot be a power cut's
+      (it is whole, newline-ended JSON that fails ``check``: dice [0, 7], side
+      "green"): damage the journal reports and sets aside instead of cutting.
     """
 
     def __init__(self, src):
@@ -290,6 +297,7 @@ class Reader:
         self.torn = False
         self.newline = True     # the last readable line ended with a newline
         self.raw = None         # the bytes of the line just yielded (for ``log``)
+        self.damaged = None     # why a torn last line is no power cut (see above)
 
     @property
     def finished(self):
@@ -358,6 +366,7 @@ class Reader:
         at = 0            # bytes read so far
         no = 0            # line number
         bad = None        # (line number, why) of an unreadable line not yet known torn
+        checked = False   # that line is whole (newline-ended) JSON that failed ``check``
         for ln, n in self._lines(f):
             no += 1
             at += n
@@ -371,9 +380,17 @@ class Reader:
                 bad = (no, "line too long")
                 continue
             try:
-                rec = loads(ln)
+                rec = _parse(ln)
             except ValueError as e:
                 bad = (no, str(e))
+                continue
+            try:
+                rec = check(rec)
+            except ValueError as e:
+                # JSON that is no record: kept as damage if it turns out to be the
+                # last line and whole (see ``damaged``)
+                bad = (no, str(e))
+                checked = ln[-1] == 10
                 continue
             k = rec["r"]
             if self.header is None:
@@ -402,6 +419,8 @@ class Reader:
         if self.header is None and self.problem is None:
             self.problem = "line %d: %s" % bad if bad else "empty"
         self.torn = bad is not None or not self.newline
+        if bad is not None and checked:
+            self.damaged = "line %d: %s" % bad
 
     @staticmethod
     def _opening_winner(d):

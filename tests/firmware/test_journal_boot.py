@@ -124,3 +124,90 @@ def test_a_record_goes_in_pieces_and_a_cut_before_its_newline_is_torn():
     j3 = Journal(d)
     assert j3.scan() == [] and j3.latest.torn and j3.lines == 6
     _cleanup(d)
+
+
+_HEADER = {"r": "game", "v": 1, "variant": "long", "options": {},
+           "start": "Lw-0f000000000000000000000000-0f000000000000000000000000",
+           "meta": {}}
+
+
+def test_ids_past_99999_are_read_back_by_the_parser_of_the_writer():
+    # issue 22: the game after a stray g99999 was written as g100000.jsonl, a name
+    # the scan did not know: not listed, not resumed, and truncated by the next new
+    d = _dir("wide")
+    _write_game(d, 99999, 2)
+    j = Journal(d)
+    assert j.scan() == [] and j.last == 99999
+    assert j.start(_HEADER) == 100000
+    j.append({"r": "roll", "n": 1, "side": "white", "dice": [6, 5]})
+    j.close()
+    size = os.stat(d + "/g100000.jsonl")[6]
+    j2 = Journal(d)
+    assert j2.scan() == [] and j2.last == 100000 and j2.count == 2
+    assert j2.unfinished() == 100000 and j2.lines == 2
+    games, _ = j2.index()
+    assert [g["game"] for g in games] == [99999, 100000]
+    j2.resume(100000)
+    j2.close()
+    j3 = Journal(d)
+    j3.scan()
+    assert j3.start(_HEADER) == 100001
+    j3.close()
+    assert os.stat(d + "/g100000.jsonl")[6] == size     # never truncated
+    _cleanup(d)
+
+
+def test_parse_name_reads_exactly_the_names_the_journal_writes():
+    from nardy.journal import parse_name
+    from nardy.protocol import MAX_GAME
+    d = _dir("names")
+    j = Journal(d)
+    for gid in (1, 42, 99999, 100000, 123456789, MAX_GAME):
+        for ext in ("jsonl", "bad", "tmp"):
+            assert parse_name(j.name(gid, ext)[len(d) + 1:]) == (gid, ext)
+    os.rmdir(d)
+    for n in ("g012345.jsonl", "g+1234.jsonl", "g 1234.jsonl", "g00000.jsonl",
+              "g1234.jsonl", "g1000000000.jsonl", "g00001.txt", "g0000a.jsonl"):
+        assert parse_name(n) == (None, None), n
+
+
+def test_a_new_game_never_reuses_the_name_of_a_file_on_flash():
+    d = _dir("reuse")
+    _write_game(d, 6, 1, end=False)
+    j = Journal(d)
+    j.scan()
+    j.last = 5          # as if the scan had missed g00006 (a name it cannot read)
+    j.current = None
+    assert j.start(_HEADER) == 7
+    j.close()
+    with open(d + "/g00006.jsonl") as f:
+        assert len(f.read().splitlines()) == 2
+    _cleanup(d)
+
+
+def test_a_whole_last_record_that_fails_the_checks_is_reported_and_set_aside():
+    # issue 22: a complete, newline-ended last line that is JSON but no valid record
+    # cannot come from a power cut: it is damage, not a torn tail to cut silently
+    for tag, tail in (
+            ("dice", '{"r": "roll", "n": 3, "side": "white", "dice": [0, 7]}\n'),
+            ("side", '{"r": "roll", "n": 3, "side": "green", "dice": [6, 5]}\n'),
+            ("step", '{"r": "step", "n": 3, "from": "a", "to": "b"}\n')):
+        d = _dir("check-" + tag)
+        _write_game(d, 5, 2, end=False, tail=tail)
+        j = Journal(d)
+        reports = j.scan()
+        assert len(reports) == 1 and reports[0][0] == 5, reports
+        assert "line 4" in reports[0][1] and "set aside as g00005.bad" in reports[0][1]
+        assert j.unfinished() is None
+        assert os.listdir(d) == ["g00005.bad"]
+        with open(d + "/g00005.bad") as f:
+            assert f.read().endswith(tail)          # nothing cut
+        _cleanup(d)
+
+
+def test_a_torn_last_line_is_still_cut_quietly():
+    d = _dir("torn2")
+    _write_game(d, 8, 2, end=False, tail='{"r": "roll", "n": 3, "side": "wh')
+    j = Journal(d)
+    assert j.scan() == [] and j.unfinished() == 8 and j.lines == 3
+    _cleanup(d)

@@ -73,3 +73,40 @@ def test_settings_are_checked_by_type_and_range():
     bad = dict(good)
     bad.update(brightness=True, dice=None)
     assert protocol.check_settings(bad) == ["brightness", "dice"]
+
+
+def test_nul_and_control_bytes_are_refused():
+    # issue 22: '{"cmd":"hello"}\x00' was accepted (MicroPython's json stops at a NUL)
+    assert protocol.parse(b'{"cmd":"hello"}\r')["cmd"] == "hello"
+    assert protocol.parse(b'{"cmd":\t"hello"}')["cmd"] == "hello"
+    for line in (b'{"cmd":"hello"}\x00', b'\x00{"cmd":"hello"}', b'{"cmd":"hello"}\x1b',
+                 b'{"cmd":"ping", "id": "a\x01b"}', b'{"cmd":"hello"}\x7f'):
+        _refused(line, "control byte")
+        _refused(line.decode(), "control byte")
+
+
+# (name, bytes) that strict UTF-8 refuses; MicroPython's decode takes most of them
+_NOT_UTF8 = (("overlong /", b"\xc0\xaf"), ("overlong 3", b"\xc0\xb3"),
+             ("overlong 3-byte", b"\xe0\x80\xaf"), ("surrogate", b"\xed\xa0\x80"),
+             ("past U+10FFFF", b"\xf4\x90\x80\x80"), ("F5", b"\xf5\x80\x80\x80"),
+             ("lone continuation", b"\x80"), ("cut sequence", b"\xe2\x82"),
+             ("FF", b"\xff"))
+
+
+def test_only_strict_utf8_is_parsed_or_echoed():
+    for name, bad in _NOT_UTF8:
+        line = b'{"cmd": "ping", "id": "' + bad + b'"}'
+        _refused(line, "not UTF-8")
+        e = protocol.error("not UTF-8", line)
+        assert e["line"] == "<binary>", (name, e)
+    for ok in ("\u00e9", "\u20ac", "\U0001f600"):
+        line = ('{"cmd": "ping", "id": "%s"}' % ok).encode()
+        assert protocol.parse(line)["id"] == ok
+
+
+def test_an_echo_is_cut_between_characters():
+    for ch in ("\u00e9", "\u20ac", "\U0001f600"):
+        line = ('{"cmd": "x' + ch * 40 + '"}').encode()
+        echo = protocol.error("unknown cmd", line)["line"]
+        b = echo.encode()
+        assert 50 < len(b) <= 60 and line.startswith(b), (ch, echo)
