@@ -12,6 +12,7 @@ MicroPython:
     micropython -X heapsize=112wK -c "from nardy.movesvc import main; main()"
 """
 
+import gc
 import json
 import sys
 
@@ -24,6 +25,8 @@ from nardy.variants import find_variant
 variant_for = find_variant
 
 MAX_LINE = const(16384)    # bytes; a request is ~400, a position with options ~600
+_PIECE = const(512)        # bytes read at a time (a request is one or two pieces)
+_STARVED = const(8)        # reads in a row that may fail for memory while a line is skipped
 
 
 def _dice(obj):
@@ -77,20 +80,51 @@ def answer_line(line):
     return "".join(parts)
 
 
-def _lines(inp):
-    """The lines of a binary stream as bytes, each at most MAX_LINE long; a longer
-    line is read through in pieces and given as None."""
-    while True:
-        ln = inp.readline(MAX_LINE + 1)
-        if not ln:
-            return
-        if len(ln) > MAX_LINE and ln[-1] != 10:
-            while True:
-                more = inp.readline(MAX_LINE + 1)
-                if not more or more[-1] == 10:
-                    break
-            ln = None
-        yield ln
+class _Lines:
+    """The lines of a binary stream, each read in pieces of at most ``_PIECE``
+    bytes into one buffer made once: a line is never asked for in one block (a
+    16 KB ``readline`` on a loaded heap raised MemoryError and ended the batch)."""
+
+    def __init__(self, inp):
+        self.inp = inp
+        self.buf = bytearray(MAX_LINE)
+        self.reading = False    # inside ``next``: a MemoryError left a line half read
+
+    def next(self):
+        """The next line (bytes with its newline, if it had one), None for one longer
+        than MAX_LINE (read through, never held), or b"" at the end of the input.
+        A MemoryError may come out of it: ``skip`` then reads through that line."""
+        self.reading = True
+        buf = self.buf
+        n = 0
+        over = False
+        while True:
+            piece = self.inp.readline(_PIECE)
+            if piece and not over:
+                if n + len(piece) > MAX_LINE:
+                    over = True
+                else:
+                    buf[n:n + len(piece)] = piece
+                    n += len(piece)
+            if not piece or piece[-1] == 10:
+                self.reading = False
+                return None if over else bytes(buf[:n])
+
+    def skip(self):
+        """After a MemoryError: read through the line ``next`` was reading, in small
+        pieces (nothing, if the line had been read whole)."""
+        starved = 0
+        while self.reading:
+            try:
+                piece = self.inp.readline(64)
+            except MemoryError:
+                starved += 1
+                if starved > _STARVED:
+                    raise
+                gc.collect()
+                continue
+            if not piece or piece[-1] == 10:
+                self.reading = False
 
 
 def _answer(raw, write):
@@ -108,16 +142,25 @@ def _answer(raw, write):
 
 
 def main(inp=None, out=None):
-    """Answer every line of ``inp`` (a binary stream; default stdin) on ``out``."""
+    """Answer every line of ``inp`` (a binary stream; default stdin) on ``out``: one
+    answer per line, also when the heap runs out while the line is read (that line
+    gets ``out of memory``; the lines after it are answered)."""
     if inp is None:
         inp = sys.stdin.buffer
     out = out or sys.stdout
-    for raw in _lines(inp):
-        if raw is not None and not raw.strip():
-            continue
+    lines = _Lines(inp)
+    while True:
         try:
+            raw = lines.next()
+            if raw == b"":
+                return
+            if raw is not None and not raw.strip():
+                continue
             _answer(raw, out.write)
         except MemoryError:
+            raw = None
+            gc.collect()
+            lines.skip()
             out.write('{"error": "out of memory"}')
         out.write("\n")
         if hasattr(out, "flush"):
