@@ -112,3 +112,45 @@ def test_event_log_is_a_bounded_window_on_a_numbered_list(keep, n, a, b):
         else:
             with pytest.raises(IndexError):
                 log[a]
+
+
+def test_send_takes_the_documented_unquoted_json(tmp_path, capsys):
+    # issue 22: shlex took the quotes out of `send {"cmd": "set", "brightness": 8}`
+    # (docs/SCRIPT.md), which was then refused as not JSON
+    p = tmp_path / "send.nardy"
+    p.write_text('send {"cmd": "set", "brightness": 8}   # the documented form\n'
+                 "send '{\"cmd\": \"set\", \"brightness\": 9}'\n"
+                 "expect no error\n")
+    rc, out, err = _run(capsys, p, "--no-display")
+    assert rc == 0, err
+    sets = [json.loads(ln) for ln in out.splitlines() if '"ev": "set"' in ln]
+    assert [e["settings"]["brightness"] for e in sets] == [8, 9]
+    # the JSON is read as written: a " #" or two spaces inside a string stay
+    from nardy_host.script import _send_json
+    assert _send_json('{"cmd": "ping", "id": "a # b  c"}  # note', 1)["id"] == "a # b  c"
+
+
+@pytest.mark.parametrize("line", ['send {"cmd": "hello"} extra', "send [1, 2]", "send",
+                                  'send {"cmd": "hello"'])
+def test_send_refuses_anything_but_one_object(tmp_path, capsys, line):
+    p = tmp_path / "s.nardy"
+    p.write_text("\n%s\n" % line)
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 2 and "s.nardy:2: send needs one JSON object" in err, err
+
+
+def test_an_over_long_line_is_refused_before_it_is_split(tmp_path, capsys, monkeypatch):
+    # a 3 MB send line ran for minutes in shlex.split: refused whole, unread
+    import shlex
+
+    from nardy_host import script
+
+    def no_split(*a, **k):
+        raise AssertionError("an over-long line reached shlex")
+
+    monkeypatch.setattr(shlex, "split", no_split)
+    p = tmp_path / "big.nardy"
+    p.write_text('send "{\\"cmd\\": \\"ping\\", \\"id\\": \\"%s\\"}"\n'
+                 % ("x" * 3_000_000))
+    rc, _, err = _run(capsys, p, "--quiet")
+    assert rc == 2 and "big.nardy:1: longer than %d characters" % script.MAX_LINE in err
