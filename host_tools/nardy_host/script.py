@@ -24,7 +24,6 @@ from nardy_host import oledtext
 from nardy_host.errors import UserError
 from nardy_host.session import ZONE_WORDS, LinkError, Session, VirtualLink, parse_zone
 
-
 # A script line: a ``send`` carries one protocol line (at most protocol.MAX_LINE
 # bytes) and its word; nothing else comes near. Longer lines are refused unread.
 MAX_LINE = 4200
