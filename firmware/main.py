@@ -40,8 +40,10 @@ def _virtual(argv):
     pm = argv[2] if len(argv) > 2 else here + "/pinmap/esp32s3.json"
     quota = -1
     for a in argv[3:]:
-        if a.startswith("--flash="):
-            quota = int(a[8:])
+        # the flash's size in bytes (a quota on the directory, enforced on the
+        # journal's writes: nardy.hal_virtual); --flash= is the old spelling
+        if a.startswith("--flash-size=") or a.startswith("--flash="):
+            quota = int(a.split("=", 1)[1])
     try:
         import os
         os.mkdir(data)

@@ -74,7 +74,9 @@ class App:
         self.settings = appboot.settings(self)
         appboot = None
         drop_module("nardy.appboot")    # boot() imports it again for the journal
-        self.journal = Journal(data_dir + "/journal", board.flash_free)
+        self.journal = Journal(data_dir + "/journal", board.flash_free,
+                               opener=getattr(board, "flash_open", None))
+        self.journal.warn = self.report     # a flash getting full: OLED, USB, errors.log
         self.game = Game(self.journal, self.layout, self.emit, Dice(board.urandom),
                          self.settings)
         self.menu = None

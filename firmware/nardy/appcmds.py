@@ -45,6 +45,10 @@ def confirm(app, cmd):
 
 def new(app, cmd):
     # parse() checked every field: only now is anything changed
+    j = app.journal
+    if j.held or j.space() == "full":
+        # refused before the game in play is closed: it goes on, whole
+        raise ValueError("flash full: send games to the host first")
     v = cmd.get("variant", "long")
     app.settings["variant"] = v
     app.settings["match"] = cmd.get("match", 1)

@@ -23,6 +23,11 @@ class Board:
     virtual = False      # True: time passes only as ``sense`` lines say (scripts)
     pinmap = None        # nardy.pinmap.PinMap: layout, LED zones, limits
     display = None       # a framebuf with ``buffer`` and ``show()``, or None
+    # How the journal opens its files for writing: None, the builtin ``open`` (a
+    # full littlefs raises OSError 28, ENOSPC, from a write, and may leave part of
+    # what was written: nardy.journal copes), or a method (path, mode) of a board
+    # whose flash is simulated (the virtual board's ``--flash-size``)
+    flash_open = None
 
     def out(self, obj):
         """Send one protocol event (a dict) to the host as one JSON line."""

@@ -183,8 +183,15 @@ class Board(hal.Board):
         self.display.send()
 
     def flash_free(self):
+        """Bytes free: with a size (``--flash-size``), that size less the files in
+        the flash directory and its journal/; else the host filesystem's free space
+        (-1 when it cannot tell)."""
         if self.flash_bytes < 0:
-            return -1
+            try:
+                st = os.statvfs(self.flash_dir)
+                return st[1] * st[4]    # fragment size * blocks free to users
+            except (OSError, AttributeError):
+                return -1
         used = 0
         for d in (self.flash_dir, self.flash_dir + "/journal"):
             try:
@@ -198,7 +205,16 @@ class Board(hal.Board):
                     continue
                 if st[0] & 0x8000:
                     used += st[6]
-        return self.flash_bytes - used
+        return max(0, self.flash_bytes - used)
+
+    def flash_open(self, path, mode):
+        """A journal file; with a flash size, one whose writes stop with OSError 28
+        (ENOSPC) at the size, writing what fits first, as a full littlefs does."""
+        f = open(path, mode)  # noqa: SIM115 - the journal keeps it open for appends
+        if self.flash_bytes < 0:
+            return f
+        from nardy.vquota import QuotaFile
+        return QuotaFile(self, f)
 
     async def read_line(self):
         """The next line from stdin (bytes), ``lines.TOO_LONG`` after an over-long

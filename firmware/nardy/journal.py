@@ -30,11 +30,13 @@ from nardy.protocol import MAX_GAME
 OK = "ok"
 _LOW = const("low")
 _FULL = const("full")
+_HELD = const("held")
 
 _MATCH_MAX = const(512)          # bytes: match.json is ~150
 _DIR = const(0x4000)            # stat mode bit of a directory
 _TAIL = const(256)              # bytes read to find a game's last line
 _ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
+_RETRY_BYTES = const(1024)      # free bytes before a file that ran out of room is read again
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
 
 
@@ -80,6 +82,20 @@ def parse_name(name):
     return gid, ext
 
 
+def _close(f):
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
 def set_aside_name(path):
     """A free name ``path.bad``, ``path.bad2``, ... for a file set aside."""
     cand = path + ".bad"
@@ -91,9 +107,13 @@ def set_aside_name(path):
 
 
 class Journal:
-    def __init__(self, path, free=None, low_bytes=65536, full_bytes=16384):
+    def __init__(self, path, free=None, low_bytes=65536, full_bytes=16384, opener=None):
         self.dir = path
         self._free = free
+        self._open = opener or open     # the board's flash_open (a quota on a virtual one)
+        self.held = []          # records of the current game not on flash yet (full)
+        self.warn = None        # callback(text): the app shows and logs a flash warning
+        self._said = OK         # the flash state last warned about
         self.low_bytes = low_bytes
         self.full_bytes = full_bytes
         self.current = None     # game id being written (or last written)
@@ -241,18 +261,26 @@ class Journal:
         """Keep the first ``keep`` bytes (the torn tail goes), through a temp copy."""
         tmp = self.name(gid, "tmp")
         buf = bytearray(512)
-        with open(self.name(gid), "rb") as src, open(tmp, "wb") as dst:
-            left = keep
-            while left > 0:
-                n = src.readinto(buf)
-                if not n:
-                    break
-                if n > left:
-                    n = left
-                dst.write(memoryview(buf)[:n])
-                left -= n
-            if not newline:
-                dst.write(b"\n")
+        dst = self._open(tmp, "wb")
+        try:
+            with open(self.name(gid), "rb") as src:
+                left = keep
+                while left > 0:
+                    n = src.readinto(buf)
+                    if not n:
+                        break
+                    if n > left:
+                        n = left
+                    dst.write(memoryview(buf)[:n])
+                    left -= n
+                if not newline:
+                    dst.write(b"\n")
+            dst.close()
+        except OSError:
+            # no room for the copy (a full flash): the original stays as it was
+            _close(dst)
+            _remove(tmp)
+            raise
         os.remove(self.name(gid))
         os.rename(tmp, self.name(gid))
 
@@ -333,8 +361,12 @@ class Journal:
         return games, (ids[-1] if more and ids else None)
 
     # -- writing ----------------------------------------------------------------------
+    def free(self):
+        """Bytes free on the flash, -1 when unknown (the board's ``flash_free``)."""
+        return self._free() if self._free else -1
+
     def space(self):
-        free = self._free() if self._free else -1
+        free = self.free()
         if free < 0:
             return OK
         if free < self.full_bytes:
@@ -345,20 +377,31 @@ class Journal:
 
     def start(self, header):
         """Open a new game file with its header line; returns the game id. Raises
-        OSError when the flash is full (the caller shows it; nothing is deleted)."""
+        OSError when the flash cannot hold a new game (full: under ``full_bytes``
+        free, the reserve the game in play writes into; or records of the last game
+        still held in RAM); the caller shows it; nothing is deleted."""
         if not self.usable:
             raise OSError(5, "no journal directory")
-        if self.space() == _FULL:
+        if self.space() == _FULL or self.held:
+            self._check_space()
             raise OSError(28, "flash full")
         self.close()
         gid = self._next_id()
-        self._f = open(self.name(gid), "w")  # noqa: SIM115 - kept open for appends
+        p = self.name(gid)
+        self._f = self._open(p, "w")
+        try:
+            self._write(header)
+        except OSError:
+            # not even the header fits: no game (and no empty file) is left
+            self.close()
+            _remove(p)
+            raise
         self.last = gid
         self.count += 1
         self.current = gid
         self.ended = False
-        self.lines = 0
-        self.append(header)
+        self.lines = 1
+        self._check_space()
         return gid
 
     def _next_id(self):
@@ -380,37 +423,100 @@ class Journal:
         """Go on appending to game ``gid`` (read at boot: ``self.lines`` is set)."""
         self.close()
         self.current = gid
-        self._f = open(self.name(gid), "a")  # noqa: SIM115 - kept open for appends
+        self._f = self._open(self.name(gid), "a")
 
-    def append(self, rec):
-        """Write and flush one record; returns its line number (0-based)."""
-        f = self._f
-        if f is None:
-            raise OSError(9, "no game open")
+    def _write(self, rec):
         # Written as json.dump makes it, piece by piece: no block the size of the line
         # (a fragmented 56 KB heap may have none). A power cut leaves the whole line
         # or a torn one, with or without its newline, which the next boot cuts off
-        # (record.Reader's torn-tail rule, Journal._cut).
+        # (record.Reader's torn-tail rule, Journal._cut); so does a full flash
+        # (ENOSPC), which ``_reopen`` cuts before the next write.
+        f = self._f
         json.dump(rec, f)
         f.write("\n")
         f.flush()
+
+    def append(self, rec):
+        """Write and flush one record; returns its line number (0-based). A record
+        the flash has no room for is held in RAM, in order, and written (with any
+        held before it) as soon as there is room: by the next ``append`` or
+        ``confirm``; the board says so (``warn``). Nothing is ever dropped."""
+        if self._f is None and not self.held:
+            raise OSError(9, "no game open")
         n = self.lines
         self.lines += 1
         if rec.get("r") == "end":
             self.ended = True
+        self.held.append(rec)
+        self._flush_held()
+        self._check_space()
         return n
+
+    def _flush_held(self):
+        """Write the records held in RAM, oldest first; what does not fit stays."""
+        if not self.held:
+            return
+        free = self.free()
+        if self._f is None and 0 <= free < _RETRY_BYTES:
+            return                      # no room yet: the file is not read again
+        try:
+            if self._f is None:
+                self._reopen()
+            while self.held:
+                self._write(self.held[0])
+                self.held.pop(0)
+        except OSError:
+            # flash full (or failing): the file may end in part of a line now; it
+            # is closed, and cut back to its whole lines before the next write
+            self.close()
+
+    def _reopen(self):
+        """After a failed write: cut the game's file back to its whole records (a
+        record whose newline did not fit is kept, its newline put back), drop the
+        held records that made it, open it for appends again."""
+        gid = self.current
+        r = record.Reader(self.name(gid)).scan()
+        if r.problem:
+            raise OSError(5, r.problem)
+        if r.torn:
+            self._cut(gid, r.keep, r.newline)
+        written = r.lines - (self.lines - len(self.held))
+        if written > 0:
+            del self.held[:written]
+        self._f = self._open(self.name(gid), "a")
+
+    def _check_space(self):
+        """Say it (``warn``) when the flash gets low or full, or records wait in RAM:
+        once each time that changes."""
+        s = self.space()
+        if self.held:
+            s = _HELD
+        if s == self._said:
+            return
+        self._said = s
+        if self.warn is None or s == OK:
+            return
+        if s == _HELD:
+            text = "flash full: %d records kept in RAM, send games to the host" % len(
+                self.held)
+        elif s == _FULL:
+            text = "flash full (%d bytes free): no new game, send games to the host" % (
+                self.free())
+        else:
+            text = "flash low: %d bytes free, send games to the host" % self.free()
+        self.warn(text)
 
     def close(self):
         if self._f is not None:
-            self._f.close()
+            _close(self._f)     # (every record was flushed: a close has nothing left)
             self._f = None
 
     def confirm(self, gid):
         """The host has game ``gid``: delete it if it is over (ended, or not the
         game being played: that one is the only game that can still go on). False
         if it is not deleted."""
-        if gid == self.current and not self.ended:
-            return False
+        if gid == self.current and (not self.ended or self.held):
+            return False        # (an end record held in RAM: the game is not on flash)
         p = self.name(gid)
         st = _stat(p)
         if st is None or st[0] & _DIR:
@@ -420,15 +526,20 @@ class Journal:
             self.current = None
         os.remove(p)
         self.count -= 1
-        if self.count <= 0:
+        if self.count <= 0 and not self.held:
             self.count = 0
             self.last = 0           # an empty journal numbers from 1 again
+        # room has come back: what the game in play holds in RAM goes to flash
+        self._flush_held()
+        self._check_space()
         return True
 
     def summary(self):
-        """For ``dump``: how many games, the highest id, the game being written."""
+        """For ``dump``: how many games, the highest id, the game being written, the
+        bytes free on the flash (-1: unknown), the records held in RAM."""
         return {"games": self.count, "last": self.last or None,
-                "current": self.current if not self.ended else None}
+                "current": self.current if not self.ended else None,
+                "free": self.free(), "held": len(self.held)}
 
     # -- the match between games --------------------------------------------------------
     def save_match(self, m):

@@ -211,3 +211,88 @@ def test_a_torn_last_line_is_still_cut_quietly():
     j = Journal(d)
     assert j.scan() == [] and j.unfinished() == 8 and j.lines == 3
     _cleanup(d)
+
+
+class _Flash:
+    """A flash of ``cap`` bytes holding directory ``d`` (as the virtual board's
+    --flash-size): the journal's writes go through nardy.vquota, so a write that
+    does not fit writes what does, then raises ENOSPC."""
+
+    def __init__(self, d, cap):
+        self.d = d
+        self.cap = cap
+
+    def used(self):
+        try:
+            return sum(os.stat(self.d + "/" + n)[6] for n in os.listdir(self.d))
+        except OSError:
+            return 0
+
+    def leave(self, n):
+        self.cap = self.used() + n
+
+    def flash_free(self):
+        return max(0, self.cap - self.used())
+
+    def open(self, path, mode):
+        from nardy.vquota import QuotaFile
+        return QuotaFile(self, open(path, mode))
+
+
+def test_records_that_do_not_fit_are_held_in_ram_and_written_when_room_returns():
+    # issue 22: a full flash mid-game (ENOSPC) stopped the journal. Every cut point:
+    # inside a record, just before its newline, and at a record's start
+    rec = {"r": "roll", "n": 2, "side": "white", "dice": [6, 5]}
+    size = len(json.dumps(rec)) + 1
+    for left in (0, 5, size - 1, size, size + 3):
+        d = _dir("held%d" % left)
+        flash = _Flash(d, 100000)
+        said = []
+        j = Journal(d, flash.flash_free, low_bytes=0, full_bytes=0, opener=flash.open)
+        j.warn = said.append
+        j.scan()
+        assert j.start(_HEADER) == 1
+        flash.leave(left)
+        seqs = [j.append(dict(rec, n=n)) for n in range(2, 6)]
+        assert seqs == [1, 2, 3, 4] and j.lines == 5
+        assert j.held and "kept in RAM" in said[-1], (left, said)
+        assert not j.confirm(1)                  # the game in play: never deleted
+        flash.leave(100000)
+        j.append(dict(rec, n=6))
+        assert not j.held
+        j.close()
+        recs = list(Journal(d).records(1))
+        assert [r.get("n") for r in recs] == [None, 2, 3, 4, 5, 6], (left, recs)
+        _cleanup(d)
+
+
+def test_a_header_that_does_not_fit_leaves_no_game():
+    d = _dir("nohdr")
+    flash = _Flash(d, 10)
+    j = Journal(d, flash.flash_free, low_bytes=0, full_bytes=0, opener=flash.open)
+    j.scan()
+    try:
+        j.start(_HEADER)
+    except OSError as e:
+        assert e.args[0] == 28
+    else:
+        raise AssertionError("a game without room was started")
+    assert os.listdir(d) == [] and j.current is None and j.count == 0
+    os.rmdir(d)
+
+
+def test_the_flash_getting_low_then_full_is_said_once_each():
+    d = _dir("said")
+    free = [100000]
+    j = Journal(d, lambda: free[0], low_bytes=50000, full_bytes=10000)
+    said = []
+    j.warn = said.append
+    j.scan()
+    j.start(_HEADER)
+    for f in (90000, 40000, 39000, 5000, 4000):
+        free[0] = f
+        j.append({"r": "roll", "n": 1, "side": "white", "dice": [6, 5]})
+    assert len(said) == 2 and "flash low: 40000 bytes" in said[0] and "full" in said[1]
+    assert j.summary()["free"] == 4000 and j.summary()["held"] == 0
+    j.close()
+    _cleanup(d)

@@ -1,0 +1,135 @@
+"""Issue 22, every limit named: the documented virtual-board command as documented,
+a flash with a real size, and the limits table of docs/PROTOCOL.md."""
+
+import json
+import os
+import re
+import subprocess
+
+from vboard import ROOT, micropython
+
+DOC = os.path.join(ROOT, "docs", "PROTOCOL.md")
+
+
+def _documented_command():
+    """The first virtual-board command line of docs/PROTOCOL.md, as words, without
+    its optional ``[...]`` parts."""
+    with open(DOC, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^    (micropython -X heapsize=\S+ firmware/main\.py DIR[^\n]*)$", text, re.M)
+    assert m, "docs/PROTOCOL.md has no virtual-board command"
+    return re.sub(r"\[[^\]]*\]", "", m.group(1)).split()
+
+
+def test_the_documented_virtual_board_command_boots_and_draws_from_source(tmp_path):
+    # issue 22: `micropython -X heapsize=112wK firmware/main.py DIR` (from source)
+    # crashed with a MemoryError at its first draw, every boot
+    words = _documented_command()
+    assert words[0] == "micropython" and "heapsize=112wK" in words[2]
+    cmd = [micropython()] + [str(tmp_path / "flash") if w == "DIR" else w
+                             for w in words[1:]]
+    lines = [{"cmd": "hello"}, {"cmd": "oled"}, {"cmd": "new", "variant": "short"},
+             {"cmd": "oled"}, {"cmd": "dump"}, {"cmd": "ping", "id": 1}]
+    r = subprocess.run(cmd, cwd=ROOT, input="".join(json.dumps(x) + "\n" for x in lines),
+                       capture_output=True, text=True, timeout=120)
+    evs = [json.loads(ln) for ln in r.stdout.splitlines()]
+    kinds = [e["ev"] for e in evs]
+    assert not [e for e in evs if e["ev"] == "error"], r.stdout[-2000:] + r.stderr
+    assert kinds.count("hello") == 2 and "game" in kinds and "dump" in kinds
+    assert kinds[-1] == "pong" and kinds.count("oled") >= 2
+
+
+def _screen(b):
+    from nardy_host import oledtext
+    b.send({"cmd": "oled"})
+    return oledtext.text(b.wait("oled")["fb"])
+
+
+def _errors_since(b, n):
+    return [e["error"] for e in b.events[n:] if e["ev"] == "error"]
+
+
+def _fill(data, b, leave):
+    """Grow a file beside the journal until ``leave`` bytes of the flash are free."""
+    free = b.dump()["journal"]["free"]
+    p = os.path.join(data, "filler.bin")
+    have = os.path.getsize(p) if os.path.exists(p) else 0
+    with open(p, "wb") as f:
+        f.write(b"\xff" * (have + free - leave))
+
+
+def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path):
+    # issue 22: the virtual board's flash had no size; a real ENOSPC stopped the
+    # journal with one `crash: OSError: 28`
+    import random
+
+    from test_vboard import _state, play_turn
+    from vboard import VBoard, committed
+
+    rng = random.Random(5)
+    data = str(tmp_path / "flash")
+    b = VBoard(data, extra=["--flash-size=200000"])
+    b.send({"cmd": "set", "oled": False})
+    d = b.dump()
+    assert d["flash"] == "ok" and 190000 < d["journal"]["free"] <= 200000
+    assert d["journal"]["held"] == 0
+    b.send({"cmd": "new", "variant": "long"})
+    b.sync()
+    v, pos, _ = _state(b)
+    b.sense(v, pos)
+    b.button("ok")
+    b.sync()
+    gid = b.dump()["game"]
+    for _ in range(2):
+        assert play_turn(b, rng)
+    # another file takes the flash down to 30 KB: the board warns before it is full
+    n = len(b.events)
+    _fill(data, b, 30000)
+    assert play_turn(b, rng)
+    assert any("flash low" in e for e in _errors_since(b, n)), b.events[n:]
+    assert b.dump()["flash"] == "low"
+    assert "flash low" in _screen(b).replace("\n", " ")
+    # then to 40 bytes: the records that do not fit are kept in RAM, the game goes on
+    n = len(b.events)
+    _fill(data, b, 40)
+    for _ in range(2):
+        assert play_turn(b, rng)
+    assert any("kept in RAM" in e for e in _errors_since(b, n)), b.events[n:]
+    d = b.dump()
+    assert d["flash"] == "full" and d["journal"]["held"] > 0 and d["phase"] in (
+        "move", "roll")
+    assert not [e for e in _errors_since(b, n) if "crash" in e]
+    # a new game is refused, and the game in play is not closed for it
+    n = len(b.events)
+    b.send({"cmd": "new", "variant": "short"})
+    b.sync()
+    assert any("flash full" in e for e in _errors_since(b, n))
+    assert b.dump()["game"] == gid and not [e for e in b.events[n:] if e["ev"] == "game_end"]
+    # room comes back: what was held is written, in order, and nothing was lost
+    os.remove(os.path.join(data, "filler.bin"))
+    assert play_turn(b, rng)
+    d = b.dump()
+    assert d["journal"]["held"] == 0 and d["flash"] == "ok"
+    lines = [json.loads(x) for x in b.log(gid)]
+    c = committed(b.events)
+    assert len(lines) == len([k for k in c if k[0] == gid])
+    for i, rec in enumerate(lines):
+        assert c[(gid, i)] == rec, i
+    b.close()
+
+
+def test_a_new_game_the_flash_cannot_hold_is_refused(tmp_path):
+    from vboard import VBoard
+    data = str(tmp_path / "flash")
+    b = VBoard(data, extra=["--flash-size=20000"])   # under the 16 KB reserve soon
+    _fill(data, b, 10000)
+    n = len(b.events)
+    b.send({"cmd": "new", "variant": "long"})
+    b.sync()
+    errs = _errors_since(b, n)
+    assert any("flash full" in e for e in errs), errs
+    d = b.dump()
+    assert d["game"] is None and d["flash"] == "full" and d["journal"]["games"] == 0
+    assert 0 < d["journal"]["free"] <= 10000
+    assert not os.listdir(os.path.join(data, "journal"))
+    b.close()
