@@ -111,6 +111,7 @@ class SelfTest:
         self.buttons = buttons
         self.faults = []
         self.lines = []
+        self.checks = {}         # what each check covered: {name: count}
         self.scanning = False    # the channel check still takes scans
 
     def _oled(self, lines):
@@ -148,10 +149,14 @@ class SelfTest:
             add_scan(buf, n, acc, lo, hi)
             await self._wait(0)
         self.scanning = False
+        self.checks["scans"] = got
         if got < self.scans:
             self.faults.append("channels: only %d of %d scans came" % (got, self.scans))
             if not got:
+                self.checks["channels"] = 0
                 return
+        self.checks["channels"] = n
+        self.lines.append("channels: %d checked over %d scans" % (n, got))
         mean = array("H", [(acc[ch] + got // 2) // got for ch in range(n)])
         for kind, ch, detail in channel_faults(lo, hi, mean, self.cal):
             if kind == "supply":
@@ -183,10 +188,12 @@ class SelfTest:
             for j in range(3):
                 frame[3 * i + j] = 0
         b.show_leds(frame)
+        self.checks["leds"] = count
         self.lines.append("leds: %d walked" % count)
 
     def oled(self):
         d = self.board.display
+        self.checks["oled"] = 0
         if d is None:
             self.faults.append("oled: no display answered on I2C")
             return
@@ -194,11 +201,13 @@ class SelfTest:
         d.rect(0, 0, d.width, d.height, 1)
         d.text("SELF-TEST", 28, 28, 1)
         self.board.show_display()
+        self.checks["oled"] = 1
         self.lines.append("oled: shown")
 
     async def press(self):
         b = self.board
         if not self.buttons:
+            self.checks["buttons"] = 0
             self.lines.append("buttons: skipped")
             return
         pressed = []       # presses that came early count for their button
@@ -214,9 +223,13 @@ class SelfTest:
             if name not in pressed:
                 self.faults.append("button %s: no press within %d s" % (
                     name, self.button_ms // 1000))
+        got = sum(1 for name in ("ok", "back", "menu") if name in pressed)
+        self.checks["buttons"] = got
+        self.lines.append("buttons: %d of 3 pressed" % got)
 
     def flash(self):
         free = self.board.flash_free()
+        self.checks["flash"] = 1 if free >= 0 else 0
         if free < 0:
             self.lines.append("flash: free space unknown")
         elif free < self.min_flash:
@@ -228,6 +241,7 @@ class SelfTest:
     async def run(self):
         """Every check; returns the report (also sent over USB and shown)."""
         cal = self.cal
+        self.checks["calibration"] = 1 if cal is not None else 0
         if cal is not None and cal.error:
             self.faults.append("calibration file rejected: %s" % cal.error)
         self.oled()
@@ -237,7 +251,8 @@ class SelfTest:
         await self.press()
         self.flash()
         ok = not self.faults
-        rep = {"ev": "selftest", "ok": ok, "faults": self.faults, "notes": self.lines}
+        rep = {"ev": "selftest", "ok": ok, "faults": self.faults, "notes": self.lines,
+               "checks": self.checks}
         self.board.out(rep)
         if ok:
             self._oled(["SELF-TEST", "", "all OK"] + self.lines)

@@ -106,6 +106,23 @@ def run_board(args):
     return r.stdout, r.stderr
 
 
+def checked(checks):
+    """What the self-test covered, for its last line: "channels 128 (32 scans),
+    leds 28, buttons 3 of 3, oled, flash, calibration" (a check it could not do
+    says so: "no oled")."""
+    parts = []
+    if "channels" in checks:
+        parts.append("channels %d (%d scans)" % (checks["channels"], checks.get("scans", 0)))
+    if "leds" in checks:
+        parts.append("leds %d" % checks["leds"])
+    if "buttons" in checks:
+        parts.append("buttons %d of 3" % checks["buttons"])
+    for k in ("oled", "flash", "calibration"):
+        if k in checks:
+            parts.append(k if checks[k] else "no " + k)
+    return ", ".join(parts) or "no checks reported"
+
+
 def run(args):
     d = boardexec.vboard_dir(args.port)
     if d is not None:
@@ -134,6 +151,7 @@ def run(args):
             print("  ok    %s" % note)
         for f in report.get("faults", []):
             print("  FAULT %s" % f)
-        print("self-test: %s" % ("all OK" if report.get("ok") else
-                                 "%d fault(s)" % len(report.get("faults", []))))
+        print("self-test: %s (%s)" % (
+            "all OK" if report.get("ok") else "%d fault(s)" % len(report.get("faults", [])),
+            checked(report.get("checks", {}))))
     return 0 if report.get("ok") else 1

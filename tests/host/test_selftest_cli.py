@@ -71,3 +71,22 @@ def test_no_such_port(tmp_path):
     r = subprocess.run(NARDY + ["selftest", "--port", str(tmp_path / "ttyNONE")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "no such port" in r.stderr
+
+
+def test_the_report_lists_every_check_and_its_count(tmp_path):
+    # issue 22: "all OK" without saying what was checked, "flash: free space
+    # unknown" on the virtual board
+    r = _run(tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "channels: 128 checked over" in out and "buttons: 3 of 3 pressed" in out
+    assert "unknown" not in out and " KB free" in out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("self-test: all OK (channels 128 (")
+    for part in ("leds 28", "buttons 3 of 3", "oled", "flash", "calibration"):
+        assert part in last, last
+    r = _run(tmp_path, "--no-buttons", "--json")
+    import json
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rep["checks"]["channels"] == 128 and rep["checks"]["buttons"] == 0
+    assert rep["checks"]["leds"] == 28 and rep["checks"]["flash"] == 1
