@@ -5,7 +5,10 @@ The server is microdot (the same framework runs on MicroPython, so a board could
 one day serve this page itself) on asyncio in a background thread, bound to
 127.0.0.1: requests from any other address, or with a Host header that is not this
 machine's loopback name, get 403. Each request is answered and its connection
-closed (HTTP/1.0), so a body can never be read as a second request. The page
+closed (HTTP/1.0), so a body can never be read as a second request. Every POST
+from another site's page is refused (403: ``cross_origin``); a request must arrive
+whole within ``IDLE_S`` seconds (408) and a reply be taken as fast (slowloris);
+at most ``MAX_CLIENTS`` connections are open at once (503 to the next). The page
 (``web/``: HTML, JS, CSS) gets its updates as Server-Sent Events and sends the
 player's actions as JSON; the session behind it is ``simhub.Hub``.
 
@@ -80,6 +83,8 @@ JOURNAL_TYPES = ("application/x-ndjson", "text/plain")
 POLL_S = 0.05          # an event stream looks for new lines this often
 KEEPALIVE_S = 15.0     # ... and sends a comment after this long without one
 EVENT_ID = re.compile(r"^[0-9]{1,15}$")
+IDLE_S = 10.0          # a request must arrive whole within this; a write be taken
+MAX_CLIENTS = 32       # connections at once (a page holds one event stream and a few)
 
 
 def _error(code, text):
@@ -91,14 +96,19 @@ class QuietMicrodot(Microdot):
     the terminal (a bad request line or header is the client's error, not ours)."""
 
     async def handle_request(self, reader, writer):
+        bad = _error(400, "bad request")
         try:
             req = await Request.create(self, reader, writer,
                                        writer.get_extra_info("peername"))
+        except TimeoutError:
+            # (before OSError, its base class) a request that took too long to come
+            req = None
+            bad = _error(408, "the request took over %g s" % getattr(reader, "seconds", 0))
         except (ValueError, IndexError, UnicodeError, OSError):
             req = None
         if req is None:
             try:
-                await _error(400, "bad request").write(writer)
+                await bad.write(writer)
                 await writer.aclose()
             except OSError:
                 pass
@@ -132,6 +142,10 @@ def make_app(hub):
             return _error(403, "Host must be 127.0.0.1 or localhost")
         if "Transfer-Encoding" in req.headers:
             return _error(411, "send a Content-Length, not a chunked body")
+        if req.method not in ("GET", "HEAD"):
+            why = cross_origin(req)
+            if why:
+                return _error(403, why)
         return None
 
     @app.after_request
@@ -306,6 +320,24 @@ async def stream(req, sse, hub, i):
         await asyncio.sleep(POLL_S)
 
 
+def cross_origin(req):
+    """Why a request that changes something (every POST) comes from another site's
+    page, or None. A browser names the page's origin (``Origin``, and
+    ``Sec-Fetch-Site``) on every POST; it must be this server's own
+    (``http://`` + the Host header, checked to be 127.0.0.1 or localhost). A client
+    that is not a browser sends neither and is let through: no web page can make
+    such a request. Without this, any page open in the browser could post a
+    journal to /api/analyse (a "simple" text/plain request: no CORS preflight)
+    and burn this machine's CPU, or play on the board."""
+    origin = req.headers.get("Origin")
+    if origin is not None and origin != "http://" + (req.headers.get("Host") or ""):
+        return "cross-origin requests are refused (Origin %s)" % origin[:80]
+    site = req.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        return "cross-origin requests are refused (Sec-Fetch-Site %s)" % site[:20]
+    return None
+
+
 def _game_id(req, hub):
     """The game a request names (``?game=N``; none: the current one), or the error
     response that refuses it."""
@@ -332,19 +364,49 @@ def download_name(lines, gid):
     return "nardy-%s-game%d-%s.jsonl" % (variant, gid, datetime.date.today().isoformat())
 
 
+class _Reader:
+    """asyncio's StreamReader with a deadline: the whole request (line, headers,
+    body) must arrive within ``seconds`` of the connection, or the read raises
+    TimeoutError (answered 408, the socket closed). A client that sends a byte now
+    and then (slowloris) holds no socket longer than that."""
+
+    def __init__(self, r, seconds):
+        self.r = r
+        self.seconds = seconds
+        self.deadline = asyncio.get_running_loop().time() + seconds
+
+    async def _within(self, aw):
+        left = self.deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            raise TimeoutError("request deadline passed")
+        return await asyncio.wait_for(aw, left)
+
+    async def readline(self):
+        return await self._within(self.r.readline())
+
+    async def read(self, n=-1):
+        return await self._within(self.r.read(n))
+
+    async def readexactly(self, n):
+        return await self._within(self.r.readexactly(n))
+
+
 class _Writer:
     """asyncio's StreamWriter with the ``awrite``/``aclose`` that microdot expects
-    (MicroPython's streams have them)."""
+    (MicroPython's streams have them). A write the client does not take within
+    ``seconds`` (a page that stopped reading its event stream) fails with
+    TimeoutError, an OSError: the response ends and the socket is closed."""
 
-    def __init__(self, w):
+    def __init__(self, w, seconds=None):
         self.w = w
+        self.seconds = seconds
 
     def get_extra_info(self, name):
         return self.w.get_extra_info(name)
 
     async def awrite(self, data):
         self.w.write(data)
-        await self.w.drain()
+        await asyncio.wait_for(self.w.drain(), self.seconds)
 
     async def aclose(self):
         self.w.close()
@@ -352,14 +414,29 @@ class _Writer:
             await self.w.wait_closed()
 
 
+async def _refuse(writer, n):
+    """503 to a connection over the cap, unread, and the socket closed."""
+    body = json.dumps({"error": "too many clients (at most %d)" % n, "status": 503})
+    writer.write(("HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json"
+                  "\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                  % (len(body), body)).encode())
+    with contextlib.suppress(OSError):
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+
+
 class Server:
     """The web server on ``host`` (127.0.0.1) for one hub, on asyncio in a background
     thread."""
 
-    def __init__(self, hub, port=0, host=HOST):
+    def __init__(self, hub, port=0, host=HOST, idle_s=IDLE_S, max_clients=MAX_CLIENTS):
         import socket
         self.hub = hub
         self.app = make_app(hub)
+        self.idle_s = idle_s
+        self.max_clients = max_clients
+        self.clients = 0        # connections open now (event streams included)
         # bind here, so that a busy port is an error now and port 0 gets a free one
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -382,7 +459,15 @@ class Server:
 
         async def main():
             async def serve(reader, writer):
-                await self.app.handle_request(reader, _Writer(writer))
+                if self.clients >= self.max_clients:
+                    await _refuse(writer, self.max_clients)
+                    return
+                self.clients += 1
+                try:
+                    await self.app.handle_request(_Reader(reader, self.idle_s),
+                                                  _Writer(writer, self.idle_s))
+                finally:
+                    self.clients -= 1
             self.server = await asyncio.start_server(serve, sock=self.sock)
             self._ready.set()
             async with self.server:
