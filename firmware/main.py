@@ -1,6 +1,8 @@
 """Boot entry: the board app on the ESP32, or the virtual board on unix MicroPython.
 
-Virtual board:  micropython -X heapsize=112wK firmware/main.py DIR [pinmap.json]
+Virtual board (docs/PROTOCOL.md):
+    micropython -X heapsize=112wK MPYDIR/main.py DIR pinmap.json [--flash-size=BYTES]
+    micropython -X heapsize=192wK firmware/main.py DIR [pinmap.json]   # from source
 With code in "flash" (a ROMFS image, see nardy_host.romfs):
     python -m nardy_host.romfs run IMAGE -X heapsize=56wK main.py DIR [pinmap.json]
 """
