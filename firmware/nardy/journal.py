@@ -37,6 +37,7 @@ _DIR = const(0x4000)            # stat mode bit of a directory
 _TAIL = const(256)              # bytes read to find a game's last line
 _ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
 _RETRY_BYTES = const(1024)      # free bytes before a file that ran out of room is read again
+_CHECK_EVERY = const(8)         # records between two looks at the free space
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
 
 
@@ -114,6 +115,7 @@ class Journal:
         self.held = []          # records of the current game not on flash yet (full)
         self.warn = None        # callback(text): the app shows and logs a flash warning
         self._said = OK         # the flash state last warned about
+        self._appended = 0      # records written since the flash was last looked at
         self.low_bytes = low_bytes
         self.full_bytes = full_bytes
         self.current = None     # game id being written (or last written)
@@ -449,7 +451,10 @@ class Journal:
             self.ended = True
         self.held.append(rec)
         self._flush_held()
-        self._check_space()
+        self._appended += 1
+        if self.held or self._appended >= _CHECK_EVERY:
+            # not every record: littlefs's statvfs walks the whole filesystem
+            self._check_space()
         return n
 
     def _flush_held(self):
@@ -488,6 +493,7 @@ class Journal:
     def _check_space(self):
         """Say it (``warn``) when the flash gets low or full, or records wait in RAM:
         once each time that changes."""
+        self._appended = 0
         s = self.space()
         if self.held:
             s = _HELD
