@@ -144,3 +144,39 @@ def test_a_new_game_the_flash_cannot_hold_is_refused(tmp_path):
     assert 0 < d["journal"]["free"] <= 10000
     assert not os.listdir(os.path.join(data, "journal"))
     b.close()
+
+
+def test_a_stray_g99999_is_harmless_to_the_virtual_board(tmp_path):
+    # issue 22: the game after g99999 was written as g100000.jsonl, which the board's
+    # scan did not read: not in index or log, not resumed after a power cut, and
+    # truncated by the next `new`
+    from test_vboard import _state
+    from vboard import VBoard
+    data = tmp_path / "flash"
+    os.makedirs(data / "journal")
+    (data / "journal" / "g99999.jsonl").write_text(
+        '{"r": "game", "v": 1, "variant": "long", "options": {}, '
+        '"start": "Lw-0f000000000000000000000000-0f000000000000000000000000", '
+        '"meta": {}}\n{"r": "end", "winner": "white", "kind": "oin", "points": 1}\n')
+    b = VBoard(str(data))
+    b.send({"cmd": "set", "oled": False})
+    b.send({"cmd": "new", "variant": "long"})
+    assert b.wait("game")["game"] == 100000
+    v, pos, _ = _state(b)
+    b.sense(v, pos)
+    b.button("ok")          # the opening roll
+    b.sync()
+    lines = b.log(100000)
+    assert len(lines) >= 2
+    b.kill()                # a power cut
+    b = VBoard(str(data))
+    assert b.hello["game"] == 100000 and b.hello["phase"] != "setup", b.hello
+    b.send({"cmd": "index"})
+    assert [g["game"] for g in b.wait("index")["games"]] == [99999, 100000]
+    assert b.log(100000) == lines
+    b.send({"cmd": "new", "variant": "short"})
+    assert b.wait("game")["game"] == 100001
+    b.sync()
+    after = b.log(100000)
+    assert after[:len(lines)] == lines and json.loads(after[-1])["kind"] == "abandoned"
+    b.close()
