@@ -99,7 +99,7 @@ def _plain_id(v):
     return isinstance(v, str) and len(v) <= 64
 
 
-def _bad_bytes(b, n):
+def _bad_bytes(b, n, controls=True):
     """Why the first ``n`` bytes of ``b`` are no protocol text, or None: "not UTF-8"
     (strictly: no overlong form such as C0 B3, no surrogate, nothing past U+10FFFF;
     MicroPython's own decode lets those through) or "control byte" (a NUL, DEL or
@@ -109,7 +109,7 @@ def _bad_bytes(b, n):
         c = b[i]
         i += 1
         if c < 0x80:
-            if (c < 32 and c != 9 and c != 10 and c != 13) or c == 127:
+            if controls and ((c < 32 and c != 9 and c != 10 and c != 13) or c == 127):
                 return "control byte"
             continue
         # the sequence's length and its second byte's range (Unicode table 3-7)
@@ -294,7 +294,7 @@ def error(reason, line=None):
             n = min(len(line), 60)
             while 0 < n < len(line) and line[n] & 0xC0 == 0x80:
                 n -= 1          # not inside a character
-            if _bad_bytes(line, n) == "not UTF-8":
+            if _bad_bytes(line, n, False):
                 line = "<binary>"
             else:
                 line = bytes(line[:n]).decode()

@@ -251,9 +251,16 @@ def _parse(line):
         if len(line) > MAX_LINE:
             raise ValueError("line too long")
         try:
-            line = bytes(line).decode()
+            text = bytes(line).decode()
         except (UnicodeError, ValueError):
             raise ValueError("not UTF-8") from None
+        if len(text) != len(line):
+            # not all ASCII (the board writes ASCII): strictly UTF-8? MicroPython's
+            # decode takes overlong forms, which ``log`` would then send on
+            from nardy.protocol import _bad_bytes
+            if _bad_bytes(line, len(line), False):
+                raise ValueError("not UTF-8")
+        line = text
     if len(line) > MAX_LINE:
         raise ValueError("line too long")
     try:

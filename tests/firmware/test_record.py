@@ -218,3 +218,20 @@ def test_a_directory_or_a_missing_file_is_a_problem_not_an_exception():
     r = record.Reader(d + "/missing.jsonl").scan()
     assert r.problem.startswith("cannot open")
     rmtree(d)
+
+
+def test_a_line_that_is_not_strict_utf8_is_unreadable():
+    # issue 22: MicroPython's decode takes an overlong form (C0 B3), which ``log``
+    # would then send to the host: a line out of the board that is not UTF-8
+    lines, _ = _game_lines()
+    warn = lines[5].encode()
+    i = warn.index(b"only")
+    for bad in (b"\xc0\xb3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"):
+        try:
+            record.loads(warn[:i] + bad + warn[i:])
+        except ValueError as e:
+            assert "UTF-8" in str(e)
+        else:
+            raise AssertionError("accepted %r" % bad)
+    ok = warn[:i] + "\u00e9".encode() + warn[i:]
+    assert record.loads(ok)["text"].startswith("\u00e9only")
