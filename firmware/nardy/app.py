@@ -275,9 +275,10 @@ class App:
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
-        for k in ("brightness", "dice", "bot"):
+        for k in ("brightness", "dice", "bot", "auto_end"):
             if k in cmd:
                 self.settings[k] = cmd[k]
+        self.game.settings_changed()
         self.save_settings()
         self.emit({"ev": "set", "settings": self.settings})
 

@@ -21,7 +21,13 @@ Buttons (short / long press):
   tracker could not follow (out of sync) whose observed position the rules reject;
 - back: next candidate / next difference / step a die in manual entry / "take
   back" on the accept prompt (the mover must then play a legal turn); long: the
-  side to move resigns (S6; recorded as such);
+  side to move resigns (S6; recorded as such), after a prompt: OK resigns, BACK
+  (or MENU) keeps playing;
+- the turn ends on the mover's OK (the mover "takes the dice", seed 001 §1.7, §3.4;
+  until then the checkers may be rearranged). An end after some stillness is a
+  setting (``auto_end``: ms, 0 = off, the default), counted down on the OLED. A
+  short OK on a turn with nothing played yet ends nothing (a second press meant
+  for the roll); a long one does, and the opponent decides (C5);
 - menu is the app's (nardy.menu).
 """
 
@@ -55,6 +61,11 @@ OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
+
+
+# What the board says to a press (the OLED shows ``Game.message``): one place each.
+_ASK_RESIGN = "%s resigns? OK: resign, BACK: play on"
+_PLAY_FIRST = "nothing played: play the dice (hold OK: end the turn anyway)"
 
 
 def variant_for(name, options):
@@ -138,6 +149,9 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.shown = None        # the board's own turn being shown (nardy.botplay)
+        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
+        self.resigned = None     # the colour that resigned the game just ended
+        self._auto_s = -1        # the auto-end countdown's whole seconds last shown
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -179,7 +193,9 @@ class Game:
              "opening": [list(x) for x in self.opening],
              "tracker": self.tracker.state_name() if self.tracker and
              self.phase == MOVE else None,
-             "message": list(self.message) if self.message else None}
+             "message": list(self.message) if self.message else None,
+             "auto_end": self.auto_end_left() if self.auto_end_left() >= 0 else None,
+             "resigning": self.resigning}
         if self.match is not None:
             d["match"] = {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player, "game": self.game_no,
@@ -190,7 +206,9 @@ class Game:
         if self.result is not None:
             d["result"] = {"winner": None if self.result[0] is None
                            else COLORS[self.result[0]], "kind": self.result[1],
-                           "points": self.result[2]}
+                           "points": self.result[2],
+                           "resigned": None if self.resigned is None
+                           else COLORS[self.resigned]}
         return d
 
     # -- starting -------------------------------------------------------------------------
@@ -219,6 +237,8 @@ class Game:
         self.opening = []        # opening tries (C2)
         self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
+        self.resigned = None
+        self.resigning = False
         self._changed()
 
     def _match_state(self):
@@ -328,6 +348,8 @@ class Game:
         self.last_move = []
         self.last_roll = False
         self.result = None
+        self.resigned = None
+        self.resigning = False
         self.message = None
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll; short nardy rolls every game (C2).
@@ -374,6 +396,7 @@ class Game:
         self.opening = []
         self.last_roll = False
         self.result = None
+        self.resigned = None
         for rec in recs:
             k = rec.get("r")
             if k == "open":
@@ -401,6 +424,8 @@ class Game:
                     self.last_roll = True
             elif k == "end":
                 w = rec.get("winner")
+                r = rec.get("resigned")
+                self.resigned = COLORS.index(r) if r in COLORS else None
                 self.result = (None if w is None else COLORS.index(w), rec["kind"],
                                rec["points"])
         if needs_last_roll(v, self.pos):
@@ -409,6 +434,8 @@ class Game:
             self.match.record(self.result)
             self.phase = MATCH_END if self.match.over else GAME_END
         elif self.phase == MOVE:
+            self.tracker.auto_end_ms = self.auto_end_setting()
+            self._auto_s = -1
             self.tracker.start_turn(self.pos, self.dice)
             self.tracked = False
             if self.bot_setting() != "none":
@@ -461,6 +488,8 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
+        self.tracker.auto_end_ms = self.auto_end_setting()   # the board's turn: botplay
+        self._auto_s = -1
         if self.bot_setting() != "none":
             _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
@@ -497,6 +526,8 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
+            if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
+                self._count_down()
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
@@ -505,13 +536,43 @@ class Game:
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
+    def auto_end_setting(self):
+        """ms of stillness that end a played-out turn by itself; 0: only OK does."""
+        return self.settings.get("auto_end", 0)
+
+    def settings_changed(self):
+        """A setting changed mid-game: the turn being played follows it (not the
+        board's own turn, which ends when its move is on the board)."""
+        if self.phase == MOVE and self.shown is None:
+            self.tracker.auto_end_ms = self.auto_end_setting()
+
+    def auto_end_left(self):
+        """ms until the turn ends by itself (the countdown), or -1."""
+        if self.phase != MOVE or self.shown is not None or self.tracker is None:
+            return -1
+        return self.tracker.auto_end_left
+
+    def _count_down(self):
+        """The auto-end countdown: a redraw per whole second; an ``auto_end`` event
+        when it starts (ms left) or stops before the end (ms null)."""
+        left = self.auto_end_left()
+        sec = -1 if left < 0 else (left + 999) // 1000
+        if sec == self._auto_s:
+            return
+        if self._auto_s < 0:
+            self.emit({"ev": "auto_end", "ms": left})
+        elif sec < 0 and self.phase == MOVE and self.tracker.state != DONE:
+            self.emit({"ev": "auto_end", "ms": None})
+        self._auto_s = sec
+        self._changed()
+
     def _drain(self, obs):
         t = self.tracker
         ev = t.events
         if not ev:
             return
         t.events = []
-        if self.message is not None and self.message[0] is None:
+        if self.message is not None and self.message[0] is None and not self.resigning:
             self.message = None   # a hint about a press: the board moved on
         on = self._ON_EVENT
         for e in ev:
@@ -619,10 +680,33 @@ class Game:
         self._changed()
 
     def resign(self):
+        """The side to move resigns (S6), at once: ``press`` asks first."""
+        self.resigning = False
         if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
             return False
         loser = self.pos.turn
+        self.resigned = loser
+        self.message = None
         self._finish(self.match.resign(loser), resigned=loser)
+        return True
+
+    def _ask_resign(self):
+        """BACK held: a resignation ends the game, so it is asked first (a long
+        press can be an accident); the game goes on meanwhile."""
+        if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
+            return False
+        self.resigning = True
+        self._say(None, _ASK_RESIGN % COLORS[self.pos.turn])
+        self.emit({"ev": "resign", "ask": True, "side": COLORS[self.pos.turn]})
+        return True
+
+    def _answer_resign(self, name):
+        if name == "ok":
+            return self.resign()
+        self.resigning = False          # BACK or MENU: play on
+        self.message = None
+        self.emit({"ev": "resign", "ask": False})
+        self._changed()
         return True
 
     # -- buttons ---------------------------------------------------------------------------------
@@ -633,8 +717,10 @@ class Game:
         obs = self.obs
         ph = self.phase
         long = kind == "long"
+        if self.resigning:
+            return self._answer_resign(name)
         if name == "back" and long:
-            return self.resign()
+            return self._ask_resign()
         if ph == ENTRY:
             if long:
                 return False
@@ -686,6 +772,11 @@ class Game:
             t.accept(obs)
             if t.state != DONE:
                 return False
+        elif not long and t.state == IDLE and not t.played and len(t.hyps) == 1:
+            # nothing played (the dice were just rolled: a second press, meant for
+            # the roll): a turn without a step breaks C5, ended only on purpose
+            self._say(None, _PLAY_FIRST)
+            return False
         else:
             # also out of sync: the tracker judges the board as it stands (a legal
             # result is the turn; one the rules reject becomes a VERDICT, above)

@@ -86,13 +86,17 @@ _STIR_QUIET_MS = const(250)
 
 
 class Tracker(ZoneFit):
-    def __init__(self, variant, layout, max_hand=3, auto_end_ms=1000, hidden_end_ms=3000,
+    def __init__(self, variant, layout, max_hand=3, auto_end_ms=0, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
         self.layout = layout
         self.cap = layout.cap
         self.max_hand = max_hand
+        # 0: the turn ends on the mover's OK only (seed 001 §1.7, §3.4: until the
+        # mover takes the dice the checkers may be rearranged); else the ms of
+        # stillness after which a played-out turn ends by itself (a setting)
         self.auto_end_ms = auto_end_ms
+        self.auto_end_left = -1   # ms until that end while it counts down, else -1
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
@@ -550,9 +554,11 @@ class Tracker(ZoneFit):
 
     # -- time, buttons ----------------------------------------------------------------------
     def tick(self, obs, still_ms):
-        """Call every cycle (cheap): ends the turn by itself when no step is left and
-        the board has been still for ``auto_end_ms``."""
+        """Call every cycle (cheap). With ``auto_end_ms`` set, a turn with no step
+        left ends by itself once the board has been still that long; meanwhile
+        ``auto_end_left`` counts down (-1 when nothing counts)."""
         st = self.state
+        self.auto_end_left = -1
         if self._watch_zone:
             # a stack the slots cannot resolve is watched in the raw readings
             raw = getattr(obs, "raw", None)
@@ -563,9 +569,13 @@ class Tracker(ZoneFit):
                 self._stack_lift()
                 return
         if st == IDLE:
-            if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
+            if (self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][_H_PLAYED])):
-                self.end_turn(obs)
+                left = self.auto_end_ms - still_ms
+                if left <= 0:
+                    self.end_turn(obs)
+                else:
+                    self.auto_end_left = left
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
@@ -664,8 +674,8 @@ class Tracker(ZoneFit):
             if not cands:
                 return False
         self._choose(cands, obs)
-        if auto and self.state == IDLE and len(self.hyps) == 1:
-            self.end_turn(obs)
+        if auto and self.auto_end_ms and self.state == IDLE and len(self.hyps) == 1:
+            self.end_turn(obs)      # else the step is taken, and OK ends the turn
         return True
 
     def end_turn(self, obs=None):

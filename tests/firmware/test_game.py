@@ -169,6 +169,7 @@ def test_resignation_and_match_end():
     b, g = _start("resign", "short", 11, match=2)
     loser = g.pos.turn
     g.press("back", "long", b.obs)
+    g.press("ok", "short", b.obs)           # "resign?": yes
     assert g.phase == GAME_END and g.result == (1 - loser, "oin", 1)
     assert list(b.j.records(g.gid))[-1]["resigned"] in ("white", "black")
     g.press("ok", "short", b.obs)
@@ -177,11 +178,110 @@ def test_resignation_and_match_end():
     g.press("ok", "short", b.obs)
     loser2 = g.pos.turn
     g.press("back", "long", b.obs)
+    g.press("ok", "long", b.obs)
     if loser2 == loser:
         assert g.phase == MATCH_END and g.match.over
     else:
         assert g.phase == GAME_END and g.match.score == [1, 1]
     b.close()
+
+
+def test_holding_back_asks_before_resigning_and_the_end_says_so():
+    # issue 21: a long BACK (an accident as often as not) resigns only after OK
+    b, g = _rolled("askresign", "long", (6, 5))
+    try:
+        ph = g.phase
+        side = g.pos.turn
+        assert g.press("back", "long", b.obs)
+        assert g.phase == ph and g.resigning and g.result is None
+        assert "OK: resign" in g.message[1] and "BACK" in g.message[1]
+        assert g.state()["resigning"]
+        assert not _records(b, "end")
+        # the game goes on meanwhile: a step is followed, the question stays
+        b.show(g.variant.apply_step(g.pos, (1, 7)))
+        assert g.tracker.played == ((1, 7),) and g.resigning
+        assert g.press("back", "short", b.obs)        # play on
+        assert not g.resigning and g.phase == MOVE and g.result is None
+        assert g.tracker.played == ((1, 7),)          # the turn is as it was
+        g.press("back", "long", b.obs)
+        assert g.press("ok", "short", b.obs)          # resign
+        assert g.phase in (GAME_END, MATCH_END) and not g.resigning
+        assert g.result[0] == 1 - side and g.resigned == side
+        st = g.state()["result"]
+        assert st["resigned"] == ("white", "black")[side]
+        end = list(b.j.records(g.gid))[-1]
+        assert end["r"] == "end" and end["resigned"] == ("white", "black")[side]
+    finally:
+        b.close()
+
+
+def test_the_turn_ends_on_ok_and_a_second_ok_cannot_end_the_next_turn_unplayed():
+    # issue 21: a played-out turn waits for OK (no end on stillness); the OK then
+    # rolls nothing by itself, the next OK rolls the opponent's dice, and a third
+    # OK (a double press) ends nothing: it raised C5 on a turn not played
+    b, g = _rolled("okend", "long", (6, 5))
+    try:
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        p2 = v.apply_step(p1, (7, 12))
+        b.show(p2)
+        for _ in range(5):
+            g.tick(b.obs, 5000)                       # still for 5 s
+        assert g.phase == MOVE and not _records(b, "turn")
+        assert g.state()["auto_end"] is None
+        g.dice_src.load([4, 2])
+        assert g.press("ok", "short", b.obs)          # the mover takes the dice
+        assert g.phase == ROLL and len(_records(b, "turn")) == 1
+        assert g.press("ok", "short", b.obs)          # the opponent rolls
+        assert g.phase == MOVE and g.dice == (4, 2) and g.pos.turn == BLACK
+        assert not g.press("ok", "short", b.obs)      # pressed twice
+        assert g.phase == MOVE and g.dice == (4, 2) and g.pos.turn == BLACK
+        assert len(_records(b, "turn")) == 1 and not _records(b, "warn")
+        assert g.message is not None and "nothing played" in g.message[1]
+        # a long OK ends it on purpose: the rules reject it, the opponent decides
+        g.press("ok", "long", b.obs)
+        assert g.awaiting_accept() and g.warning()[0] == "C5"
+    finally:
+        b.close()
+
+
+def test_the_auto_end_setting_counts_down_on_the_screen():
+    b = Board("autoend", settings={"variant": "long", "match": 1, "auto_end": 2000})
+    g = b.g
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        g.new_match()
+        b.show(g.pos)
+        g.dice_src.load([6, 1, 6, 5])
+        g.press("ok", "short", b.obs)
+        g.press("ok", "short", b.obs)
+        assert g.tracker.auto_end_ms == 2000
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        g.tick(b.obs, 3000)
+        assert g.phase == MOVE and g.auto_end_left() == -1   # a die is left
+        b.show(v.apply_step(p1, (7, 12)))
+        rev = g.revision
+        g.tick(b.obs, 100)
+        assert g.auto_end_left() == 1900 and g.state()["auto_end"] == 1900
+        assert {"ev": "auto_end", "ms": 1900} in evs and g.revision > rev
+        rev = g.revision
+        g.tick(b.obs, 200)
+        assert g.revision == rev                    # the same whole second: no redraw
+        g.tick(b.obs, 1100)
+        assert g.revision > rev                     # 1 s left: redrawn
+        b.show(p1)                                  # the mover takes a step back
+        g.tick(b.obs, 0)
+        assert {"ev": "auto_end", "ms": None} in evs and g.phase == MOVE
+        b.show(v.apply_step(p1, (7, 12)))
+        g.tick(b.obs, 2000)
+        assert g.phase == ROLL and len(_records(b, "turn")) == 1
+    finally:
+        b.close()
 
 
 def test_roll_refused_while_board_differs():

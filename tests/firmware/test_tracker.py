@@ -65,7 +65,9 @@ def test_targets_include_off_when_bearing_off():
     assert t.state == LIFTED and t.targets == []
 
 
-def test_steps_commit_and_the_turn_ends_by_itself():
+def test_steps_commit_and_the_turn_ends_on_ok_only():
+    # issue 21: the turn is over when the mover takes the dice (seed 001 §1.7,
+    # §3.4), the OK; stillness never ends it unless the auto-end setting is on
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
@@ -75,12 +77,42 @@ def test_steps_commit_and_the_turn_ends_by_itself():
     p2 = v.apply_step(p1, (7, 12))
     t.update(show(v, lay, p2))
     assert t.played == ((1, 7), (7, 12))
-    t.tick(None, 100)
-    assert t.state == IDLE            # not still long enough
-    t.tick(None, 5000)
-    assert t.state == DONE
+    for ms in (100, 1000, 5000, 600000):
+        t.tick(None, ms)
+        assert t.state == IDLE and t.auto_end_left == -1, ms
+    # the mover may still rearrange: the second step taken back and played otherwise
+    t.update(show(v, lay, p1))
+    assert t.played == ((1, 7),) and t.state == IDLE
+    p3 = v.apply_step(p1, (1, 6))
+    t.update(show(v, lay, p3))
+    assert t.played == ((1, 7), (1, 6)) or t.state == ILLEGAL
+    t.update(show(v, lay, p2))
+    assert t.played == ((1, 7), (7, 12))
+    assert t.end_turn(show(v, lay, p2)) and t.state == DONE
     assert t.result["position"].board == p2.board and not t.result["accepted"]
     assert t.result["position"].turn == BLACK
+    assert kinds(t).count("turn") == 1
+
+
+def test_the_auto_end_setting_counts_down_then_ends_the_turn():
+    v = LongNardy()
+    pos = v.start_position()
+    lay = Layout(5)
+    t = Tracker(v, lay, auto_end_ms=1500)
+    t.start_turn(pos, (6, 5), show(v, lay, pos))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    t.tick(None, 5000)
+    assert t.state == IDLE and t.auto_end_left == -1     # a die is left: no countdown
+    p2 = v.apply_step(p1, (7, 12))
+    t.update(show(v, lay, p2))
+    t.tick(None, 100)
+    assert t.state == IDLE and t.auto_end_left == 1400
+    t.tick(None, 1499)
+    assert t.state == IDLE and t.auto_end_left == 1
+    t.tick(None, 1500)
+    assert t.state == DONE and t.auto_end_left == -1
+    assert t.result["position"].board == p2.board
     assert kinds(t).count("step") == 2 and "turn" in kinds(t)
 
 
@@ -88,7 +120,7 @@ def test_a_turn_adds_no_attribute_to_the_tracker():
     # heap (issue 14): the attribute table is full-sized from the start; growing it
     # at the first roll needed a 944-byte block a fragmented 56 KB heap lacked
     v = LongNardy()
-    t = Tracker(v, Layout(5))
+    t = Tracker(v, Layout(5), auto_end_ms=1000)
     made = sorted(t.__dict__)
     pos = v.start_position()
     lay = Layout(5)
@@ -112,6 +144,7 @@ def test_a_finished_turn_lets_its_engine_answers_go():
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
+    t.auto_end_ms = 1000
     p1 = v.apply_step(pos, (1, 7))
     t.update(show(v, lay, p1))
     for _ in range(30):
