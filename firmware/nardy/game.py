@@ -61,11 +61,17 @@ OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
+HIT = "hit"                # a hit half done: the blot goes to the bar (S2)
 
 
 # What the board says to a press (the OLED shows ``Game.message``): one place each.
 _ASK_RESIGN = "%s resigns? OK: resign, BACK: play on"
 _PLAY_FIRST = "nothing played: play the dice (hold OK: end the turn anyway)"
+_NO_MOVE = "no legal move for this checker"
+_HIT_HALF = "Hit: put the checker from P%d on the bar"
+_HIT_OK = "finish the hit first (hold OK: end the turn as it stands)"
+_BACK_WRONG = "take it back: the checker on P%d goes back to P%d"
+_BACK_STEP = "to take a step back, put the checker on P%d back on P%d"
 
 
 def variant_for(name, options):
@@ -152,6 +158,7 @@ class Game:
         self.resigning = False   # BACK held: "resign?" waits for OK or BACK
         self.resigned = None     # the colour that resigned the game just ended
         self._auto_s = -1        # the auto-end countdown's whole seconds last shown
+        self.back_shown = False  # BACK pressed: the LEDs show the step to take back
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -165,6 +172,12 @@ class Game:
     def _say(self, rule, text):
         self.message = (rule, text)
         self._changed()
+
+    def _refuse(self, text):
+        """A press that does nothing, and why: on the OLED and, as a ``refused``
+        event, in the host's log."""
+        self._say(None, text)
+        self.emit({"ev": "refused", "text": text})
 
     def side_to_move(self):
         return None if self.pos is None else self.pos.turn
@@ -195,6 +208,7 @@ class Game:
              self.phase == MOVE else None,
              "message": list(self.message) if self.message else None,
              "auto_end": self.auto_end_left() if self.auto_end_left() >= 0 else None,
+             "turn_state": self.turn_state(),
              "resigning": self.resigning}
         if self.match is not None:
             d["match"] = {"length": self.match.length, "score": list(self.match.score),
@@ -477,6 +491,7 @@ class Game:
         self.jsteps = []
         self.last_move = []
         self.message = None
+        self.back_shown = False
         side = self.pos.turn
         self._commit("roll", record.roll(self.n + 1, side, dice))
         if self.variant.max_steps(self.pos, dice) == 0:
@@ -528,6 +543,12 @@ class Game:
                 self._drain(obs)
             if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
                 self._count_down()
+            # a lift on its first scan, before the debounce: the LEDs light its
+            # targets now (``Sensing.early_zone``); the call only on a change (its
+            # frame, which MicroPython puts on the heap, would cost 32 bytes a scan)
+            if obs.early_zone != self.tracker.early_lift and self.tracker.preview(
+                    obs.early_zone, obs.early_col):
+                self._changed()
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
@@ -572,6 +593,7 @@ class Game:
         if not ev:
             return
         t.events = []
+        self.back_shown = False
         if self.message is not None and self.message[0] is None and not self.resigning:
             self.message = None   # a hint about a press: the board moved on
         on = self._ON_EVENT
@@ -580,6 +602,7 @@ class Game:
             if f is not None:
                 f(self, e)
         self._sync_steps()
+        self._hint()
         if not self.awaiting_accept():
             self.refused = False
         if t.state == DONE and t.result is not None:
@@ -604,7 +627,21 @@ class Game:
         self.emit({"ev": "sync", "diffs": []})
 
     def _on_lift(self, e):
-        self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
+        ev = {"ev": "lift", "zones": list(e[1]), "targets": list(e[2])}
+        if self.tracker.stuck and e[1]:
+            ev["no_move"] = True        # the checker in the hand has no legal step
+        self.emit(ev)
+
+    def _hint(self):
+        """What the board now waits for that the mover may not guess: a checker
+        with no legal step, a hit half done (shown until the board changes)."""
+        if self.resigning or self.message is not None:
+            return
+        t = self.tracker
+        if t.stuck and t.state != DONE:
+            self.message = (None, _NO_MOVE)
+        elif t.state == SYNC and t.hit:
+            self.message = (None, _HIT_HALF % t.hit)
 
     def _on_confirm(self, e):
         self.cand_i = 0
@@ -734,7 +771,7 @@ class Game:
                 return self.new_game() if ph == GAME_END else self.new_match()
             if ph in (OPENING, ROLL):
                 if self.setup and not (long and self.may_roll_anyway()):
-                    self._say(None, "set up the board first")
+                    self._refuse("set up the board first")
                     return False
                 if ph == OPENING:
                     self._roll_opening()
@@ -754,20 +791,57 @@ class Game:
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == SYNC:
+            elif t.state == SYNC and not t.hit:
                 t.next_diff()
+            else:
+                self._back_hint()
             self._changed()
             return True
         return False
 
+    def _back_hint(self):
+        """BACK while playing: the hands take a step back (the board follows the
+        checkers, it cannot move them): which checker goes where, on the OLED and
+        the LEDs (``back_step``)."""
+        t = self.tracker
+        w = t.warning
+        step = self.back_step()
+        if step is None:
+            return
+        self.back_shown = True
+        f, to = step
+        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+            self._say(None, _BACK_WRONG % (to, f))
+        else:
+            self._say(None, _BACK_STEP % (to, f))
+
+    def back_step(self):
+        """(zone it came from, zone it is on) of the step BACK would take back:
+        the wrong one, else the last one; None when there is none."""
+        if self.phase != MOVE:
+            return None
+        t = self.tracker
+        w = t.warning
+        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+            return w[2][0], w[2][1]
+        if self.jsteps and t.state == IDLE:
+            f, to = self.jsteps[-1]
+            side = self.pos.turn
+            return zone_of(self.variant, side, f), zone_of(self.variant, side, to)
+        return None
+
     def _ok_move(self, long, obs):
         t = self.tracker
+        if t.state == SYNC and t.hit and not long:
+            # the hitting checker is down, the blot not yet on the bar (S2)
+            self._refuse(_HIT_OK)
+            return False
         if t.state == CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
                 # the mover's (or anyone's) short press: never an acceptance
-                self._say(None, "opponent: hold OK to accept")
+                self._refuse("opponent: hold OK to accept")
                 return False
             t.accept(obs)
             if t.state != DONE:
@@ -775,7 +849,7 @@ class Game:
         elif not long and t.state == IDLE and not t.played and len(t.hyps) == 1:
             # nothing played (the dice were just rolled: a second press, meant for
             # the roll): a turn without a step breaks C5, ended only on purpose
-            self._say(None, _PLAY_FIRST)
+            self._refuse(_PLAY_FIRST)
             return False
         else:
             # also out of sync: the tracker judges the board as it stands (a legal
@@ -801,7 +875,7 @@ class Game:
         if st == ILLEGAL:
             return WARNED
         if st == SYNC:
-            return OUT_OF_SYNC
+            return HIT if t.hit and t.warning is None else OUT_OF_SYNC
         if st == CONFIRM:
             return CHOOSE
         if t.lifted:

@@ -600,3 +600,121 @@ def test_a_new_match_makes_the_same_tracker_again():
         g.press("ok", "short", b.obs)
     assert g.tracker is t and t.pos0 is not None and t.mover == g.pos.turn
     b.close()
+
+
+def _position(white, black):
+    p = Position(turn=WHITE)
+    for c, side in ((WHITE, white), (BLACK, black)):
+        for k, n in side.items():
+            p.board[26 * c + k] = n
+    return p
+
+
+def _frame_kinds(g, zones):
+    """The LED kind each zone shows (the first frame of a blink)."""
+    from nardy.ui import DEFAULT_COLOURS, led_frame
+    frame = led_frame(bytearray(3 * len(zones)), zones, g, 0, 255, 255)
+    names = {v: k for k, v in DEFAULT_COLOURS.items()}
+    return {z: names.get(tuple(frame[3 * z:3 * z + 3])) for z in zones}
+
+
+def test_a_hit_half_done_waits_for_the_blot_on_the_bar():
+    # issue 21: the hitter on the blot, the blot not yet on the bar: a step in
+    # progress (OLED, LEDs), and a short OK does not end the turn halfway
+    from nardy.sensing import ZONE_BAR
+    pos = _position({1: 3, 12: 12}, {21: 1, 23: 14})
+    b, g = _rolled("hithalf", "short", (3, 1), pos=pos)
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        v = g.variant
+        hit = v.apply_step(pos, (1, 4))
+        z = v.physical(WHITE, 4)
+        b.obs.show(v, hit)
+        b.obs.vis_b[ZONE_BAR] -= 1
+        b.obs.vis_b[z] += 1
+        g.observe(b.obs)
+        assert g.turn_state() == "hit" and g.tracker.hit == z
+        assert g.message == (None, "Hit: put the checker from P%d on the bar" % z)
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[z] == "lifted" and kinds[ZONE_BAR] == "target", kinds
+        assert not g.press("ok", "short", b.obs)
+        assert g.phase == MOVE and not _records(b, "turn")
+        assert {"ev": "refused", "text": g.message[1]} in evs
+        assert g.state()["dice"] == [3, 1]            # the dice stay after a refusal
+        b.show(hit)                                    # the blot goes to the bar
+        assert g.turn_state() == PLAYING and g.tracker.played == ((1, 4),)
+        assert g.message is None
+    finally:
+        b.close()
+
+
+def test_a_lifted_checker_with_no_legal_step_says_so_at_once():
+    # issue 21: C6 here (a checker further back): no die bears the ace-point's off
+    pos = _position({19: 3, 20: 3, 21: 3, 22: 2, 23: 2, 24: 2}, {7: 15})
+    b, g = _rolled("nomove", "short", (6, 5), pos=pos)
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        z = g.variant.physical(WHITE, 24)
+        b.show(pos, hand=(WHITE, 24))
+        assert g.turn_state() == "lifted" and g.tracker.stuck
+        assert g.message == (None, "no legal move for this checker")
+        lift = [e for e in evs if e["ev"] == "lift"][-1]
+        assert lift["zones"] == [z] and lift["targets"] == [] and lift["no_move"]
+        assert _frame_kinds(g, bytes(range(28)))[z] == "nomove"
+        assert g.state()["dice"] == [6, 5]            # held: the dice stay
+        b.show(pos, hand=(WHITE, 19))                  # this one may move
+        assert not g.tracker.stuck and g.message is None
+        assert _frame_kinds(g, bytes(range(28)))[g.variant.physical(WHITE, 19)] == "lifted"
+        assert "no_move" not in [e for e in evs if e["ev"] == "lift"][-1]
+    finally:
+        b.close()
+
+
+def test_back_on_a_wrong_step_says_which_checker_goes_back_where():
+    # issue 21: BACK cannot move a checker; it says (and lights) how to take it back
+    b, g = _rolled("backwrong", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        bad = v.apply_step(pos, (1, 4))          # 3: no die shows it
+        b.show(bad)
+        assert g.turn_state() == WARNED
+        src, dst = g.tracker.warning[2]
+        assert g.press("back", "short", b.obs)
+        assert g.message == (None, "take it back: the checker on P%d goes back to P%d"
+                             % (dst, src))
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[src] == "target" and kinds[dst] in ("lifted", "illegal"), kinds
+        b.show(pos)                              # taken back
+        assert g.turn_state() == PLAYING and not g.back_shown and g.message is None
+        # a legal step: BACK says how to take it back as well
+        p1 = v.apply_step(pos, (1, 7))
+        b.show(p1)
+        assert g.press("back", "short", b.obs)
+        z1, z7 = v.physical(WHITE, 1), v.physical(WHITE, 7)
+        assert g.message[1] == "to take a step back, put the checker on P%d back on P%d" % (
+            z7, z1)
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[z1] == "target" and kinds[z7] == "lifted", kinds
+        assert g.tracker.played == ((1, 7),)     # nothing changed by the press
+    finally:
+        b.close()
+
+
+def test_a_refused_press_is_an_event_for_the_log():
+    b = Board("refused", settings={"variant": "long", "match": 1})
+    g = b.g
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        g.new_match()
+        g.observe(b.obs)                              # the board is empty
+        assert not g.press("ok", "short", b.obs)
+        assert {"ev": "refused", "text": "set up the board first"} in evs
+    finally:
+        b.close()

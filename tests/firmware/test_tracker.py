@@ -613,3 +613,92 @@ def test_a_legal_board_the_search_could_not_explain_ends_as_played():
     assert not r["accepted"] and r["rule"] is None and r["observed"]
     assert r["position"].board == final.board
     assert v.apply_step(v.apply_step(pos, r["steps"][0]), r["steps"][1]).board == final.board
+
+
+def test_a_second_checker_lifted_off_the_head_says_no_legal_move_at_once():
+    # issue 21 (L3): after 1/7 another checker off the head has no legal step; the
+    # lift (seen only in the raw readings of the full head) says so on the lift
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    raw = [2000] * lay.n
+    t.update(show(v, lay, p1, raw=raw))
+    assert t.played == ((1, 7),) and t._watch_zone == 24
+    obs = show(v, lay, p1, raw=raw)
+    for _ in range(12):
+        t.tick(obs, 2000)
+    del t.events[:]
+    raw[lay.start[24] + 4] -= 90          # a second checker off the head
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert t.events == [("lift", (24,), ())] and t.lifted == [24]
+    assert t.stuck and t.targets == []
+    raw[lay.start[24] + 4] += 90          # put back
+    for _ in range(20):
+        t.tick(obs, 2000)
+    assert not t.stuck and t.lifted == []
+
+
+def test_a_checker_with_no_legal_step_is_stuck_on_the_lift():
+    v = ShortNardy()
+    pos = position({19: 3, 20: 3, 21: 3, 22: 2, 23: 2, 24: 2}, {7: 15})
+    lay, t = setup(v, pos, (6, 5))
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 24))]))
+    assert t.state == LIFTED and t.targets == [] and t.stuck     # C6: none bears off
+    t.update(show(v, lay, pos))
+    assert not t.stuck
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 19))]))
+    assert t.targets and not t.stuck
+    # every die played: a lift is a step being taken back, never "no legal move"
+    t.update(show(v, lay, pos))
+    p1 = v.apply_step(v.apply_step(pos, (19, 25)), (20, 25))
+    t.update(show(v, lay, p1))
+    assert not v.next_steps(pos, (6, 5), t.played) and t.state == IDLE, t.played
+    t.update(show(v, lay, p1, lift=[(WHITE, v.physical(WHITE, 24))]))
+    assert t.state == LIFTED and not t.stuck
+
+
+def _hit_half_done():
+    """Short nardy: white's checker from its 1 put on black's blot on its 4, the
+    blot still on its point. (variant, layout, tracker, the hit position, zone)"""
+    v = ShortNardy()
+    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
+    lay, t = setup(v, pos, (3, 1))
+    hit = v.apply_step(pos, (1, 4))
+    z = zone_of(v, WHITE, 4)
+    t.update(show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)]))
+    return v, lay, t, hit, z
+
+
+def test_a_hit_half_done_is_a_step_in_progress():
+    # issue 21: the hitting checker is down, the blot not yet on the bar
+    v, lay, t, hit, z = _hit_half_done()
+    assert t.state == SYNC and t.hit == z
+    t.update(show(v, lay, hit))              # the blot goes to the bar: done
+    assert t.state == IDLE and t.hit == 0 and t.played == ((1, 4),)
+
+
+def test_a_board_out_of_sync_for_another_reason_is_no_hit():
+    v = ShortNardy()
+    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
+    lay, t = setup(v, pos, (3, 1))
+    # a white checker appears on the blot from nowhere (none left its point)
+    t.update(show(v, lay, pos, add=[(WHITE, zone_of(v, BLACK, 21))]))
+    assert t.state == SYNC and t.hit == 0
+
+
+def test_the_first_scan_of_a_lift_previews_its_targets():
+    # issue 12/21: the LEDs may light on the sensing's early lift, before its debounce
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    z = v.physical(WHITE, 1)
+    assert t.preview(z, WHITE)
+    want = sorted(v.physical(WHITE, k) for k in v.targets(pos, (6, 5), (), 1))
+    assert t.early_lift == z and sorted(t.early_targets) == want and want
+    assert not t.events and t.lifted == []      # nothing told: only shown
+    assert t.preview(0, WHITE) and t.early_lift == 0 and t.early_targets == []
+    assert not t.preview(v.physical(BLACK, 1), BLACK)   # not the mover's
+    t.update(show(v, lay, pos, lift=[(WHITE, z)]))
+    assert not t.preview(v.physical(WHITE, 12), WHITE)  # a checker already in the hand
