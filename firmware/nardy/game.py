@@ -159,6 +159,7 @@ class Game:
         self.resigned = None     # the colour that resigned the game just ended
         self._auto_s = -1        # the auto-end countdown's whole seconds last shown
         self.back_shown = False  # BACK pressed: the LEDs show the step to take back
+        self.lights_now = False  # the LEDs changed with this scan: drawn at once
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -548,6 +549,7 @@ class Game:
             # frame, which MicroPython puts on the heap, would cost 32 bytes a scan)
             if obs.early_zone != self.tracker.early_lift and self.tracker.preview(
                     obs.early_zone, obs.early_col):
+                self.lights_now = True
                 self._changed()
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
