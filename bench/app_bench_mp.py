@@ -5,8 +5,10 @@
 Prints one JSON line of microseconds: boot (imports, App(), boot() on an empty
 flash), resume (App() + boot() replaying an unfinished game), the steady-state
 cycle (App.cycle: scan, sensing, tracker, buttons; 128 channels), the UI pass
-(LED frame + OLED when nothing changed), and lift -> targets: the cycle whose scan
-shows the lift to the tracker, plus the LED frame that lights the targets.
+(LED frame + OLED when nothing changed), and lift -> targets: the cycles from the
+readings that show the lift to the LED frame that lights its targets (the first scan
+that shows it, before the sensing's debounce: ``Sensing.early_zone``), the last of
+them and how many; then how many more scans until the tracker's own lift.
 """
 
 import sys
@@ -116,23 +118,33 @@ def main(pinmap, data):
            "warmup_max_us": warm_max, "warmup_scans": warm_n}
     # lift -> targets, twice: the first lift of the turn, then again after putting
     # the checker back
+    t = g.tracker
     for name in ("lift_cold", "lift_warm"):
         b.sense(lifted, 10 ** 8)
         scans = 0
+        total = 0
         while True:
             t1 = time.ticks_us()
             app.cycle()
-            seen = len(g.tracker.targets) > 0
-            if seen:
-                app.redraw()
+            early = len(t.early_targets) > 0      # App.cycle drew them already
+            seen = early or len(t.targets) > 0
+            if seen and not early:
+                app.show_leds()
             d = time.ticks_diff(time.ticks_us(), t1)
+            total += d
             scans += 1
             if seen or scans > 100:
                 break
         if not seen:
             raise SystemExit("no targets after a lift")
         out[name + "_us"] = d
+        out[name + "_total_us"] = total
         out[name + "_scans"] = scans
+        n = 0
+        while not t.lifted and n < 100:
+            app.cycle()
+            n += 1
+        out[name + "_debounce_scans"] = n
         b.sense(start, 10 ** 8)
         for _ in range(20):
             app.cycle()

@@ -159,7 +159,13 @@ class App:
                 self.have_obs = True
                 self.game.observe(s)
             if self.have_obs:
-                self.game.tick(s, s.still_ms(now))
+                g = self.game
+                g.tick(s, s.still_ms(now))
+                if g.lights_now:
+                    # a lift's targets, on the scan that first shows it: the LEDs
+                    # now, not at the UI task's next look (up to 10 ms later)
+                    g.lights_now = False
+                    self.show_leds()
         for name, kind in b.poll_buttons(now):
             self.button(name, kind)
         return scanned
@@ -203,14 +209,18 @@ class App:
                 await self.recover(e)
 
     # -- UI ---------------------------------------------------------------------------
+    def show_leds(self):
+        b = self.board
+        led_frame(self.frame, b.pinmap.led_zones, self.game, b.ticks_ms(),
+                  self.settings["brightness"], b.pinmap.led_max)
+        b.show_leds(self.frame)
+
     def redraw(self, force=False):
         b = self.board
         g = self.game
         # the LEDs first: they show a lifted checker's targets; the OLED (about
         # 25 ms over I2C on the board) after them
-        bright = self.settings["brightness"]
-        led_frame(self.frame, b.pinmap.led_zones, g, b.ticks_ms(), bright, b.pinmap.led_max)
-        b.show_leds(self.frame)
+        self.show_leds()
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
@@ -277,9 +287,10 @@ class App:
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
-        for k in ("brightness", "dice", "bot"):
+        for k in ("brightness", "dice", "bot", "auto_end"):
             if k in cmd:
                 self.settings[k] = cmd[k]
+        self.game.settings_changed()
         self.save_settings()
         self.emit({"ev": "set", "settings": self.settings})
 

@@ -95,13 +95,17 @@ def settings(app):
     for k in s:
         if k in d:
             merged[k] = d[k]
+    if "auto_end" in d:
+        merged["auto_end"] = d["auto_end"]    # optional: absent means off
     bad = protocol.check_settings(merged)
     for k in bad:
         k = k.split(".")[0]
         if k == "options":
             merged["options"] = s["options"]
-        else:
+        elif k in s:
             merged[k] = s[k]
+        else:
+            del merged[k]
     if bad:
         app.problems.append("settings.json: bad %s: defaults used" % ", ".join(bad))
     merged["options"] = {"long": dict(merged["options"].get("long", {})),

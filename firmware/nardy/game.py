@@ -21,7 +21,13 @@ Buttons (short / long press):
   tracker could not follow (out of sync) whose observed position the rules reject;
 - back: next candidate / next difference / step a die in manual entry / "take
   back" on the accept prompt (the mover must then play a legal turn); long: the
-  side to move resigns (S6; recorded as such);
+  side to move resigns (S6; recorded as such), after a prompt: OK resigns, BACK
+  (or MENU) keeps playing;
+- the turn ends on the mover's OK (the mover "takes the dice", seed 001 §1.7, §3.4;
+  until then the checkers may be rearranged). An end after some stillness is a
+  setting (``auto_end``: ms, 0 = off, the default), counted down on the OLED. A
+  short OK on a turn with nothing played yet ends nothing (a second press meant
+  for the roll); a long one does, and the opponent decides (C5);
 - menu is the app's (nardy.menu).
 """
 
@@ -55,6 +61,17 @@ OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
+HIT = "hit"                # a hit half done: the blot goes to the bar (S2)
+
+
+# What the board says to a press (the OLED shows ``Game.message``): one place each.
+_ASK_RESIGN = "%s resigns? OK: resign, BACK: play on"
+_PLAY_FIRST = "nothing played: play the dice (hold OK: end the turn anyway)"
+_NO_MOVE = "no legal move for this checker"
+_HIT_HALF = "Hit: put the checker from P%d on the bar"
+_HIT_OK = "finish the hit first (hold OK: end the turn as it stands)"
+_BACK_WRONG = "take it back: the checker on P%d goes back to P%d"
+_BACK_STEP = "to take a step back, put the checker on P%d back on P%d"
 
 
 def variant_for(name, options):
@@ -138,6 +155,11 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.shown = None        # the board's own turn being shown (nardy.botplay)
+        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
+        self.resigned = None     # the colour that resigned the game just ended
+        self._auto_s = -1        # the auto-end countdown's whole seconds last shown
+        self.back_shown = False  # BACK pressed: the LEDs show the step to take back
+        self.lights_now = False  # the LEDs changed with this scan: drawn at once
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -151,6 +173,12 @@ class Game:
     def _say(self, rule, text):
         self.message = (rule, text)
         self._changed()
+
+    def _refuse(self, text):
+        """A press that does nothing, and why: on the OLED and, as a ``refused``
+        event, in the host's log."""
+        self._say(None, text)
+        self.emit({"ev": "refused", "text": text})
 
     def side_to_move(self):
         return None if self.pos is None else self.pos.turn
@@ -179,7 +207,10 @@ class Game:
              "opening": [list(x) for x in self.opening],
              "tracker": self.tracker.state_name() if self.tracker and
              self.phase == MOVE else None,
-             "message": list(self.message) if self.message else None}
+             "message": list(self.message) if self.message else None,
+             "auto_end": self.auto_end_left() if self.auto_end_left() >= 0 else None,
+             "turn_state": self.turn_state(),
+             "resigning": self.resigning}
         if self.match is not None:
             d["match"] = {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player, "game": self.game_no,
@@ -190,7 +221,9 @@ class Game:
         if self.result is not None:
             d["result"] = {"winner": None if self.result[0] is None
                            else COLORS[self.result[0]], "kind": self.result[1],
-                           "points": self.result[2]}
+                           "points": self.result[2],
+                           "resigned": None if self.resigned is None
+                           else COLORS[self.resigned]}
         return d
 
     # -- starting -------------------------------------------------------------------------
@@ -219,6 +252,8 @@ class Game:
         self.opening = []        # opening tries (C2)
         self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
+        self.resigned = None
+        self.resigning = False
         self._changed()
 
     def _match_state(self):
@@ -328,6 +363,8 @@ class Game:
         self.last_move = []
         self.last_roll = False
         self.result = None
+        self.resigned = None
+        self.resigning = False
         self.message = None
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll; short nardy rolls every game (C2).
@@ -374,6 +411,7 @@ class Game:
         self.opening = []
         self.last_roll = False
         self.result = None
+        self.resigned = None
         for rec in recs:
             k = rec.get("r")
             if k == "open":
@@ -401,6 +439,8 @@ class Game:
                     self.last_roll = True
             elif k == "end":
                 w = rec.get("winner")
+                r = rec.get("resigned")
+                self.resigned = COLORS.index(r) if r in COLORS else None
                 self.result = (None if w is None else COLORS.index(w), rec["kind"],
                                rec["points"])
         if needs_last_roll(v, self.pos):
@@ -409,6 +449,8 @@ class Game:
             self.match.record(self.result)
             self.phase = MATCH_END if self.match.over else GAME_END
         elif self.phase == MOVE:
+            self.tracker.auto_end_ms = self.auto_end_setting()
+            self._auto_s = -1
             self.tracker.start_turn(self.pos, self.dice)
             self.tracked = False
             if self.bot_setting() != "none":
@@ -450,6 +492,7 @@ class Game:
         self.jsteps = []
         self.last_move = []
         self.message = None
+        self.back_shown = False
         side = self.pos.turn
         self._commit("roll", record.roll(self.n + 1, side, dice))
         if self.variant.max_steps(self.pos, dice) == 0:
@@ -461,6 +504,8 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
+        self.tracker.auto_end_ms = self.auto_end_setting()   # the board's turn: botplay
+        self._auto_s = -1
         if self.bot_setting() != "none":
             _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
@@ -497,6 +542,15 @@ class Game:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
                 self._drain(obs)
+            if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
+                self._count_down()
+            # a lift on its first scan, before the debounce: the LEDs light its
+            # targets now (``Sensing.early_zone``); the call only on a change (its
+            # frame, which MicroPython puts on the heap, would cost 32 bytes a scan)
+            if obs.early_zone != self.tracker.early_lift and self.tracker.preview(
+                    obs.early_zone, obs.early_col):
+                self.lights_now = True
+                self._changed()
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
@@ -505,13 +559,44 @@ class Game:
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
+    def auto_end_setting(self):
+        """ms of stillness that end a played-out turn by itself; 0: only OK does."""
+        return self.settings.get("auto_end", 0)
+
+    def settings_changed(self):
+        """A setting changed mid-game: the turn being played follows it (not the
+        board's own turn, which ends when its move is on the board)."""
+        if self.phase == MOVE and self.shown is None:
+            self.tracker.auto_end_ms = self.auto_end_setting()
+
+    def auto_end_left(self):
+        """ms until the turn ends by itself (the countdown), or -1."""
+        if self.phase != MOVE or self.shown is not None or self.tracker is None:
+            return -1
+        return self.tracker.auto_end_left
+
+    def _count_down(self):
+        """The auto-end countdown: a redraw per whole second; an ``auto_end`` event
+        when it starts (ms left) or stops before the end (ms null)."""
+        left = self.auto_end_left()
+        sec = -1 if left < 0 else (left + 999) // 1000
+        if sec == self._auto_s:
+            return
+        if self._auto_s < 0:
+            self.emit({"ev": "auto_end", "ms": left})
+        elif sec < 0 and self.phase == MOVE and self.tracker.state != DONE:
+            self.emit({"ev": "auto_end", "ms": None})
+        self._auto_s = sec
+        self._changed()
+
     def _drain(self, obs):
         t = self.tracker
         ev = t.events
         if not ev:
             return
         t.events = []
-        if self.message is not None and self.message[0] is None:
+        self.back_shown = False
+        if self.message is not None and self.message[0] is None and not self.resigning:
             self.message = None   # a hint about a press: the board moved on
         on = self._ON_EVENT
         for e in ev:
@@ -519,6 +604,7 @@ class Game:
             if f is not None:
                 f(self, e)
         self._sync_steps()
+        self._hint()
         if not self.awaiting_accept():
             self.refused = False
         if t.state == DONE and t.result is not None:
@@ -543,7 +629,21 @@ class Game:
         self.emit({"ev": "sync", "diffs": []})
 
     def _on_lift(self, e):
-        self.emit({"ev": "lift", "zones": list(e[1]), "targets": list(e[2])})
+        ev = {"ev": "lift", "zones": list(e[1]), "targets": list(e[2])}
+        if self.tracker.stuck and e[1]:
+            ev["no_move"] = True        # the checker in the hand has no legal step
+        self.emit(ev)
+
+    def _hint(self):
+        """What the board now waits for that the mover may not guess: a checker
+        with no legal step, a hit half done (shown until the board changes)."""
+        if self.resigning or self.message is not None:
+            return
+        t = self.tracker
+        if t.stuck and t.state != DONE:
+            self.message = (None, _NO_MOVE)
+        elif t.state == SYNC and t.hit:
+            self.message = (None, _HIT_HALF % t.hit)
 
     def _on_confirm(self, e):
         self.cand_i = 0
@@ -619,10 +719,33 @@ class Game:
         self._changed()
 
     def resign(self):
+        """The side to move resigns (S6), at once: ``press`` asks first."""
+        self.resigning = False
         if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
             return False
         loser = self.pos.turn
+        self.resigned = loser
+        self.message = None
         self._finish(self.match.resign(loser), resigned=loser)
+        return True
+
+    def _ask_resign(self):
+        """BACK held: a resignation ends the game, so it is asked first (a long
+        press can be an accident); the game goes on meanwhile."""
+        if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
+            return False
+        self.resigning = True
+        self._say(None, _ASK_RESIGN % COLORS[self.pos.turn])
+        self.emit({"ev": "resign", "ask": True, "side": COLORS[self.pos.turn]})
+        return True
+
+    def _answer_resign(self, name):
+        if name == "ok":
+            return self.resign()
+        self.resigning = False          # BACK or MENU: play on
+        self.message = None
+        self.emit({"ev": "resign", "ask": False})
+        self._changed()
         return True
 
     # -- buttons ---------------------------------------------------------------------------------
@@ -633,8 +756,10 @@ class Game:
         obs = self.obs
         ph = self.phase
         long = kind == "long"
+        if self.resigning:
+            return self._answer_resign(name)
         if name == "back" and long:
-            return self.resign()
+            return self._ask_resign()
         if ph == ENTRY:
             if long:
                 return False
@@ -648,7 +773,7 @@ class Game:
                 return self.new_game() if ph == GAME_END else self.new_match()
             if ph in (OPENING, ROLL):
                 if self.setup and not (long and self.may_roll_anyway()):
-                    self._say(None, "set up the board first")
+                    self._refuse("set up the board first")
                     return False
                 if ph == OPENING:
                     self._roll_opening()
@@ -668,24 +793,66 @@ class Game:
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == SYNC:
+            elif t.state == SYNC and not t.hit:
                 t.next_diff()
+            else:
+                self._back_hint()
             self._changed()
             return True
         return False
 
+    def _back_hint(self):
+        """BACK while playing: the hands take a step back (the board follows the
+        checkers, it cannot move them): which checker goes where, on the OLED and
+        the LEDs (``back_step``)."""
+        t = self.tracker
+        w = t.warning
+        step = self.back_step()
+        if step is None:
+            return
+        self.back_shown = True
+        f, to = step
+        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+            self._say(None, _BACK_WRONG % (to, f))
+        else:
+            self._say(None, _BACK_STEP % (to, f))
+
+    def back_step(self):
+        """(zone it came from, zone it is on) of the step BACK would take back:
+        the wrong one, else the last one; None when there is none."""
+        if self.phase != MOVE:
+            return None
+        t = self.tracker
+        w = t.warning
+        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+            return w[2][0], w[2][1]
+        if self.jsteps and t.state == IDLE:
+            f, to = self.jsteps[-1]
+            side = self.pos.turn
+            return zone_of(self.variant, side, f), zone_of(self.variant, side, to)
+        return None
+
     def _ok_move(self, long, obs):
         t = self.tracker
+        if t.state == SYNC and t.hit and not long:
+            # the hitting checker is down, the blot not yet on the bar (S2)
+            self._refuse(_HIT_OK)
+            return False
         if t.state == CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
                 # the mover's (or anyone's) short press: never an acceptance
-                self._say(None, "opponent: hold OK to accept")
+                self._refuse("opponent: hold OK to accept")
                 return False
             t.accept(obs)
             if t.state != DONE:
                 return False
+        elif not long and t.state == IDLE and not t.played and len(t.hyps) == 1:
+            # nothing played (the dice were just rolled: a second press, meant for
+            # the roll): a turn without a step breaks C5, ended only on purpose
+            self._refuse(_PLAY_FIRST)
+            return False
         else:
             # also out of sync: the tracker judges the board as it stands (a legal
             # result is the turn; one the rules reject becomes a VERDICT, above)
@@ -710,7 +877,7 @@ class Game:
         if st == ILLEGAL:
             return WARNED
         if st == SYNC:
-            return OUT_OF_SYNC
+            return HIT if t.hit and t.warning is None else OUT_OF_SYNC
         if st == CONFIRM:
             return CHOOSE
         if t.lifted:

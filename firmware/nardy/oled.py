@@ -240,7 +240,10 @@ def _warning_screen(fb, game, w, boxes):
     elif ts == TAKE_BACK:
         _add(fb, y, "Refused: %s must play a legal turn" % who.lower(), boxes)
     elif ts == WARNED:
-        _add(fb, y, "Take it back, or OK: end turn (opponent decides)", boxes)
+        msg = game.message
+        # BACK said which checker goes back where (Game._back_hint): that, instead
+        _add(fb, y, msg[1] if msg is not None and msg[0] is None
+             else "Take it back, or OK: end turn (opponent decides)", boxes)
 
 
 def _sync_text(d):

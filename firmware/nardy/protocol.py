@@ -33,9 +33,10 @@ def check_options(variant, opts):
         for m in ("variants", "longnardy", "shortnardy"):
             drop_module("nardy." + m)
 BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
+AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0: off)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -68,6 +69,9 @@ def check_settings(d):
         bad.append("dice")
     if d.get("bot", "none") not in BOT_SIDES:
         bad.append("bot")
+    a = d.get("auto_end", 0)
+    if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= AUTO_END_MAX:
+        bad.append("auto_end")
     o = d.get("options")
     if not isinstance(o, dict):
         bad.append("options")
@@ -190,6 +194,8 @@ def parse(line):
         if "dice" in obj and obj["dice"] not in _DICE_MODES:
             raise ValueError('dice must be "auto" or "manual"')
         _check_bot(obj)
+        if "auto_end" in obj:
+            _int(obj, "auto_end", 0, AUTO_END_MAX)
         for k in ("oled", "leds"):
             if k in obj and not isinstance(obj[k], bool):
                 raise ValueError("%s must be true or false" % k)

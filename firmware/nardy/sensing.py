@@ -156,11 +156,21 @@ class Sensing:
         self._news = False
         self._news_t = 0
         self.moved = 0          # ticks of the last change of any pending class
+        # A lift before its debounce (``early_zone``, ``early_col``): a slot whose
+        # latest reading shows one checker fewer than its debounced class, on the
+        # first scan that shows it. The LEDs may show its targets at once (issue 21:
+        # within 60 ms of the hand); a reading that comes back (a spike, a hand
+        # passing) or the debounce itself clears it.
+        self.early_zone = 0
+        self.early_col = 0
+        self._early_ch = -1
         self.reset()
 
     def reset(self):
         """Forget all classes: the next scans classify every channel afresh."""
         self.pending = 0
+        self.early_zone = 0
+        self._early_ch = -1
         for i in range(self.n):
             self._xt[i] = 0
             self._pend[i] = C_UNKNOWN
@@ -255,10 +265,14 @@ class Sensing:
                     pend[i] = c
                     since[i] = now
                     self.moved = now
+                    self._early(i, c, stab[i])
             if pend[i] != stab[i] and ((now - since[i]) & _TICKS_MASK) >= hold:
                 stab[i] = pend[i]
                 self.pending -= 1
                 zdirty[zone[i]] = 1
+                if i == self._early_ch:
+                    self.early_zone = 0      # debounced: the observation tells it
+                    self._early_ch = -1
                 changed = 1
                 if self._xtc is not None:
                     self._xtc(self, i)
@@ -269,6 +283,18 @@ class Sensing:
                 self._news_t = now
             return n
         return 0
+
+    def _early(self, i, c, st):
+        """Channel ``i``'s latest class became ``c`` (debounced: ``st``): one
+        checker fewer of the same colour is an early lift; another change of that
+        channel ends it."""
+        if C_EMPTY <= c < st <= C_WHITE2 or st < c <= C_EMPTY:
+            self._early_ch = i
+            self.early_zone = self.layout.zone[i]
+            self.early_col = 0 if st > C_EMPTY else 1
+        elif i == self._early_ch:
+            self.early_zone = 0
+            self._early_ch = -1
 
     def ready(self, now):
         """True once per new observation, when it is whole: every channel settled

@@ -28,7 +28,7 @@ hides lifts, which the legal moves and the end of the turn then resolve.
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES
+from nardy.sensing import BLIND, NZONES, ZONE_BAR
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
 
 IDLE = const(0)
@@ -86,13 +86,17 @@ _STIR_QUIET_MS = const(250)
 
 
 class Tracker(ZoneFit):
-    def __init__(self, variant, layout, max_hand=3, auto_end_ms=1000, hidden_end_ms=3000,
+    def __init__(self, variant, layout, max_hand=3, auto_end_ms=0, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
         self.layout = layout
         self.cap = layout.cap
         self.max_hand = max_hand
+        # 0: the turn ends on the mover's OK only (seed 001 §1.7, §3.4: until the
+        # mover takes the dice the checkers may be rearranged); else the ms of
+        # stillness after which a played-out turn ends by itself (a setting)
         self.auto_end_ms = auto_end_ms
+        self.auto_end_left = -1   # ms until that end while it counts down, else -1
         self.hidden_end_ms = hidden_end_ms
         self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
@@ -119,6 +123,11 @@ class Tracker(ZoneFit):
         # are known: its cache (~2 KB here) would only crowd the board's own search
         self.look_ahead = True
         self._seen = None
+        # the lift the sensing shows before its debounce (``Sensing.early_zone``):
+        # its zone and the targets the LEDs light at once (the tracker's own lift,
+        # ``lifted``/``targets``, follows with the debounced observation)
+        self.early_lift = 0
+        self.early_targets = []
         self._clear_view()
 
     def _clear_view(self):
@@ -135,6 +144,12 @@ class Tracker(ZoneFit):
         self._observed = None     # the position a board verdict would record
         self._board_warn = False  # the warning is about the board, not a step
         self._warn_before = None  # the step warning it covers
+        # a checker of the mover's in the hand that no legal step moves (issue 21:
+        # said at once, not when it is put down)
+        self.stuck = False
+        # short nardy: out of sync only because a hit is half done, the mover's
+        # checker on the opponent's blot still on its point: that point's zone
+        self.hit = 0
 
     def spare(self):
         """Forget the game (every table None), keep the object: the next game's
@@ -149,7 +164,7 @@ class Tracker(ZoneFit):
         self._ce = self._e = self._exm = self._fresh = self._layout = None
         self._miss = self._patch = self._pp = self._prev = self._zt = None
         self._wema = self._wref = self._wsum = self._why = None
-        self._fitted = self._fitted_obs = None
+        self._fitted = self._fitted_obs = self.early_targets = None
 
     # -- turn life cycle ---------------------------------------------------------------
     def start_turn(self, pos, dice, obs=None):
@@ -381,6 +396,7 @@ class Tracker(ZoneFit):
         self._hidden_tried = False
         if self.state == DONE:
             return self.state
+        self.hit = 0          # worked out again where the board stays out of sync
         if self._board_warn:
             # the board changed: it is judged again (a board verdict goes with it)
             self._board_warn = False
@@ -520,13 +536,27 @@ class Tracker(ZoneFit):
                     zz = zt[t]
                     if zz not in targets:
                         targets.append(zz)
+        self.stuck = self._no_move(lifted, targets)
         if lifted != self.lifted or targets != self.targets:
             self.lifted = lifted
             self.targets = targets
             if lifted:
                 self.events.append((EV_LIFT, tuple(lifted), tuple(targets)))
 
+    def _no_move(self, lifted, targets):
+        """A checker of the mover's is in the hand, dice are left, and no legal
+        step moves it (long nardy's second checker off the head, L3; a blocked
+        checker): the board says so on the lift."""
+        if targets or not lifted or self.state == ILLEGAL or any(self.hyps[0][_H_FLAGS]):
+            return False
+        miss = self._miss[self.mover]
+        for z in lifted:
+            if miss[z]:
+                return len(self._next(self.hyps[0][_H_PLAYED])) > 0
+        return False
+
     def _out_of_sync(self, obs):
+        self.hit = self._hit_pending(obs)
         self._expect(self.hyps[0][_H_CHAIN][-1])
         diffs = differences(self._e, obs, self.cap)
         if self.state != SYNC or diffs != self.diffs:
@@ -536,6 +566,59 @@ class Tracker(ZoneFit):
         self.state = SYNC
         self.lifted = []
         self.targets = []
+
+    def _hit_pending(self, obs):
+        """Short nardy: the zone of an opponent's blot with the mover's checker put
+        on it, the blot not yet on the bar (S2: a hit is done when it is there), when
+        that explains the board with nothing in the hand; else 0."""
+        if not self.v.HITS:
+            return 0
+        c = self.mover
+        opp = 1 - c
+        self._expect(self.hyps[0][_H_CHAIN][-1])
+        me = obs.vis_w if c == WHITE else obs.vis_b
+        them = obs.vis_b if c == WHITE else obs.vis_w
+        if them[ZONE_BAR] >= self.cap[ZONE_BAR]:
+            return 0
+        for z in range(1, 25):
+            if self._e[opp][z] != 1 or not them[z] or me[z] <= self._e[c][z]:
+                continue
+            p = self._patch
+            p.vis_w[:] = obs.vis_w
+            p.vis_b[:] = obs.vis_b
+            p.open_[:] = obs.open_
+            pv = p.vis_b if c == WHITE else p.vis_w
+            pv[z] -= 1
+            pv[ZONE_BAR] += 1
+            for cand in self._candidates(p):
+                if cand[_C_HAND] == 0:
+                    return z
+            self._expect(self.hyps[0][_H_CHAIN][-1])
+        return 0
+
+    def preview(self, zone, colour):
+        """The sensing's early lift (``Sensing.early_zone``, before its debounce):
+        the targets of the mover's checker lifted there, for the LEDs now. Only on a
+        quiet turn (nothing in the hand, no warning); 0 clears it. Returns True when
+        the preview changed."""
+        if zone == self.early_lift:
+            return False
+        targets = self.early_targets
+        if (zone and colour == self.mover and self.state == IDLE and not self.lifted
+                and len(self.hyps) == 1):
+            src = self._pp[colour][zone]
+            if src != NOPATH and src != 25:
+                zt = self._zt[colour]
+                targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
+            else:
+                zone = 0
+        else:
+            zone = 0
+        if zone == self.early_lift:
+            return False
+        self.early_lift = zone
+        self.early_targets = targets if zone else []
+        return True
 
     def diff(self):
         """The difference to show now (zone, colour, expected, seen), or None."""
@@ -550,9 +633,11 @@ class Tracker(ZoneFit):
 
     # -- time, buttons ----------------------------------------------------------------------
     def tick(self, obs, still_ms):
-        """Call every cycle (cheap): ends the turn by itself when no step is left and
-        the board has been still for ``auto_end_ms``."""
+        """Call every cycle (cheap). With ``auto_end_ms`` set, a turn with no step
+        left ends by itself once the board has been still that long; meanwhile
+        ``auto_end_left`` counts down (-1 when nothing counts)."""
         st = self.state
+        self.auto_end_left = -1
         if self._watch_zone:
             # a stack the slots cannot resolve is watched in the raw readings
             raw = getattr(obs, "raw", None)
@@ -563,9 +648,13 @@ class Tracker(ZoneFit):
                 self._stack_lift()
                 return
         if st == IDLE:
-            if (still_ms >= self.auto_end_ms and len(self.hyps) == 1
+            if (self.auto_end_ms and len(self.hyps) == 1
                     and not self._next(self.hyps[0][_H_PLAYED])):
-                self.end_turn(obs)
+                left = self.auto_end_ms - still_ms
+                if left <= 0:
+                    self.end_turn(obs)
+                else:
+                    self.auto_end_left = left
             else:
                 self._warm()
         elif (st == LIFTED and still_ms >= self.hidden_end_ms and not self._hidden_tried
@@ -587,16 +676,20 @@ class Tracker(ZoneFit):
         if (on and not self.lifted and len(self.hyps) == 1
                 and not any(self.hyps[0][_H_FLAGS]) and src != NOPATH):
             zt = self._zt[self.mover]
-            targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
-            if targets:
+            played = self.hyps[0][_H_PLAYED]
+            targets = [zt[t] for t in self._targets(played, src)]
+            if targets or self._next(played):
+                # none: no legal step for a checker off this stack (L3), said now
                 self.lifted = [z]
                 self.targets = targets
+                self.stuck = not targets
                 self._stir_lift = True
                 self.events.append((EV_LIFT, (z,), tuple(targets)))
         elif not on and self._stir_lift:
             self._stir_lift = False
             self.lifted = []
             self.targets = []
+            self.stuck = False
             self.events.append(_PUT_BACK)
 
     def _watch_stack(self):
@@ -664,8 +757,8 @@ class Tracker(ZoneFit):
             if not cands:
                 return False
         self._choose(cands, obs)
-        if auto and self.state == IDLE and len(self.hyps) == 1:
-            self.end_turn(obs)
+        if auto and self.auto_end_ms and self.state == IDLE and len(self.hyps) == 1:
+            self.end_turn(obs)      # else the step is taken, and OK ends the turn
         return True
 
     def end_turn(self, obs=None):

@@ -7,8 +7,8 @@ boots, and parses its pin map, without them on the heap). ``led_frame(...)`` fil
 bytearray of 3 bytes per LED in the chain order of the pin map.
 """
 
-from nardy.game import MOVE, OPENING, ROLL
-from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W
+from nardy.game import HIT, MOVE, OPENING, ROLL
+from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 
 _screens = None
 
@@ -37,6 +37,7 @@ DEFAULT_COLOURS = {
     "need": (255, 255, 255),     # set-up: this point still needs checkers
     "from": (255, 255, 0),       # the board's own turn: the next step's source
     "to": (96, 0, 255),          # ... and its target
+    "nomove": (255, 0, 96),      # the checker in the hand has no legal step
 }
 
 
@@ -58,12 +59,29 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
             want[z] = "last"
     if ph == MOVE:
         t = game.tracker
-        for z in t.targets:
+        targets = t.targets
+        lifted = t.lifted
+        if not lifted and t.early_lift and game.shown is None:
+            # a lift on its first scan (before the debounce): its targets at once
+            targets = t.early_targets
+            lifted = (t.early_lift,)
+        for z in targets:
             want[z] = "off" if z in (ZONE_OFF_W, ZONE_OFF_B) else "target"
-        for z in t.lifted:
-            want[z] = "lifted"
+        for z in lifted:
+            want[z] = "nomove" if t.stuck else "lifted"
         if game.shown is not None:
             _shown_step(want, game)
+        if game.back_shown:
+            # BACK: the step to take back, from where the checker is to where it was
+            bs = game.back_step()
+            if bs is not None:
+                want[bs[1]] = "lifted"
+                want[bs[0]] = "target"
+        if game.turn_state() == HIT:
+            # a hit half done: the blot's point, and the bar it goes to (S2)
+            want[t.hit] = "lifted"
+            want[ZONE_BAR] = "target"
+            return _fill(frame, zones, want, col, b)
         w = game.warning()
         if w is not None and (now_ms // 300) & 1:
             zs = w[2]
@@ -85,6 +103,12 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
                     want[z] = "sync"
             elif want.get(z) != "sync":
                 want[z] = "need"
+    return _fill(frame, zones, want, col, b)
+
+
+def _fill(frame, zones, want, col, b):
+    """The frame's bytes for the kinds ``want`` gives zones, at brightness ``b``."""
+    n = len(zones)
     for i in range(n):
         k = want.get(zones[i])
         if k is None:

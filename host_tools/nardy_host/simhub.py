@@ -123,8 +123,20 @@ class Describer:
                                          " (%s)" % _zones(pts) if pts else "")
         if k == "lift":
             t = ev.get("targets") or []
+            if ev.get("no_move"):
+                return "lifted from %s: no legal move for this checker" % _zones(
+                    ev.get("zones") or [])
             return "lifted from %s%s" % (_zones(ev.get("zones") or []),
                                          ": may go to " + _zones(t) if t else "")
+        if k == "refused":
+            return "refused: %s" % ev.get("text")
+        if k == "resign":
+            return ("%s resigns? OK: resign, BACK: play on" % ev.get("side")
+                    if ev.get("ask") else "resignation cancelled: play on")
+        if k == "auto_end":
+            ms = ev.get("ms")
+            return ("the turn ends by itself in %.1f s" % (ms / 1000.0) if ms is not None
+                    else "the turn's end by itself is off again: the board moved")
         if k == "sync":
             d = ev.get("diffs") or []
             if not d:
@@ -135,8 +147,9 @@ class Describer:
         if k == "confirm" and "candidates" in ev:
             return "%d turns fit the board: BACK shows the next, OK takes it" % ev["candidates"]
         if k == "game_end":
-            return "game over: %s wins%s, +%s" % (
-                r.get("winner"), " (%s)" % r["kind"] if r.get("kind") else "", r.get("points"))
+            return "game over: %s wins%s, +%s%s" % (
+                r.get("winner"), " (%s)" % r["kind"] if r.get("kind") else "", r.get("points"),
+                " (%s resigned)" % r["resigned"] if r.get("resigned") else "")
         if k == "hello":
             return "board: firmware %s, %s nardy, %s" % (ev.get("fw"), ev.get("variant"),
                                                         ev.get("phase"))

@@ -77,6 +77,8 @@ class Obs:
         self.vis_w = bytearray(NZONES)
         self.vis_b = bytearray(NZONES)
         self.open_ = bytearray(NZONES)
+        self.early_zone = 0     # Sensing's lift before its debounce: none here
+        self.early_col = 0
 
     def show(self, variant, pos, hand=None):
         """``hand``: (colour, path point) of a checker lifted off the board."""

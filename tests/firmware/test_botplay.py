@@ -130,7 +130,7 @@ def test_board_rolls_shows_and_ends_its_turn():
     _carry_out_rest(b, steps)
     # the turn ended by itself (no OK) with the shown steps
     assert g.phase == ROLL and g.pos.turn == WHITE and g.shown is None
-    assert g.tracker.auto_end_ms == 1000          # the person's turns end as before
+    assert g.tracker.auto_end_ms == 0    # the person's turns end on OK (auto_end: off)
     b.close()
 
 

@@ -169,6 +169,7 @@ def test_resignation_and_match_end():
     b, g = _start("resign", "short", 11, match=2)
     loser = g.pos.turn
     g.press("back", "long", b.obs)
+    g.press("ok", "short", b.obs)           # "resign?": yes
     assert g.phase == GAME_END and g.result == (1 - loser, "oin", 1)
     assert list(b.j.records(g.gid))[-1]["resigned"] in ("white", "black")
     g.press("ok", "short", b.obs)
@@ -177,11 +178,110 @@ def test_resignation_and_match_end():
     g.press("ok", "short", b.obs)
     loser2 = g.pos.turn
     g.press("back", "long", b.obs)
+    g.press("ok", "long", b.obs)
     if loser2 == loser:
         assert g.phase == MATCH_END and g.match.over
     else:
         assert g.phase == GAME_END and g.match.score == [1, 1]
     b.close()
+
+
+def test_holding_back_asks_before_resigning_and_the_end_says_so():
+    # issue 21: a long BACK (an accident as often as not) resigns only after OK
+    b, g = _rolled("askresign", "long", (6, 5))
+    try:
+        ph = g.phase
+        side = g.pos.turn
+        assert g.press("back", "long", b.obs)
+        assert g.phase == ph and g.resigning and g.result is None
+        assert "OK: resign" in g.message[1] and "BACK" in g.message[1]
+        assert g.state()["resigning"]
+        assert not _records(b, "end")
+        # the game goes on meanwhile: a step is followed, the question stays
+        b.show(g.variant.apply_step(g.pos, (1, 7)))
+        assert g.tracker.played == ((1, 7),) and g.resigning
+        assert g.press("back", "short", b.obs)        # play on
+        assert not g.resigning and g.phase == MOVE and g.result is None
+        assert g.tracker.played == ((1, 7),)          # the turn is as it was
+        g.press("back", "long", b.obs)
+        assert g.press("ok", "short", b.obs)          # resign
+        assert g.phase in (GAME_END, MATCH_END) and not g.resigning
+        assert g.result[0] == 1 - side and g.resigned == side
+        st = g.state()["result"]
+        assert st["resigned"] == ("white", "black")[side]
+        end = list(b.j.records(g.gid))[-1]
+        assert end["r"] == "end" and end["resigned"] == ("white", "black")[side]
+    finally:
+        b.close()
+
+
+def test_the_turn_ends_on_ok_and_a_second_ok_cannot_end_the_next_turn_unplayed():
+    # issue 21: a played-out turn waits for OK (no end on stillness); the OK then
+    # rolls nothing by itself, the next OK rolls the opponent's dice, and a third
+    # OK (a double press) ends nothing: it raised C5 on a turn not played
+    b, g = _rolled("okend", "long", (6, 5))
+    try:
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        p2 = v.apply_step(p1, (7, 12))
+        b.show(p2)
+        for _ in range(5):
+            g.tick(b.obs, 5000)                       # still for 5 s
+        assert g.phase == MOVE and not _records(b, "turn")
+        assert g.state()["auto_end"] is None
+        g.dice_src.load([4, 2])
+        assert g.press("ok", "short", b.obs)          # the mover takes the dice
+        assert g.phase == ROLL and len(_records(b, "turn")) == 1
+        assert g.press("ok", "short", b.obs)          # the opponent rolls
+        assert g.phase == MOVE and g.dice == (4, 2) and g.pos.turn == BLACK
+        assert not g.press("ok", "short", b.obs)      # pressed twice
+        assert g.phase == MOVE and g.dice == (4, 2) and g.pos.turn == BLACK
+        assert len(_records(b, "turn")) == 1 and not _records(b, "warn")
+        assert g.message is not None and "nothing played" in g.message[1]
+        # a long OK ends it on purpose: the rules reject it, the opponent decides
+        g.press("ok", "long", b.obs)
+        assert g.awaiting_accept() and g.warning()[0] == "C5"
+    finally:
+        b.close()
+
+
+def test_the_auto_end_setting_counts_down_on_the_screen():
+    b = Board("autoend", settings={"variant": "long", "match": 1, "auto_end": 2000})
+    g = b.g
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        g.new_match()
+        b.show(g.pos)
+        g.dice_src.load([6, 1, 6, 5])
+        g.press("ok", "short", b.obs)
+        g.press("ok", "short", b.obs)
+        assert g.tracker.auto_end_ms == 2000
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        g.tick(b.obs, 3000)
+        assert g.phase == MOVE and g.auto_end_left() == -1   # a die is left
+        b.show(v.apply_step(p1, (7, 12)))
+        rev = g.revision
+        g.tick(b.obs, 100)
+        assert g.auto_end_left() == 1900 and g.state()["auto_end"] == 1900
+        assert {"ev": "auto_end", "ms": 1900} in evs and g.revision > rev
+        rev = g.revision
+        g.tick(b.obs, 200)
+        assert g.revision == rev                    # the same whole second: no redraw
+        g.tick(b.obs, 1100)
+        assert g.revision > rev                     # 1 s left: redrawn
+        b.show(p1)                                  # the mover takes a step back
+        g.tick(b.obs, 0)
+        assert {"ev": "auto_end", "ms": None} in evs and g.phase == MOVE
+        b.show(v.apply_step(p1, (7, 12)))
+        g.tick(b.obs, 2000)
+        assert g.phase == ROLL and len(_records(b, "turn")) == 1
+    finally:
+        b.close()
 
 
 def test_roll_refused_while_board_differs():
@@ -500,3 +600,121 @@ def test_a_new_match_makes_the_same_tracker_again():
         g.press("ok", "short", b.obs)
     assert g.tracker is t and t.pos0 is not None and t.mover == g.pos.turn
     b.close()
+
+
+def _position(white, black):
+    p = Position(turn=WHITE)
+    for c, side in ((WHITE, white), (BLACK, black)):
+        for k, n in side.items():
+            p.board[26 * c + k] = n
+    return p
+
+
+def _frame_kinds(g, zones):
+    """The LED kind each zone shows (the first frame of a blink)."""
+    from nardy.ui import DEFAULT_COLOURS, led_frame
+    frame = led_frame(bytearray(3 * len(zones)), zones, g, 0, 255, 255)
+    names = {v: k for k, v in DEFAULT_COLOURS.items()}
+    return {z: names.get(tuple(frame[3 * z:3 * z + 3])) for z in zones}
+
+
+def test_a_hit_half_done_waits_for_the_blot_on_the_bar():
+    # issue 21: the hitter on the blot, the blot not yet on the bar: a step in
+    # progress (OLED, LEDs), and a short OK does not end the turn halfway
+    from nardy.sensing import ZONE_BAR
+    pos = _position({1: 3, 12: 12}, {21: 1, 23: 14})
+    b, g = _rolled("hithalf", "short", (3, 1), pos=pos)
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        v = g.variant
+        hit = v.apply_step(pos, (1, 4))
+        z = v.physical(WHITE, 4)
+        b.obs.show(v, hit)
+        b.obs.vis_b[ZONE_BAR] -= 1
+        b.obs.vis_b[z] += 1
+        g.observe(b.obs)
+        assert g.turn_state() == "hit" and g.tracker.hit == z
+        assert g.message == (None, "Hit: put the checker from P%d on the bar" % z)
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[z] == "lifted" and kinds[ZONE_BAR] == "target", kinds
+        assert not g.press("ok", "short", b.obs)
+        assert g.phase == MOVE and not _records(b, "turn")
+        assert {"ev": "refused", "text": g.message[1]} in evs
+        assert g.state()["dice"] == [3, 1]            # the dice stay after a refusal
+        b.show(hit)                                    # the blot goes to the bar
+        assert g.turn_state() == PLAYING and g.tracker.played == ((1, 4),)
+        assert g.message is None
+    finally:
+        b.close()
+
+
+def test_a_lifted_checker_with_no_legal_step_says_so_at_once():
+    # issue 21: C6 here (a checker further back): no die bears the ace-point's off
+    pos = _position({19: 3, 20: 3, 21: 3, 22: 2, 23: 2, 24: 2}, {7: 15})
+    b, g = _rolled("nomove", "short", (6, 5), pos=pos)
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        z = g.variant.physical(WHITE, 24)
+        b.show(pos, hand=(WHITE, 24))
+        assert g.turn_state() == "lifted" and g.tracker.stuck
+        assert g.message == (None, "no legal move for this checker")
+        lift = [e for e in evs if e["ev"] == "lift"][-1]
+        assert lift["zones"] == [z] and lift["targets"] == [] and lift["no_move"]
+        assert _frame_kinds(g, bytes(range(28)))[z] == "nomove"
+        assert g.state()["dice"] == [6, 5]            # held: the dice stay
+        b.show(pos, hand=(WHITE, 19))                  # this one may move
+        assert not g.tracker.stuck and g.message is None
+        assert _frame_kinds(g, bytes(range(28)))[g.variant.physical(WHITE, 19)] == "lifted"
+        assert "no_move" not in [e for e in evs if e["ev"] == "lift"][-1]
+    finally:
+        b.close()
+
+
+def test_back_on_a_wrong_step_says_which_checker_goes_back_where():
+    # issue 21: BACK cannot move a checker; it says (and lights) how to take it back
+    b, g = _rolled("backwrong", "short", (6, 5))
+    try:
+        v = g.variant
+        pos = g.pos
+        bad = v.apply_step(pos, (1, 4))          # 3: no die shows it
+        b.show(bad)
+        assert g.turn_state() == WARNED
+        src, dst = g.tracker.warning[2]
+        assert g.press("back", "short", b.obs)
+        assert g.message == (None, "take it back: the checker on P%d goes back to P%d"
+                             % (dst, src))
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[src] == "target" and kinds[dst] in ("lifted", "illegal"), kinds
+        b.show(pos)                              # taken back
+        assert g.turn_state() == PLAYING and not g.back_shown and g.message is None
+        # a legal step: BACK says how to take it back as well
+        p1 = v.apply_step(pos, (1, 7))
+        b.show(p1)
+        assert g.press("back", "short", b.obs)
+        z1, z7 = v.physical(WHITE, 1), v.physical(WHITE, 7)
+        assert g.message[1] == "to take a step back, put the checker on P%d back on P%d" % (
+            z7, z1)
+        kinds = _frame_kinds(g, bytes(range(28)))
+        assert kinds[z1] == "target" and kinds[z7] == "lifted", kinds
+        assert g.tracker.played == ((1, 7),)     # nothing changed by the press
+    finally:
+        b.close()
+
+
+def test_a_refused_press_is_an_event_for_the_log():
+    b = Board("refused", settings={"variant": "long", "match": 1})
+    g = b.g
+    try:
+        evs = []
+        emit = g.emit
+        g.emit = lambda e: (evs.append(e), emit(e))
+        g.new_match()
+        g.observe(b.obs)                              # the board is empty
+        assert not g.press("ok", "short", b.obs)
+        assert {"ev": "refused", "text": "set up the board first"} in evs
+    finally:
+        b.close()

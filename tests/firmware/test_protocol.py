@@ -110,3 +110,15 @@ def test_an_echo_is_cut_between_characters():
         echo = protocol.error("unknown cmd", line)["line"]
         b = echo.encode()
         assert 50 < len(b) <= 60 and line.startswith(b), (ch, echo)
+
+
+def test_the_auto_end_setting_is_ms_or_zero_for_off():
+    # issue 21: the turn's end on stillness is a setting, off (0) by default
+    assert protocol.parse('{"cmd": "set", "auto_end": 0}')["auto_end"] == 0
+    assert protocol.parse('{"cmd": "set", "auto_end": 1500}')["auto_end"] == 1500
+    for bad in ("-1", "60001", "true", '"1000"', "1.5"):
+        _refused('{"cmd": "set", "auto_end": %s}' % bad, "auto_end")
+    good = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
+            "brightness": 16, "dice": "auto"}
+    assert protocol.check_settings(dict(good, auto_end=1000)) == []
+    assert protocol.check_settings(dict(good, auto_end=-5)) == ["auto_end"]

@@ -313,3 +313,39 @@ def test_tray_sensors_are_compensated_for_the_point_beside_them():
     assert abs(raw - sens._xt[ch] - alone) < (alone - raw) // 3
     lay, sens = _bar_crowd(False, where)
     assert sens._xt[ch] == 0
+
+
+def test_a_lift_shows_on_its_first_scan_and_a_spike_takes_it_back():
+    # issue 21: the LEDs may light on the scan that first shows a lift; the debounced
+    # observation follows, and a reading that returns ends it
+    lay, s, raw = make()
+    ch = lay.channel(7, 2)
+    raw[ch] = CAL["white1"]
+    raw[lay.channel(9, 1)] = CAL["black2"] - 50
+    now = run(s, raw, 0, 200)
+    assert s.vis_w[7] == 1 and s.early_zone == 0
+    raw[ch] = BASE                       # lifted
+    now += 20
+    s.scan(raw, now)
+    assert s.early_zone == 7 and s.early_col == 0 and s.vis_w[7] == 1
+    raw[ch] = CAL["white1"]              # a spike: the reading returns
+    now += 20
+    s.scan(raw, now)
+    assert s.early_zone == 0
+    raw[ch] = BASE
+    now += 20
+    s.scan(raw, now)
+    assert s.early_zone == 7
+    now = run(s, raw, now, 200)          # debounced: the observation has it
+    assert s.vis_w[7] == 0 and s.early_zone == 0
+    # black: one of a stack of two on a slot
+    raw[lay.channel(9, 1)] = CAL["black1"]
+    now += 20
+    s.scan(raw, now)
+    assert s.early_zone == 9 and s.early_col == 1
+    # a checker put down is no lift
+    now = run(s, raw, now, 200)
+    raw[lay.channel(3, 1)] = CAL["white1"]
+    now += 20
+    s.scan(raw, now)
+    assert s.early_zone == 0

@@ -65,7 +65,9 @@ def test_targets_include_off_when_bearing_off():
     assert t.state == LIFTED and t.targets == []
 
 
-def test_steps_commit_and_the_turn_ends_by_itself():
+def test_steps_commit_and_the_turn_ends_on_ok_only():
+    # issue 21: the turn is over when the mover takes the dice (seed 001 §1.7,
+    # §3.4), the OK; stillness never ends it unless the auto-end setting is on
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
@@ -75,12 +77,42 @@ def test_steps_commit_and_the_turn_ends_by_itself():
     p2 = v.apply_step(p1, (7, 12))
     t.update(show(v, lay, p2))
     assert t.played == ((1, 7), (7, 12))
-    t.tick(None, 100)
-    assert t.state == IDLE            # not still long enough
-    t.tick(None, 5000)
-    assert t.state == DONE
+    for ms in (100, 1000, 5000, 600000):
+        t.tick(None, ms)
+        assert t.state == IDLE and t.auto_end_left == -1, ms
+    # the mover may still rearrange: the second step taken back and played otherwise
+    t.update(show(v, lay, p1))
+    assert t.played == ((1, 7),) and t.state == IDLE
+    p3 = v.apply_step(p1, (1, 6))
+    t.update(show(v, lay, p3))
+    assert t.played == ((1, 7), (1, 6)) or t.state == ILLEGAL
+    t.update(show(v, lay, p2))
+    assert t.played == ((1, 7), (7, 12))
+    assert t.end_turn(show(v, lay, p2)) and t.state == DONE
     assert t.result["position"].board == p2.board and not t.result["accepted"]
     assert t.result["position"].turn == BLACK
+    assert kinds(t).count("turn") == 1
+
+
+def test_the_auto_end_setting_counts_down_then_ends_the_turn():
+    v = LongNardy()
+    pos = v.start_position()
+    lay = Layout(5)
+    t = Tracker(v, lay, auto_end_ms=1500)
+    t.start_turn(pos, (6, 5), show(v, lay, pos))
+    p1 = v.apply_step(pos, (1, 7))
+    t.update(show(v, lay, p1))
+    t.tick(None, 5000)
+    assert t.state == IDLE and t.auto_end_left == -1     # a die is left: no countdown
+    p2 = v.apply_step(p1, (7, 12))
+    t.update(show(v, lay, p2))
+    t.tick(None, 100)
+    assert t.state == IDLE and t.auto_end_left == 1400
+    t.tick(None, 1499)
+    assert t.state == IDLE and t.auto_end_left == 1
+    t.tick(None, 1500)
+    assert t.state == DONE and t.auto_end_left == -1
+    assert t.result["position"].board == p2.board
     assert kinds(t).count("step") == 2 and "turn" in kinds(t)
 
 
@@ -88,7 +120,7 @@ def test_a_turn_adds_no_attribute_to_the_tracker():
     # heap (issue 14): the attribute table is full-sized from the start; growing it
     # at the first roll needed a 944-byte block a fragmented 56 KB heap lacked
     v = LongNardy()
-    t = Tracker(v, Layout(5))
+    t = Tracker(v, Layout(5), auto_end_ms=1000)
     made = sorted(t.__dict__)
     pos = v.start_position()
     lay = Layout(5)
@@ -112,6 +144,7 @@ def test_a_finished_turn_lets_its_engine_answers_go():
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
+    t.auto_end_ms = 1000
     p1 = v.apply_step(pos, (1, 7))
     t.update(show(v, lay, p1))
     for _ in range(30):
@@ -580,3 +613,92 @@ def test_a_legal_board_the_search_could_not_explain_ends_as_played():
     assert not r["accepted"] and r["rule"] is None and r["observed"]
     assert r["position"].board == final.board
     assert v.apply_step(v.apply_step(pos, r["steps"][0]), r["steps"][1]).board == final.board
+
+
+def test_a_second_checker_lifted_off_the_head_says_no_legal_move_at_once():
+    # issue 21 (L3): after 1/7 another checker off the head has no legal step; the
+    # lift (seen only in the raw readings of the full head) says so on the lift
+    v = LongNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    p1 = v.apply_step(pos, (1, 7))
+    raw = [2000] * lay.n
+    t.update(show(v, lay, p1, raw=raw))
+    assert t.played == ((1, 7),) and t._watch_zone == 24
+    obs = show(v, lay, p1, raw=raw)
+    for _ in range(12):
+        t.tick(obs, 2000)
+    del t.events[:]
+    raw[lay.start[24] + 4] -= 90          # a second checker off the head
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert t.events == [("lift", (24,), ())] and t.lifted == [24]
+    assert t.stuck and t.targets == []
+    raw[lay.start[24] + 4] += 90          # put back
+    for _ in range(20):
+        t.tick(obs, 2000)
+    assert not t.stuck and t.lifted == []
+
+
+def test_a_checker_with_no_legal_step_is_stuck_on_the_lift():
+    v = ShortNardy()
+    pos = position({19: 3, 20: 3, 21: 3, 22: 2, 23: 2, 24: 2}, {7: 15})
+    lay, t = setup(v, pos, (6, 5))
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 24))]))
+    assert t.state == LIFTED and t.targets == [] and t.stuck     # C6: none bears off
+    t.update(show(v, lay, pos))
+    assert not t.stuck
+    t.update(show(v, lay, pos, lift=[(WHITE, v.physical(WHITE, 19))]))
+    assert t.targets and not t.stuck
+    # every die played: a lift is a step being taken back, never "no legal move"
+    t.update(show(v, lay, pos))
+    p1 = v.apply_step(v.apply_step(pos, (19, 25)), (20, 25))
+    t.update(show(v, lay, p1))
+    assert not v.next_steps(pos, (6, 5), t.played) and t.state == IDLE, t.played
+    t.update(show(v, lay, p1, lift=[(WHITE, v.physical(WHITE, 24))]))
+    assert t.state == LIFTED and not t.stuck
+
+
+def _hit_half_done():
+    """Short nardy: white's checker from its 1 put on black's blot on its 4, the
+    blot still on its point. (variant, layout, tracker, the hit position, zone)"""
+    v = ShortNardy()
+    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
+    lay, t = setup(v, pos, (3, 1))
+    hit = v.apply_step(pos, (1, 4))
+    z = zone_of(v, WHITE, 4)
+    t.update(show(v, lay, hit, lift=[(BLACK, ZONE_BAR)], add=[(BLACK, z)]))
+    return v, lay, t, hit, z
+
+
+def test_a_hit_half_done_is_a_step_in_progress():
+    # issue 21: the hitting checker is down, the blot not yet on the bar
+    v, lay, t, hit, z = _hit_half_done()
+    assert t.state == SYNC and t.hit == z
+    t.update(show(v, lay, hit))              # the blot goes to the bar: done
+    assert t.state == IDLE and t.hit == 0 and t.played == ((1, 4),)
+
+
+def test_a_board_out_of_sync_for_another_reason_is_no_hit():
+    v = ShortNardy()
+    pos = position({1: 3, 12: 12}, {21: 1, 23: 14})
+    lay, t = setup(v, pos, (3, 1))
+    # a white checker appears on the blot from nowhere (none left its point)
+    t.update(show(v, lay, pos, add=[(WHITE, zone_of(v, BLACK, 21))]))
+    assert t.state == SYNC and t.hit == 0
+
+
+def test_the_first_scan_of_a_lift_previews_its_targets():
+    # issue 12/21: the LEDs may light on the sensing's early lift, before its debounce
+    v = ShortNardy()
+    pos = v.start_position()
+    lay, t = setup(v, pos, (6, 5))
+    z = v.physical(WHITE, 1)
+    assert t.preview(z, WHITE)
+    want = sorted(v.physical(WHITE, k) for k in v.targets(pos, (6, 5), (), 1))
+    assert t.early_lift == z and sorted(t.early_targets) == want and want
+    assert not t.events and t.lifted == []      # nothing told: only shown
+    assert t.preview(0, WHITE) and t.early_lift == 0 and t.early_targets == []
+    assert not t.preview(v.physical(BLACK, 1), BLACK)   # not the mover's
+    t.update(show(v, lay, pos, lift=[(WHITE, z)]))
+    assert not t.preview(v.physical(WHITE, 12), WHITE)  # a checker already in the hand

@@ -190,6 +190,7 @@ def test_screens():
     t = _golden("verdict", g)
     assert "Opponent: hold OK to accept, BACK to take back" in " ".join(t), t
     g.press("back", "long", obs)
+    g.press("ok", "short", obs)             # "resigns?": yes
     t = _golden("game_end", g)
     assert "oin +1" in t and "Match over" in t and "OK: new match" in t, t
     assert "Short" in t

@@ -54,6 +54,7 @@ place P20
 press ok
 expect turn side=black steps=12/17,17/20 accepted=false
 hold back
+press ok
 expect game_end
 """
 
@@ -89,6 +90,7 @@ expect turn side=white accepted=false
 dice 2 2
 press ok
 hold back
+press ok
 expect game_end
 """
 
@@ -129,6 +131,7 @@ place P8
 press ok
 expect turn side=black steps=1/4,4/5 accepted=false
 hold back
+press ok
 expect game_end
 """
 

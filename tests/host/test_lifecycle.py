@@ -75,6 +75,7 @@ def test_an_abandoned_game_is_not_resumed_after_a_later_game_ends(tmp_path):
     b.button("ok")
     b.sync()
     b.button("back", "long")
+    b.button("ok")                       # "resigns?": yes
     b.sync()
     assert b.dump()["phase"] == "match_end"
     b.kill()
@@ -92,6 +93,7 @@ def test_a_match_survives_a_power_cut_between_games(tmp_path):
     b.button("ok")                       # opening roll
     b.sync()
     b.button("back", "long")             # the side to move resigns: 1 point
+    b.button("ok")                       # (asked first)
     b.sync()
     before = b.dump()
     assert before["phase"] == "game_end" and sum(before["match"]["score"]) == 1

@@ -607,13 +607,14 @@ def test_drag_follows_the_pointer_and_a_hit_from_the_bar(browser, sim):
     assert "".join(board["25"]) == "b" and "".join(board["23"]) == "w", board
     assert not [t for t in log_texts(page) if t.startswith("warning")]
 
-    # a long press on the page is the board's long press: hold BACK resigns (S6)
+    # a long press on the page is the board's long press: hold BACK, then OK, resigns (S6)
     roll(page, sim, [3, 1])
     wait_log(page, "black rolls 3-1")
     page.hover('button[data-button="back"]')
     page.mouse.down()
     page.wait_for_selector('button[data-button="back"].long', timeout=WAIT)
     page.mouse.up()
+    page.click('button[data-button="ok"]')      # the board asks first: OK resigns
     wait_log(page, "game over: white wins")
     assert not errors, errors
     page.close()
