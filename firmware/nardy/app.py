@@ -170,11 +170,7 @@ class App:
         obs = self.sensing if self.have_obs else None
         if self.menu is not None:
             if not self.menu.press(name):
-                m = self.menu
-                self.menu = None
-                # the menu's code is on the heap only while it is open
-                drop_module("nardy.menu")
-                self.save_settings()
+                m = self.close_menu()
                 if m.action == "new":
                     self.game.new_match()
                 elif m.action in ("calibrate", "selftest"):
@@ -188,6 +184,16 @@ class App:
             self.drawn = -1
             return
         self.game.press(name, kind, obs)
+
+    def close_menu(self):
+        """Close the open menu, keep its settings; returns it."""
+        m = self.menu
+        self.menu = None
+        # the menu's code is on the heap only while it is open
+        drop_module("nardy.menu")
+        self.save_settings()
+        self.drawn = -1
+        return m
 
     async def scan_task(self):
         b = self.board
@@ -209,6 +215,8 @@ class App:
         bright = self.settings["brightness"]
         led_frame(self.frame, b.pinmap.led_zones, g, b.ticks_ms(), bright, b.pinmap.led_max)
         b.show_leds(self.frame)
+        if self.menu is not None and g.shown is not None:
+            self.close_menu()       # the board's own move is never hidden (issue 21)
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
@@ -275,7 +283,7 @@ class App:
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
-        for k in ("brightness", "dice", "bot"):
+        for k in ("brightness", "dice", "bot", "lang"):
             if k in cmd:
                 self.settings[k] = cmd[k]
         self.save_settings()

@@ -138,6 +138,7 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.shown = None        # the board's own turn being shown (nardy.botplay)
+        self.resigned = False    # the game ended by a resignation (S6; the OLED says so)
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -403,6 +404,7 @@ class Game:
                 w = rec.get("winner")
                 self.result = (None if w is None else COLORS.index(w), rec["kind"],
                                rec["points"])
+                self.resigned = "resigned" in rec
         if needs_last_roll(v, self.pos):
             self.last_roll = True
         if self.result is not None:
@@ -607,6 +609,7 @@ class Game:
         if resigned is not None:
             rec["resigned"] = COLORS[resigned]
         self.result = res
+        self.resigned = resigned is not None
         self._commit("game_end", rec)
         self.match.record(res)
         # between games the match lives in match.json: a power cut loses nothing

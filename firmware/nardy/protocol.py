@@ -32,9 +32,10 @@ def check_options(variant, opts):
         for m in ("variants", "longnardy", "shortnardy"):
             drop_module("nardy." + m)
 BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
+LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "lang"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -67,6 +68,8 @@ def check_settings(d):
         bad.append("dice")
     if d.get("bot", "none") not in BOT_SIDES:
         bad.append("bot")
+    if d.get("lang", "en") not in LANGS:
+        bad.append("lang")
     o = d.get("options")
     if not isinstance(o, dict):
         bad.append("options")
@@ -144,6 +147,8 @@ def parse(line):
         if "dice" in obj and obj["dice"] not in _DICE_MODES:
             raise ValueError('dice must be "auto" or "manual"')
         _check_bot(obj)
+        if obj.get("lang", "en") not in LANGS:
+            raise ValueError('lang must be "en" or "ru"')
         for k in ("oled", "leds"):
             if k in obj and not isinstance(obj[k], bool):
                 raise ValueError("%s must be true or false" % k)
