@@ -266,3 +266,30 @@ def test_an_english_board_loads_no_russian():
         assert "nardy.lang_ru" not in sys.modules
     j.close()
     rmtree(d)
+
+
+def test_golden_screens_in_russian_and_the_legend():
+    """Pictures of the new screens (docs/oled-*.png are made from the goldens)."""
+    from test_ui import _golden
+    g, j, d, obs = _game("rugold", "short", settings={"lang": "ru"})
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    t = _golden("ru_move", g)
+    assert t[0] in ("Белые", "Черные") and t[1] == "Корот. 0-0/1", t
+    s = defaults()
+    s["lang"] = "ru"
+    m = Menu(s)
+    m.i = 1
+    t = _golden("ru_menu", g, m)
+    assert t[0] == "Настройки" and t[2].startswith(">Доска играет"), t
+    m = Menu(defaults())
+    m.i = [it[0] for it in m.items()].index("lights")
+    m.press("ok")
+    t = _golden("lights", g, m)
+    assert t[:2] == ["LED colours", "green: legal target"], t
+    g.press("back", "long", obs)
+    t = _golden("ru_game_end", g)
+    assert t[2].endswith(" сдались"), t
+    j.close()
+    rmtree(d)
+    oled.speak("en")
