@@ -72,3 +72,12 @@ def test_an_open_menu_closes_when_the_board_shows_its_move():
         assert any(ln.startswith("Board: ") for ln in screen), screen
         with open(data + "/settings.json") as f:
             assert json.load(f)["bot"] == "both"      # closed as MENU closes it: saved
+
+
+def test_the_protocol_doc_lists_every_light():
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "PROTOCOL.md")
+    with open(path, encoding="utf-8") as f:
+        doc = f.read()
+    for key, name, _ in LIGHTS:
+        assert "| `%s` | %s" % (key, name) in doc, key
