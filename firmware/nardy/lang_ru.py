@@ -3,116 +3,144 @@ show, or its template before ``%``, with its Russian. ``nardy.oled.T`` calls ``t
 at the display edge; the English stays where it is written (the one home of each
 message), and this catalog is imported only while the board speaks Russian.
 
-Messages built before they reach the screen (a colour, the board's move in them)
-are matched against ``FORMED``; their arguments are translated when the catalog
-knows them. A text found nowhere is shown in English (tests/firmware/test_lang.py
-checks that every text the firmware writes is here).
+``CATALOG`` is one string, a line "English<tab>Russian" a message: a constant of
+the module, read in place from flash (ROMFS) like the fonts, where a dict would take
+~3 KB of the heap; a look-up is a ``find`` in it. Messages built before they reach
+the screen (a colour, the board's move in them) are matched against ``FORMED``;
+their arguments are translated when the catalog knows them. A text found nowhere is
+shown in English (tests/firmware/test_lang.py checks that every text the firmware
+writes is here).
 """
 
-MESSAGES = {
+CATALOG = (
     # sides, variants, places
-    "White": "Белые", "Black": "Черные", "white": "белые", "black": "черные",
-    "Nardy": "Нарды", "Long": "Длинные", "Short": "Короткие",
-    "Long %s": "Длин. %s", "Short %s": "Корот. %s",
-    "bar": "бар", "W off": "Б выбр", "B off": "Ч выбр",
+    "\nWhite\tБелые"
+    "\nBlack\tЧерные"
+    "\nwhite\tбелые"
+    "\nblack\tчерные"
+    "\nNardy\tНарды"
+    "\nLong\tДлинные"
+    "\nShort\tКороткие"
+    "\nLong %s\tДлин. %s"
+    "\nShort %s\tКорот. %s"
+    "\nbar\tбар"
+    "\nW off\tБ выбр"
+    "\nB off\tЧ выбр"
     # the move screen
-    "Board: %s": "Доска: %s",
-    "Fix %s: %s %d, sees %d": "Поправь %s: %s %d, видно %d",
-    "BACK: next  OK: end turn as it stands": "BACK: далее  OK: конец хода как есть",
-    "fix it, or OK: end turn as it stands": "поправь, или OK: конец хода как есть",
-    "Which result? %d of %d": "Какой итог? %d из %d",
-    "BACK: next  OK: this one": "BACK: далее  OK: этот",
-    "to %s": "на %s",
-    "no legal place for it": "этой шашке нет хода",
-    "All dice played": "Все кубики сыграны",
-    "OK: end turn": "OK: конец хода",
-    "to play: %s": "играть: %s",
+    "\nBoard: %s\tДоска: %s"
+    "\nFix %s: %s %d, sees %d\tПоправь %s: %s %d, видно %d"
+    "\nBACK: next  OK: end turn as it stands\tBACK: далее  OK: конец хода как есть"
+    "\nfix it, or OK: end turn as it stands\tпоправь, или OK: конец хода как есть"
+    "\nWhich result? %d of %d\tКакой итог? %d из %d"
+    "\nBACK: next  OK: this one\tBACK: далее  OK: этот"
+    "\nto %s\tна %s"
+    "\nno legal place for it\tэтой шашке нет хода"
+    "\nAll dice played\tВсе кубики сыграны"
+    "\nOK: end turn\tOK: конец хода"
+    "\nto play: %s\tиграть: %s"
     # warnings: what to do
-    "Opponent: hold OK to accept, BACK to take back":
-        "Соперник: держи OK - принять, BACK - переиграть",
-    "Refused: %s must play a legal turn": "Отказ: %s играют ход по правилам",
-    "Take it back, or OK: end turn (opponent decides)":
-        "Верни шашку, или OK: конец хода (решит соперник)",
+    "\nOpponent: hold OK to accept, BACK to take back"
+    "\tСоперник: держи OK - принять, BACK - переиграть"
+    "\nRefused: %s must play a legal turn\tОтказ: %s играют ход по правилам"
+    "\nTake it back, or OK: end turn (opponent decides)"
+    "\tВерни шашку, или OK: конец хода (решит соперник)"
     # between turns and games
-    "New game?": "Новая партия?",
-    "OK: new game": "OK: новая партия",
-    "MENU: settings": "MENU: настройки",
-    "Set up board": "Расставь шашки",
-    "white %d": "белых %d", "black %d": "черных %d",
-    "To place: %s": "Поставить: %s",
-    "%d on wrong points": "%d не на своих местах",
-    "hold OK: roll anyway": "держи OK: бросить так",
-    "Opening roll": "Розыгрыш хода",
-    "OK: one die each": "OK: по кубику каждому",
-    "the higher die starts": "больший кубик ходит первым",
-    "%s to roll": "%s: бросок",
-    "OK: roll the dice": "OK: бросить кубики",
-    "opening: W %d, B %d": "розыгрыш: Б %d, Ч %d",
-    "Dice: %d %d": "Кубики: %d %d",
-    "BACK: die +1  OK: next die": "BACK: кубик +1  OK: следующий",
-    "Draw": "Ничья",
-    "%s wins": "%s выиграли",
-    "%s resigns": "%s сдались",
-    "%s wins: %s +%d": "%s выиграли: %s +%d",
-    "Match over": "Матч окончен",
-    "OK: new match": "OK: новый матч",
-    "OK: next game": "OK: следующая партия",
+    "\nNew game?\tНовая партия?"
+    "\nOK: new game\tOK: новая партия"
+    "\nMENU: settings\tMENU: настройки"
+    "\nSet up board\tРасставь шашки"
+    "\nwhite %d\tбелых %d"
+    "\nblack %d\tчерных %d"
+    "\nTo place: %s\tПоставить: %s"
+    "\n%d on wrong points\t%d не на своих местах"
+    "\nhold OK: roll anyway\tдержи OK: бросить так"
+    "\nOpening roll\tРозыгрыш хода"
+    "\nOK: one die each\tOK: по кубику каждому"
+    "\nthe higher die starts\tбольший кубик ходит первым"
+    "\n%s to roll\t%s: бросок"
+    "\nOK: roll the dice\tOK: бросить кубики"
+    "\nopening: W %d, B %d\tрозыгрыш: Б %d, Ч %d"
+    "\nDice: %d %d\tКубики: %d %d"
+    "\nBACK: die +1  OK: next die\tBACK: кубик +1  OK: следующий"
+    "\nDraw\tНичья"
+    "\n%s wins\t%s выиграли"
+    "\n%s resigns\t%s сдались"
+    "\n%s wins: %s +%d\t%s выиграли: %s +%d"
+    "\nMatch over\tМатч окончен"
+    "\nOK: new match\tOK: новый матч"
+    "\nOK: next game\tOK: следующая партия"
     # the points of a win (nardy.scoring.kind_name): the seeds' own words
-    "oin": "оин", "mars": "марс", "home mars": "домашний марс",
-    "single game": "оин", "gammon": "марс", "backgammon": "кокс",
+    "\noin\tоин"
+    "\nmars\tмарс"
+    "\nhome mars\tдомашний марс"
+    "\nsingle game\tоин"
+    "\ngammon\tмарс"
+    "\nbackgammon\tкокс"
     # the rules' reasons (nardy.rules._REASONS), the sensors', the game's
-    "illegal": "так нельзя",
-    "not a legal move": "так ходить нельзя",
-    "no own checker on that point": "там нет своей шашки",
-    "point is closed": "пункт закрыт",
-    "only one checker may leave the head": "с головы снимают только одну шашку",
-    "six-block with no opposing checker ahead": "блок из шести без шашки соперника впереди",
-    "enter from the bar first": "сначала введи шашку с бара",
-    "bear off only when all 15 are home": "выбрасывать можно, когда все 15 дома",
-    "a checker further back must move first": "сначала ходит шашка дальше от дома",
-    "the dice must be used to the maximum": "кубики надо сыграть полностью",
-    "the larger die must be played": "надо сыграть больший кубик",
-    "the move does not match the dice": "ход не совпадает с кубиками",
-    "checkers missing or extra": "шашек не хватает или лишние",
-    "the opponent's checkers moved": "сдвинуты шашки соперника",
-    "checkers move forward only": "шашки ходят только вперед",
-    "a 2nd head checker only if the 1st is blocked":
-        "2-я шашка с головы, только если 1-й некуда",
-    "a hit checker goes to the bar": "битая шашка идет на бар",
-    "too many checkers on the board": "на доске лишние шашки",
-    "a checker is off the board": "шашка вне доски",
-    "flash full: send games to the host": "память полна: перешли партии на компьютер",
-    "journal unusable: see errors": "журнал не работает: см. ошибки",
-    "black's last roll": "последний бросок черных",
-    "set up the board first": "сначала расставь шашки",
-    "opponent: hold OK to accept": "соперник: держи OK - принять",
+    "\nillegal\tтак нельзя"
+    "\nnot a legal move\tтак ходить нельзя"
+    "\nno own checker on that point\tтам нет своей шашки"
+    "\npoint is closed\tпункт закрыт"
+    "\nonly one checker may leave the head\tс головы снимают только одну шашку"
+    "\nsix-block with no opposing checker ahead\tблок из шести без шашки соперника впереди"
+    "\nenter from the bar first\tсначала введи шашку с бара"
+    "\nbear off only when all 15 are home\tвыбрасывать можно, когда все 15 дома"
+    "\na checker further back must move first\tсначала ходит шашка дальше от дома"
+    "\nthe dice must be used to the maximum\tкубики надо сыграть полностью"
+    "\nthe larger die must be played\tнадо сыграть больший кубик"
+    "\nthe move does not match the dice\tход не совпадает с кубиками"
+    "\ncheckers missing or extra\tшашек не хватает или лишние"
+    "\nthe opponent's checkers moved\tсдвинуты шашки соперника"
+    "\ncheckers move forward only\tшашки ходят только вперед"
+    "\na 2nd head checker only if the 1st is blocked\t2-я шашка с головы, только если 1-й некуда"
+    "\na hit checker goes to the bar\tбитая шашка идет на бар"
+    "\ntoo many checkers on the board\tна доске лишние шашки"
+    "\na checker is off the board\tшашка вне доски"
+    "\nflash full: send games to the host\tпамять полна: перешли партии на компьютер"
+    "\njournal unusable: see errors\tжурнал не работает: см. ошибки"
+    "\nblack's last roll\tпоследний бросок черных"
+    "\nset up the board first\tсначала расставь шашки"
+    "\nopponent: hold OK to accept\tсоперник: держи OK - принять"
     # the menu (nardy.menu)
-    "Settings": "Настройки",
-    "Game": "Игра", "Board plays": "Доска играет", "Match": "Матч",
-    "New match": "Новый матч", "Language": "Язык", "LED colours": "Цвета огней",
-    "LED brightness": "Яркость", "Dice": "Кубики", "Calibrate": "Калибровка",
-    "Self-test": "Самопроверка",
-    "Head: any double": "Голова: дубли",
-    "6-wall: opp home": "Блок: соп. дома",
-    "Home mars 3 pts": "Домашний марс",
-    "Last roll draw": "Ничья: доброс",
-    "Winner starts": "Победитель 1-й",
-    "Use opening dice": "Ход розыгрышем",
-    "long": "длинные", "short": "короткие", "on": "вкл", "off": "выкл",
-    "auto": "авто", "manual": "вручную", "none": "нет", "both": "обе",
-    "OK: change BACK: next": "OK: смена BACK: далее",
-    "MENU: close": "MENU: закрыть",
+    "\nSettings\tНастройки"
+    "\nGame\tИгра"
+    "\nBoard plays\tДоска играет"
+    "\nMatch\tМатч"
+    "\nNew match\tНовый матч"
+    "\nLanguage\tЯзык"
+    "\nLED colours\tЦвета огней"
+    "\nLED brightness\tЯркость"
+    "\nDice\tКубики"
+    "\nCalibrate\tКалибровка"
+    "\nSelf-test\tСамопроверка"
+    "\nHead: any double\tГолова: дубли"
+    "\n6-wall: opp home\tБлок: соп. дома"
+    "\nHome mars 3 pts\tДомашний марс"
+    "\nLast roll draw\tНичья: доброс"
+    "\nWinner starts\tПобедитель 1-й"
+    "\nUse opening dice\tХод розыгрышем"
+    "\nlong\tдлинные"
+    "\nshort\tкороткие"
+    "\non\tвкл"
+    "\noff\tвыкл"
+    "\nauto\tавто"
+    "\nmanual\tвручную"
+    "\nnone\tнет"
+    "\nboth\tобе"
+    "\nOK: change BACK: next\tOK: смена BACK: далее"
+    "\nMENU: close\tMENU: закрыть"
     # the LED legend (nardy.lights), line by line
-    "green: legal target": "зеленый: можно сюда",
-    "cyan: bear off here": "голубой: выбрасывай сюда",
-    "amber: lifted here": "оранжевый: шашка взята отсюда",
-    "red: rule broken": "красный: нарушено правило",
-    "blue: opponent's move": "синий: ход соперника",
-    "yellow: take this one": "желтый: возьми эту шашку",
-    "violet: put it here": "фиолетовый: поставь сюда",
-    "magenta: wrong here": "малиновый: здесь не так",
-    "white: place checkers": "белый: поставь шашки",
-}
+    "\ngreen: legal target\tзеленый: можно сюда"
+    "\ncyan: bear off here\tголубой: выбрасывай сюда"
+    "\namber: lifted here\tоранжевый: шашка взята отсюда"
+    "\nred: rule broken\tкрасный: нарушено правило"
+    "\nblue: opponent's move\tсиний: ход соперника"
+    "\nyellow: take this one\tжелтый: возьми эту шашку"
+    "\nviolet: put it here\tфиолетовый: поставь сюда"
+    "\nmagenta: wrong here\tмалиновый: здесь не так"
+    "\nwhite: place checkers\tбелый: поставь шашки"
+    "\n"
+)
 
 # messages formatted before the screen sees them: (English template, Russian)
 FORMED = (
@@ -125,14 +153,30 @@ FORMED = (
 
 def tr(text):
     """``text`` in Russian; unchanged if the catalog does not know it."""
-    ru = MESSAGES.get(text)
+    ru = _lookup(text)
     if ru is not None:
         return ru
     for en, ru in FORMED:
         args = _match(en, text)
         if args is not None:
-            return ru % tuple(MESSAGES.get(a, a) for a in args)
+            return ru % tuple(_lookup(a) or a for a in args)
     return text
+
+
+def _lookup(text):
+    """The Russian of ``text`` in ``CATALOG``, or None."""
+    i = CATALOG.find("\n" + text + "\t")
+    if i < 0:
+        return None
+    i += len(text) + 2
+    return CATALOG[i:CATALOG.find("\n", i)]
+
+
+def pairs():
+    """Every (English, Russian) of ``CATALOG`` (tests, tools)."""
+    for ln in CATALOG.split("\n"):
+        if ln:
+            yield tuple(ln.split("\t"))
 
 
 def _match(template, text):

@@ -109,16 +109,13 @@ if framebuf is not None:
     _SWAP.pixel(0, 0, 1)
 _CYR = None          # nardy.cyrillic.GLYPHS, from the first letter outside ASCII
 _CYR_FB = None
-_BIG_CELL = None     # a big (8x8) cell for a bold Cyrillic letter
 
 
-def _glyph(ch):
-    """(font table, blit source, offset) of ``ch`` in the compact font; "?" for a
-    character it has no glyph of."""
+def _other_glyph(ch):
+    """(font table, blit source, offset) of ``ch``, not ASCII, in the compact font:
+    a Cyrillic letter, or "?" for a character it has no glyph of."""
     global _CYR, _CYR_FB
     o = ord(ch)
-    if 32 <= o < 127:
-        return GLYPHS, _FONT_FB, 5 * (o - 32)
     if o == 0x401 or o == 0x451:      # Ё, ё: drawn as Е, е
         o += 0x14 if o == 0x401 else -0x1C
     if 0x410 <= o < 0x450:
@@ -183,7 +180,13 @@ def small_text(fb, s, x, y, c=1, boxes=None):
     _box(boxes, "text", x, y, _ADVANCE * len(s), HEIGHT, s)
     fast = _CELL_FB is not None and hasattr(fb, "blit")
     for ch in s:
-        table, src, o = _glyph(ch)
+        o = ord(ch) - 32
+        if 0 <= o < 95:         # ASCII: nothing allocated
+            table = GLYPHS
+            src = _FONT_FB
+            o *= 5
+        else:
+            table, src, o = _other_glyph(ch)
         if fast:
             _CELL_FB.blit(src, -o, 0)
             _CELL[5] = 0
@@ -216,22 +219,9 @@ def big_text(fb, s, x, y, c=1, boxes=None):
 
 
 def _big_glyph(fb, ch, x, y, c):
-    global _BIG_CELL
-    g, _, o = _glyph(ch)
-    if framebuf is not None and hasattr(fb, "blit"):
-        if _BIG_CELL is None:
-            _BIG_CELL = framebuf.FrameBuffer(bytearray(_BIG), _BIG, _BIG,
-                                             framebuf.MONO_VLSB)
-        cell = _BIG_CELL
-        cell.fill(0)
-        for i in range(6):
-            col = _bold_column(g, o, i)
-            for r in range(_BIG):
-                if (col >> r) & 1:
-                    cell.pixel(1 + i, r, 1)
-        # lit pixels in ``c``, the rest left as it was (key: the background)
-        fb.blit(cell, x, y, 0 if c else 1, None if c else _SWAP)
-        return
+    """One bold Cyrillic letter, pixel by pixel (a few big titles in Russian: no
+    buffer kept for them)."""
+    g, _, o = _other_glyph(ch)
     for i in range(6):
         col = _bold_column(g, o, i)
         for r in range(_BIG):
