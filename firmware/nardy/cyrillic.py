@@ -1,5 +1,6 @@
-"""The compact font's Cyrillic letters for the OLED (``nardy.oled`` imports this module
-the first time it draws a letter outside ASCII: an English board never loads it).
+"""The compact font's Cyrillic letters for the OLED, and how they are drawn
+(``nardy.oled`` imports this module the first time it draws a character outside
+ASCII: an English board never loads it).
 
 ``GLYPHS``: А..я (U+0410..U+044F) in code point order, five column bytes a glyph,
 least significant bit at the top (framebuf.MONO_VLSB), as ``nardy.oled.GLYPHS`` holds
@@ -8,6 +9,11 @@ ones (А, В, Е, ..., а, е, о, ...) repeat the Latin glyph: drawing needs no
 nardy_host.oledtext.CYR_ART is the same font as pixel art (a host test checks they
 agree, and that the reader tells every other letter apart).
 """
+
+try:
+    import framebuf
+except ImportError:   # CPython: drawn pixel by pixel
+    framebuf = None
 
 FIRST = 0x410   # А
 GLYPHS = (
@@ -28,3 +34,40 @@ GLYPHS = (
     b"\x7c\x40\x7c\x40\x7c\x7c\x40\x7c\x40\xfc\x04\x7c\x50\x50\x20\x7c\x50\x20\x00\x7c"  # шщъы
     b"\x7c\x50\x50\x50\x20\x00\x44\x54\x54\x38\x7c\x10\x38\x44\x38\x48\x34\x14\x14\x7c"  # ьэюя
 )
+
+_FB = None if framebuf is None else (GLYPHS, len(GLYPHS), 8, framebuf.MONO_VLSB)
+
+
+def glyph(ch, ascii_fb):
+    """(font table, blit source, offset) of ``ch`` (not ASCII) in the compact font:
+    its Cyrillic letter (Ё, ё as Е, е), or "?" of ``nardy.oled.GLYPHS`` (blit
+    source ``ascii_fb``) for a character the font has no glyph of."""
+    o = ord(ch)
+    if o == 0x401 or o == 0x451:
+        o += 0x14 if o == 0x401 else -0x1C
+    if FIRST <= o < FIRST + 64:
+        return GLYPHS, _FB, 5 * (o - FIRST)
+    from nardy.oled import GLYPHS as ascii_glyphs
+    return ascii_glyphs, ascii_fb, 5 * 31
+
+
+def bold_column(g, o, i):
+    """Column ``i`` (0..5) of the glyph at ``g[o:o+5]`` made bold, as framebuf's own
+    font is: a lit pixel also lights its right neighbour unless that closes a
+    one-pixel gap (Ш, Ж keep their strokes apart; nardy_host.oledtext.bold_column
+    reads it back)."""
+    cur = g[o + i] if i < 5 else 0
+    prev = g[o + i - 1] if i > 0 else 0
+    nxt = g[o + i + 1] if i < 4 else 0
+    return cur | (prev & ~nxt & 0xFF)
+
+
+def big(fb, ch, x, y, c, ascii_fb):
+    """``ch`` in an 8x8 cell, bold, only its lit pixels (as framebuf's ``text``),
+    pixel by pixel: a few big titles in Russian keep no buffer for it."""
+    g, _, o = glyph(ch, ascii_fb)
+    for i in range(6):
+        col = bold_column(g, o, i)
+        for r in range(8):
+            if (col >> r) & 1:
+                fb.pixel(x + 1 + i, y + r, c)

@@ -26,7 +26,6 @@ made bold in big text), imported on the first such letter.
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy import drop_module
 from nardy.game import (
     ACCEPT,
     CHOOSE,
@@ -44,7 +43,6 @@ from nardy.game import (
     WARNED,
     misplaced,
 )
-from nardy.scoring import kind_name
 from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 
 try:
@@ -107,35 +105,15 @@ if framebuf is not None:
     _FONT_FB = (GLYPHS, len(GLYPHS), HEIGHT, framebuf.MONO_VLSB)
     _SWAP = framebuf.FrameBuffer(bytearray(1), 2, 1, framebuf.MONO_HLSB)
     _SWAP.pixel(0, 0, 1)
-_CYR = None          # nardy.cyrillic.GLYPHS, from the first letter outside ASCII
-_CYR_FB = None
+_CYR = None          # nardy.cyrillic, from the first character outside ASCII
 
 
-def _other_glyph(ch):
-    """(font table, blit source, offset) of ``ch``, not ASCII, in the compact font:
-    a Cyrillic letter, or "?" for a character it has no glyph of."""
-    global _CYR, _CYR_FB
-    o = ord(ch)
-    if o == 0x401 or o == 0x451:      # Ё, ё: drawn as Е, е
-        o += 0x14 if o == 0x401 else -0x1C
-    if 0x410 <= o < 0x450:
-        if _CYR is None:
-            from nardy.cyrillic import GLYPHS as cyr
-            _CYR = cyr
-            if framebuf is not None:
-                _CYR_FB = (cyr, len(cyr), HEIGHT, framebuf.MONO_VLSB)
-        return _CYR, _CYR_FB, 5 * (o - 0x410)
-    return GLYPHS, _FONT_FB, 5 * 31          # "?"
-
-
-def _bold_column(g, o, i):
-    """Column ``i`` (0..5) of the glyph at ``g[o:o+5]`` made bold, as framebuf's own
-    font is: a lit pixel also lights its right neighbour unless that closes a
-    one-pixel gap (nardy_host.oledtext.bold_column reads it back)."""
-    cur = g[o + i] if i < 5 else 0
-    prev = g[o + i - 1] if i > 0 else 0
-    nxt = g[o + i + 1] if i < 4 else 0
-    return cur | (prev & ~nxt & 0xFF)
+def _cyrillic():
+    global _CYR
+    if _CYR is None:
+        from nardy import cyrillic
+        _CYR = cyrillic
+    return _CYR
 
 
 _RU = None       # nardy.lang_ru while the board speaks Russian
@@ -144,14 +122,16 @@ _RU = None       # nardy.lang_ru while the board speaks Russian
 def speak(lang):
     """The language of the screens drawn next ("en" or "ru"): the Russian catalog is
     on the heap only while it is the board's language."""
-    global _RU
+    global _RU, _CYR
     if lang == "ru":
         if _RU is None:
             from nardy import lang_ru
             _RU = lang_ru
     elif _RU is not None:
-        _RU = None
+        _RU = _CYR = None
+        from nardy import drop_module
         drop_module("nardy.lang_ru")
+        drop_module("nardy.cyrillic")
 
 
 def T(text):
@@ -186,7 +166,7 @@ def small_text(fb, s, x, y, c=1, boxes=None):
             src = _FONT_FB
             o *= 5
         else:
-            table, src, o = _other_glyph(ch)
+            table, src, o = _cyrillic().glyph(ch, _FONT_FB)
         if fast:
             _CELL_FB.blit(src, -o, 0)
             _CELL[5] = 0
@@ -214,19 +194,8 @@ def big_text(fb, s, x, y, c=1, boxes=None):
         if ord(ch) < 127:
             fb.text(ch, x, y, c)
         else:
-            _big_glyph(fb, ch, x, y, c)
+            _cyrillic().big(fb, ch, x, y, c, _FONT_FB)
         x += _BIG
-
-
-def _big_glyph(fb, ch, x, y, c):
-    """One bold Cyrillic letter, pixel by pixel (a few big titles in Russian: no
-    buffer kept for them)."""
-    g, _, o = _other_glyph(ch)
-    for i in range(6):
-        col = _bold_column(g, o, i)
-        for r in range(_BIG):
-            if (col >> r) & 1:
-                fb.pixel(x + 1 + i, y + r, c)
 
 
 def wrap(text, width=COLS):
@@ -314,11 +283,6 @@ def draw(fb, game, menu=None, note=None, boxes=None):
         small_text(fb, note[:COLS], 0, H - HEIGHT, 1, boxes)
 
 
-def _said(msg):
-    """A message (rule id or None, text) as a line: the rule, then the reason."""
-    return ((msg[0] + " ") if msg[0] else "") + T(msg[1])
-
-
 def _warning_screen(fb, game, w, boxes):
     ts = game.turn_state()
     _box(boxes, "bar", 0, 0, W, 9)
@@ -331,18 +295,15 @@ def _warning_screen(fb, game, w, boxes):
     if ts == ACCEPT:
         _add(fb, y, T("Opponent: hold OK to accept, BACK to take back"), boxes)
     elif ts == TAKE_BACK:
-        who = T(_COLOURS[side]) if side is not None else ""
+        who = T(NAMES[side].lower()) if side is not None else ""
         _add(fb, y, T("Refused: %s must play a legal turn") % who, boxes)
     elif ts == WARNED:
         _add(fb, y, T("Take it back, or OK: end turn (opponent decides)"), boxes)
 
 
-_COLOURS = ("white", "black")
-
-
 def _sync_text(d):
     z, c, expect, seen = d
-    return T("Fix %s: %s %d, sees %d") % (zone_name(z), T(_COLOURS[c]), expect, seen)
+    return T("Fix %s: %s %d, sees %d") % (zone_name(z), T(NAMES[c].lower()), expect, seen)
 
 
 def _move_screen(fb, game, boxes):
@@ -386,13 +347,14 @@ def _move_screen(fb, game, boxes):
     else:
         y = _add(fb, y, T("to play: %s") % " ".join(str(x) for x in game.left()), boxes)
     if msg is not None:
-        _add(fb, y, _said(msg), boxes)
+        _add(fb, y, ((msg[0] + " ") if msg[0] else "") + T(msg[1]), boxes)
 
 
 def _end_lines(game, r):
     """The end of a game: (title, lines). The points in the variant's own words
     (nardy.scoring.kind_name: backgammon's in short nardy, L6/S5); a resignation
     (S6) says who gave up."""
+    from nardy.scoring import kind_name
     if r[0] is None:
         return T("Draw"), []
     kind = T(kind_name(game.variant.name if game.variant else "long", r[1]))
@@ -409,7 +371,7 @@ def _other_screen(fb, game, boxes):
             boxes)
     side = game.side_to_move()
     msg = game.message
-    msg = None if msg is None else _said(msg)
+    msg = None if msg is None else ((msg[0] + " ") if msg[0] else "") + T(msg[1])
     title = None
     lines = []
     if ph == SETUP:

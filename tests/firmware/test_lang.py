@@ -248,7 +248,7 @@ def test_an_english_board_loads_no_russian():
     for name in ("nardy.lang_ru", "nardy.cyrillic"):
         sys.modules.pop(name, None)
     oled.speak("en")
-    oled._CYR = oled._CYR_FB = None
+    oled._CYR = None
     g, j, d, obs = _game("uien", "long")
     _screen(g)
     g.press("ok", "short", obs)
