@@ -178,11 +178,7 @@ class App:
         obs = self.sensing if self.have_obs else None
         if self.menu is not None:
             if not self.menu.press(name):
-                m = self.menu
-                self.menu = None
-                # the menu's code is on the heap only while it is open
-                drop_module("nardy.menu")
-                self.save_settings()
+                m = self.close_menu()
                 if m.action == "new":
                     self.game.new_match()
                 elif m.action in ("calibrate", "selftest"):
@@ -196,6 +192,16 @@ class App:
             self.drawn = -1
             return
         self.game.press(name, kind, obs)
+
+    def close_menu(self):
+        """Close the open menu, keep its settings; returns it."""
+        m = self.menu
+        self.menu = None
+        # the menu's code is on the heap only while it is open
+        drop_module("nardy.menu")
+        self.save_settings()
+        self.drawn = -1
+        return m
 
     async def scan_task(self):
         b = self.board
@@ -221,6 +227,8 @@ class App:
         # the LEDs first: they show a lifted checker's targets; the OLED (about
         # 25 ms over I2C on the board) after them
         self.show_leds()
+        if self.menu is not None and g.shown is not None:
+            self.close_menu()       # the board's own move is never hidden (issue 21)
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
@@ -287,7 +295,7 @@ class App:
 
     def set_settings(self, cmd):
         """``set``: the settings it names (a board's own switches are the board's)."""
-        for k in ("brightness", "dice", "bot", "auto_end"):
+        for k in ("brightness", "dice", "bot", "auto_end", "lang"):
             if k in cmd:
                 self.settings[k] = cmd[k]
         self.game.settings_changed()

@@ -15,7 +15,12 @@ from nardy import protocol
 
 
 def hello(app, cmd):
-    app.emit(app.hello())
+    """The boot's ``hello`` again, with the LED legend (nardy.lights) for the host."""
+    ev = app.hello()
+    from nardy import drop_module, lights
+    ev["lights"] = lights.legend()
+    drop_module("nardy.lights")
+    app.emit(ev)
 
 
 def dump(app, cmd):

@@ -16,6 +16,12 @@ rather than a part of a warning's reason. Every box drawn can be recorded
 - lines below, 8 px apart, in the compact font;
 - a warning is a screen of its own: an inverted bar with "! RULE" and the mover,
   the whole reason, then what to do (who presses what).
+
+Language: every text is written here, and in the modules that send messages, in
+English; ``T`` puts it in the board's language (settings "lang") at the display
+edge: for "ru" through ``nardy.lang_ru`` (a catalog, imported only while the board
+speaks Russian). Letters outside ASCII come from ``nardy.cyrillic`` (compact, and
+made bold in big text), imported on the first such letter.
 """
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
@@ -99,15 +105,48 @@ if framebuf is not None:
     _FONT_FB = (GLYPHS, len(GLYPHS), HEIGHT, framebuf.MONO_VLSB)
     _SWAP = framebuf.FrameBuffer(bytearray(1), 2, 1, framebuf.MONO_HLSB)
     _SWAP.pixel(0, 0, 1)
+_CYR = None          # nardy.cyrillic, from the first character outside ASCII
+
+
+def _cyrillic():
+    global _CYR
+    if _CYR is None:
+        from nardy import cyrillic
+        _CYR = cyrillic
+    return _CYR
+
+
+_RU = None       # nardy.lang_ru while the board speaks Russian
+
+
+def speak(lang):
+    """The language of the screens drawn next ("en" or "ru"): the Russian catalog is
+    on the heap only while it is the board's language."""
+    global _RU, _CYR
+    if lang == "ru":
+        if _RU is None:
+            from nardy import lang_ru
+            _RU = lang_ru
+    elif _RU is not None:
+        _RU = _CYR = None
+        from nardy import drop_module
+        drop_module("nardy.lang_ru")
+        drop_module("nardy.cyrillic")
+
+
+def T(text):
+    """``text`` (an English message, or a template before its ``%``) in the board's
+    language."""
+    return text if _RU is None else _RU.tr(text)
 
 
 def zone_name(z):
     if z == ZONE_BAR:
-        return "bar"
+        return T("bar")
     if z == ZONE_OFF_W:
-        return "W off"
+        return T("W off")
     if z == ZONE_OFF_B:
-        return "B off"
+        return T("B off")
     return "P%d" % z
 
 
@@ -122,25 +161,41 @@ def small_text(fb, s, x, y, c=1, boxes=None):
     fast = _CELL_FB is not None and hasattr(fb, "blit")
     for ch in s:
         o = ord(ch) - 32
-        if not 0 <= o < 95:
-            o = 31          # "?"
-        o *= 5
+        if 0 <= o < 95:         # ASCII: nothing allocated
+            table = GLYPHS
+            src = _FONT_FB
+            o *= 5
+        else:
+            table, src, o = _cyrillic().glyph(ch, _FONT_FB)
         if fast:
-            _CELL_FB.blit(_FONT_FB, -o, 0)
+            _CELL_FB.blit(src, -o, 0)
             _CELL[5] = 0
             fb.blit(_CELL_FB, x, y, -1, None if c else _SWAP)
         else:
             # anything else with pixel() (CPython, test recorders): the same cells
             for i in range(_ADVANCE):
-                col = GLYPHS[o + i] if i < 5 else 0
+                col = table[o + i] if i < 5 else 0
                 for r in range(HEIGHT):
                     fb.pixel(x + i, y + r, ((col >> r) & 1) ^ (1 - c))
         x += _ADVANCE
 
 
 def big_text(fb, s, x, y, c=1, boxes=None):
+    """Draw ``s`` in 8x8 cells: framebuf's font for ASCII, the compact Cyrillic
+    glyphs made bold for Russian letters (only the lit pixels, as framebuf draws)."""
     _box(boxes, "text", x, y, _BIG * len(s), _BIG, s)
-    fb.text(s, x, y, c)
+    for ch in s:
+        if ord(ch) > 126:
+            break
+    else:
+        fb.text(s, x, y, c)        # all ASCII: one call
+        return
+    for ch in s:
+        if ord(ch) < 127:
+            fb.text(ch, x, y, c)
+        else:
+            _cyrillic().big(fb, ch, x, y, c, _FONT_FB)
+        x += _BIG
 
 
 def wrap(text, width=COLS):
@@ -189,15 +244,15 @@ def draw_die(fb, x, y, value, size=20, dim=False, boxes=None):
         fb.fill_rect(cx - 1, cy - 1, 3, 3, 1)
 
 
-def _header(fb, game, left, boxes):
-    """``left`` in big text; the score (and the variant, when ``left`` is not it)
-    in compact text on the right; a rule under both."""
+def _header(fb, game, left, boxes, variant=False):
+    """``left`` in big text; the score (and, with ``variant``, the variant: ``left``
+    names the mover) in compact text on the right; a rule under both."""
     big_text(fb, left, 0, 0, 1, boxes)
     m = game.match
     right = "%d-%d/%d" % (m.score[0], m.score[1], m.length) if m is not None else ""
     v = game.variant
-    if v is not None and left in NAMES:
-        right = ("Long " if v.name == "long" else "Short ") + right
+    if v is not None and variant:
+        right = T("Long %s" if v.name == "long" else "Short %s") % right
     if right:
         small_text(fb, right, W - _ADVANCE * len(right), 0, 1, boxes)
     _box(boxes, "rule", 0, 9, W, 1)
@@ -207,8 +262,10 @@ def _header(fb, game, left, boxes):
 def draw(fb, game, menu=None, note=None, boxes=None):
     fb.fill(0)
     if menu is not None:
+        speak(menu.s.get("lang"))
         menu.draw(fb, boxes)
         return
+    speak(game.settings.get("lang"))
     w = game.warning()
     if w is not None:
         _warning_screen(fb, game, w, boxes)
@@ -232,29 +289,29 @@ def _warning_screen(fb, game, w, boxes):
     fb.fill_rect(0, 0, W, 9, 1)
     big_text(fb, "! " + w[0] if w[0] else "!", 0, 0, 0, boxes)
     side = game.side_to_move()
-    who = NAMES[side] if side is not None else ""
+    who = T(NAMES[side]) if side is not None else ""
     small_text(fb, who, W - _ADVANCE * len(who) - 1, 0, 0, boxes)
-    y = _add(fb, 11, w[1], boxes) + 2
+    y = _add(fb, 11, T(w[1]), boxes) + 2
     if ts == ACCEPT:
-        _add(fb, y, "Opponent: hold OK to accept, BACK to take back", boxes)
+        _add(fb, y, T("Opponent: hold OK to accept, BACK to take back"), boxes)
     elif ts == TAKE_BACK:
-        _add(fb, y, "Refused: %s must play a legal turn" % who.lower(), boxes)
+        who = T(NAMES[side].lower()) if side is not None else ""
+        _add(fb, y, T("Refused: %s must play a legal turn") % who, boxes)
     elif ts == WARNED:
         msg = game.message
         # BACK said which checker goes back where (Game._back_hint): that, instead
         _add(fb, y, msg[1] if msg is not None and msg[0] is None
-             else "Take it back, or OK: end turn (opponent decides)", boxes)
+             else T("Take it back, or OK: end turn (opponent decides)"), boxes)
 
 
 def _sync_text(d):
     z, c, expect, seen = d
-    return "Fix %s: %s %d, sees %d" % (zone_name(z), "white" if c == 0 else "black",
-                                     expect, seen)
+    return T("Fix %s: %s %d, sees %d") % (zone_name(z), T(NAMES[c].lower()), expect, seen)
 
 
 def _move_screen(fb, game, boxes):
     side = game.side_to_move()
-    _header(fb, game, NAMES[side], boxes)
+    _header(fb, game, T(NAMES[side]), boxes, True)
     if game.dice:
         # the dice, spent ones struck through
         d = game.dice
@@ -272,85 +329,98 @@ def _move_screen(fb, game, boxes):
     msg = game.message
     if game.shown is not None:
         # the board's own turn: what the hands are to carry out
-        y = _add(fb, y, "Board: " + game.shown.text, boxes)
+        y = _add(fb, y, T("Board: %s") % game.shown.text, boxes)
     if ts == OUT_OF_SYNC:
         d = game.sync_diff()
         if d is not None:
             y = _add(fb, y, _sync_text(d), boxes)
         if msg is None:
-            y = _add(fb, y, "BACK: next  OK: end turn as it stands" if len(t.diffs) > 1
-                     else "fix it, or OK: end turn as it stands", boxes)
+            y = _add(fb, y, T("BACK: next  OK: end turn as it stands") if len(t.diffs) > 1
+                     else T("fix it, or OK: end turn as it stands"), boxes)
     elif ts == CHOOSE:
-        y = _add(fb, y, "Which result? %d of %d" % (game.cand_i + 1, len(t.candidates)),
+        y = _add(fb, y, T("Which result? %d of %d") % (game.cand_i + 1, len(t.candidates)),
                  boxes)
-        y = _add(fb, y, "BACK: next  OK: this one", boxes)
+        y = _add(fb, y, T("BACK: next  OK: this one"), boxes)
     elif ts == LIFTED:
-        y = _add(fb, y, "to " + " ".join(zone_name(z) for z in t.targets) if t.targets
-                 else "no legal place for it", boxes)
+        y = _add(fb, y, T("to %s") % " ".join(zone_name(z) for z in t.targets) if t.targets
+                 else T("no legal place for it"), boxes)
     elif ts == TURN_DONE:
-        y = _add(fb, y, "All dice played", boxes)
-        y = _add(fb, y, "OK: end turn", boxes)
+        y = _add(fb, y, T("All dice played"), boxes)
+        y = _add(fb, y, T("OK: end turn"), boxes)
     else:
-        y = _add(fb, y, "to play: " + " ".join(str(x) for x in game.left()), boxes)
+        y = _add(fb, y, T("to play: %s") % " ".join(str(x) for x in game.left()), boxes)
     if msg is not None:
-        _add(fb, y, ((msg[0] + " ") if msg[0] else "") + msg[1], boxes)
+        _add(fb, y, ((msg[0] + " ") if msg[0] else "") + T(msg[1]), boxes)
+
+
+def _end_lines(game, r):
+    """The end of a game: (title, lines). The points in the variant's own words
+    (nardy.scoring.kind_name: backgammon's in short nardy, L6/S5); a resignation
+    (S6) says who gave up."""
+    from nardy.scoring import kind_name
+    if r[0] is None:
+        return T("Draw"), []
+    kind = T(kind_name(game.variant.name if game.variant else "long", r[1]))
+    if game.resigned is not None:
+        return (T("%s resigns") % T(NAMES[game.resigned]),
+                [T("%s wins: %s +%d") % (T(NAMES[r[0]]), kind, r[2])])
+    return T("%s wins") % T(NAMES[r[0]]), ["%s +%d" % (kind, r[2])]
 
 
 def _other_screen(fb, game, boxes):
     ph = game.phase
     v = game.variant
-    _header(fb, game, "Nardy" if v is None else "Long" if v.name == "long" else "Short",
+    _header(fb, game, T("Nardy" if v is None else "Long" if v.name == "long" else "Short"),
             boxes)
     side = game.side_to_move()
     msg = game.message
-    msg = None if msg is None else ((msg[0] + " ") if msg[0] else "") + msg[1]
+    msg = None if msg is None else ((msg[0] + " ") if msg[0] else "") + T(msg[1])
     title = None
     lines = []
     if ph == SETUP:
-        title = "New game?"
-        lines = ["OK: new game", "MENU: settings"]
+        title = T("New game?")
+        lines = [T("OK: new game"), T("MENU: settings")]
     elif ph in (ROLL, OPENING) and game.setup:
         # the board differs from the position: what to place (the LEDs light the
         # points that still need checkers); the first point to fix, if room is left
-        title = "Set up board"
+        title = T("Set up board")
         need_w, need_b, extra = misplaced(game.setup, game.layout.cap)
         counts = []
         if need_w:
-            counts.append("white %d" % need_w)
+            counts.append(T("white %d") % need_w)
         if need_b:
-            counts.append("black %d" % need_b)
+            counts.append(T("black %d") % need_b)
         if counts:
-            lines.append("To place: " + ", ".join(counts))
+            lines.append(T("To place: %s") % ", ".join(counts))
         if extra:
-            lines.append("%d on wrong points" % extra)
+            lines.append(T("%d on wrong points") % extra)
         if game.may_roll_anyway():
-            lines.append("hold OK: roll anyway")
+            lines.append(T("hold OK: roll anyway"))
         if msg:
             lines.append(msg)
             msg = None
         lines.append(_sync_text(game.setup[0]))
     elif ph == OPENING:
-        title = "Opening roll"
-        lines = ["OK: one die each", "the higher die starts"]
+        title = T("Opening roll")
+        lines = [T("OK: one die each"), T("the higher die starts")]
     elif ph == ROLL:
-        title = NAMES[side] + " to roll"
-        lines = ["OK: roll the dice"]
+        title = T("%s to roll") % T(NAMES[side])
+        lines = [T("OK: roll the dice")]
         if msg:
             lines.append(msg)   # first: it says why (a pass, L7)
             msg = None
         elif game.opening and game.n == 0:
-            lines.append("opening: W %d, B %d" % game.opening[-1])
+            lines.append(T("opening: W %d, B %d") % game.opening[-1])
     elif ph == ENTRY:
         e = game.entry
-        title = "Dice: %d %d" % (e[0], e[1])
-        lines = ["BACK: die +1  OK: next die"]
+        title = T("Dice: %d %d") % (e[0], e[1])
+        lines = [T("BACK: die +1  OK: next die")]
     elif ph in (GAME_END, MATCH_END):
         r = game.result
         if r is not None:
-            title = "Draw" if r[0] is None else NAMES[r[0]] + " wins"
-            if r[0] is not None:
-                lines.append("%s +%d" % (r[1], r[2]))
-        lines += ["Match over", "OK: new match"] if ph == MATCH_END else ["OK: next game"]
+            title, lines = _end_lines(game, r)
+        lines += ([T("Match over"), T("OK: new match")] if ph == MATCH_END
+                  else [T("OK: next game")])
     if msg:
         lines.append(msg)
     y = 12

@@ -34,9 +34,10 @@ def check_options(variant, opts):
             drop_module("nardy." + m)
 BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
 AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0: off)
+LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -72,6 +73,8 @@ def check_settings(d):
     a = d.get("auto_end", 0)
     if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= AUTO_END_MAX:
         bad.append("auto_end")
+    if d.get("lang", "en") not in LANGS:
+        bad.append("lang")
     o = d.get("options")
     if not isinstance(o, dict):
         bad.append("options")
@@ -196,6 +199,8 @@ def parse(line):
         _check_bot(obj)
         if "auto_end" in obj:
             _int(obj, "auto_end", 0, AUTO_END_MAX)
+        if obj.get("lang", "en") not in LANGS:
+            raise ValueError('lang must be "en" or "ru"')
         for k in ("oled", "leds"):
             if k in obj and not isinstance(obj[k], bool):
                 raise ValueError("%s must be true or false" % k)

@@ -59,6 +59,23 @@ def game_result(variant, pos, last_roll_done=False):
     return (winner, "mars", 2)
 
 
+def kind_name(variant_name, kind):
+    """What a player calls a win of ``kind`` (a ``game_result`` kind): long nardy in
+    the seeds' words (L6: oin, mars, home mars); short nardy is backgammon, said as
+    its players say it (S5: single game, gammon, backgammon; the seeds' oin, mars,
+    koks)."""
+    if variant_name == "short":
+        if kind == "oin":
+            return "single game"
+        if kind == "mars":
+            return "gammon"
+        if kind == "koks":
+            return "backgammon"
+    if kind == "home_mars":
+        return "home mars"
+    return kind
+
+
 def needs_last_roll(variant, pos):
     """L7: black is owed one more roll (white is off, black is not)."""
     return (variant.name == "long" and variant.options["last_roll_draw"]

@@ -1,7 +1,8 @@
 """Read the text on the OLED back from its framebuffer (the virtual board's ``oled``
 events): the firmware writes with MicroPython's built-in 8x8 font (big text) and its
-own compact 5x7 font (``nardy.oled.GLYPHS``, 6x8 cells), so every text cell is an exact
-glyph, lit on dark or (warnings) dark on lit.
+own compact 5x7 font (``nardy.oled.GLYPHS``, 6x8 cells; Cyrillic from
+``nardy.cyrillic``, compact and, in big text, made bold), so every text cell is an
+exact glyph, lit on dark or (warnings) dark on lit.
 
 ``lines(fb_hex)`` gives the text lines found, top to bottom; a run of blank columns
 between glyphs reads as one space. ``FONT_HEX`` is MicroPython's font as
@@ -135,10 +136,83 @@ SMALL_ART = {
     '~': '.....|.....|.#...|#.#.#|...#.|.....|.....',
 }
 
+# The compact font's Cyrillic letters, А..я (U+0410..U+044F; Ё and ё are drawn as Е
+# and е), as pixel art in the same cells: ``nardy.cyrillic.GLYPHS`` is built from it
+# (tests/host/test_oledtext.py checks the two agree). A letter drawn like a Latin one
+# (А, В, Е, ..., а, е, о, ...) names that letter: the reader takes it as Latin and
+# ``_cyrillic_words`` turns it back inside a Russian word.
+CYR_ART = {
+    'А': SMALL_ART['A'],
+    'Б': '#####|#....|#....|####.|#...#|#...#|####.',
+    'В': SMALL_ART['B'],
+    'Г': '#####|#....|#....|#....|#....|#....|#....',
+    'Д': '..###|.#..#|.#..#|.#..#|.#..#|#####|#...#',
+    'Е': SMALL_ART['E'],
+    'Ж': '#.#.#|#.#.#|.###.|..#..|.###.|#.#.#|#.#.#',
+    'З': '.###.|#...#|....#|.###.|....#|#...#|.###.',
+    'И': '#...#|#...#|#..##|#.#.#|##..#|#...#|#...#',
+    'Й': '.###.|.....|#..##|#.#.#|##..#|#...#|#...#',
+    'К': SMALL_ART['K'],
+    'Л': '..###|.#..#|.#..#|.#..#|.#..#|.#..#|#...#',
+    'М': SMALL_ART['M'],
+    'Н': SMALL_ART['H'],
+    'О': SMALL_ART['O'],
+    'П': '#####|#...#|#...#|#...#|#...#|#...#|#...#',
+    'Р': SMALL_ART['P'],
+    'С': SMALL_ART['C'],
+    'Т': SMALL_ART['T'],
+    'У': '#...#|#...#|#...#|.####|....#|#...#|.###.',
+    'Ф': '..#..|.###.|#.#.#|#.#.#|#.#.#|.###.|..#..',
+    'Х': SMALL_ART['X'],
+    'Ц': '#..#.|#..#.|#..#.|#..#.|#..#.|#..#.|#####|....#',
+    'Ч': '#...#|#...#|#...#|.####|....#|....#|....#',
+    'Ш': '#.#.#|#.#.#|#.#.#|#.#.#|#.#.#|#.#.#|#####',
+    'Щ': '#.#.#|#.#.#|#.#.#|#.#.#|#.#.#|#.#.#|#####|....#',
+    'Ъ': '##...|.#...|.#...|.###.|.#..#|.#..#|.###.',
+    'Ы': '#...#|#...#|#...#|##..#|#.#.#|#.#.#|##..#',
+    'Ь': '#....|#....|#....|####.|#...#|#...#|####.',
+    'Э': '.###.|#...#|....#|..###|....#|#...#|.###.',
+    'Ю': '#..#.|#.#.#|#.#.#|###.#|#.#.#|#.#.#|#..#.',
+    'Я': '.####|#...#|#...#|.####|..#.#|.#..#|#...#',
+    'а': SMALL_ART['a'],
+    'б': '...##|.##..|#....|####.|#...#|#...#|.###.',
+    'в': '.....|.....|####.|#...#|####.|#...#|####.',
+    'г': '.....|.....|#####|#....|#....|#....|#....',
+    'д': '.....|.....|..##.|.#.#.|.#.#.|#####|#...#',
+    'е': SMALL_ART['e'],
+    'ж': '.....|.....|#.#.#|#.#.#|.###.|#.#.#|#.#.#',
+    'з': '.....|.....|.###.|#...#|..##.|#...#|.###.',
+    'и': '.....|.....|#...#|#..##|#.#.#|##..#|#...#',
+    'й': '.###.|.....|#...#|#..##|#.#.#|##..#|#...#',
+    'к': '.....|.....|#...#|#..#.|###..|#..#.|#...#',
+    'л': '.....|.....|..###|.#..#|.#..#|.#..#|#...#',
+    'м': '.....|.....|#...#|##.##|#.#.#|#...#|#...#',
+    'н': '.....|.....|#...#|#...#|#####|#...#|#...#',
+    'о': SMALL_ART['o'],
+    'п': '.....|.....|#####|#...#|#...#|#...#|#...#',
+    'р': SMALL_ART['p'],
+    'с': SMALL_ART['c'],
+    'т': '.....|.....|#####|..#..|..#..|..#..|..#..',
+    'у': SMALL_ART['y'],
+    'ф': '..#..|..#..|.###.|#.#.#|#.#.#|.###.|..#..|..#..',
+    'х': SMALL_ART['x'],
+    'ц': '.....|.....|#..#.|#..#.|#..#.|#..#.|#####|....#',
+    'ч': '.....|.....|#...#|#...#|.####|....#|....#',
+    'ш': '.....|.....|#.#.#|#.#.#|#.#.#|#.#.#|#####',
+    'щ': '.....|.....|#.#.#|#.#.#|#.#.#|#.#.#|#####|....#',
+    'ъ': '.....|.....|##...|.#...|.###.|.#..#|.###.',
+    'ы': '.....|.....|#...#|#...#|##..#|#.#.#|##..#',
+    'ь': '.....|.....|#....|#....|####.|#...#|####.',
+    'э': '.....|.....|.###.|....#|..###|....#|.###.',
+    'ю': '.....|.....|#..#.|#.#.#|###.#|#.#.#|#..#.',
+    'я': '.....|.....|.####|#...#|.####|.#..#|#...#',
+}
+
 
 def small_columns(ch):
-    """The compact glyph of ``ch`` as 5 column bytes (LSB at the top)."""
-    rows = SMALL_ART[ch].split("|")
+    """The compact glyph of ``ch`` (ASCII or Cyrillic) as 5 column bytes (LSB at the
+    top)."""
+    rows = (SMALL_ART.get(ch) or CYR_ART[ch]).split("|")
     out = bytearray(5)
     for y, r in enumerate(rows):
         for x in range(5):
@@ -147,11 +221,32 @@ def small_columns(ch):
     return bytes(out)
 
 
+def big_columns(ch):
+    """The 8x8 cell ``nardy.oled.big_text`` draws for a Cyrillic letter: the compact
+    glyph made bold (``bold_column``) in columns 1..6, like framebuf's own font."""
+    g = small_columns(ch)
+    return bytes([0] + [bold_column(g, i) for i in range(6)] + [0])
+
+
+def bold_column(g, i):
+    """Column ``i`` (0..5) of glyph ``g`` (5 column bytes) drawn bold: each lit pixel
+    also lights the pixel to its right, unless that would close a one-pixel gap
+    (Ш, Ж keep their strokes apart). nardy.cyrillic.bold_column does the same."""
+    cur = g[i] if i < 5 else 0
+    prev = g[i - 1] if i > 0 else 0
+    nxt = g[i + 1] if i < 4 else 0
+    return cur | (prev & ~nxt & 0xFF)
+
+
 GLYPHS = {}
 for _i, _h in enumerate(FONT_HEX.split()):
     GLYPHS.setdefault(bytes.fromhex(_h), chr(32 + _i))
+for _c in CYR_ART:                 # a letter drawn like a Latin one reads as Latin
+    GLYPHS.setdefault(big_columns(_c), _c)
 _INVERSE = {bytes(255 - b for b in k): v for k, v in GLYPHS.items()}
 SMALL = {small_columns(_c) + b"\0": _c for _c in SMALL_ART}
+for _c in CYR_ART:
+    SMALL.setdefault(small_columns(_c) + b"\0", _c)
 _SMALL_INVERSE = {bytes(255 - b for b in k): v for k, v in SMALL.items()}
 
 
@@ -217,6 +312,26 @@ def _read_row(cols, w):
     return hits, ink, "".join(out)
 
 
+# Cyrillic letters drawn like Latin ones, and the Latin letter each reads as
+_LOOKALIKE = {small_columns(_c): _c for _c in SMALL_ART}
+_AS_CYRILLIC = {}
+for _c in CYR_ART:
+    _l = _LOOKALIKE.get(small_columns(_c))
+    if _l is not None:
+        _AS_CYRILLIC[_l] = _c
+
+
+def _cyrillic_words(text):
+    """A word with a Cyrillic letter in it is Russian: its Latin look-alikes (read
+    from glyphs both alphabets share) are the Cyrillic letters."""
+    out = []
+    for word in text.split(" "):
+        if any("\u0400" <= ch <= "\u04ff" for ch in word):
+            word = "".join(_AS_CYRILLIC.get(ch, ch) for ch in word)
+        out.append(word)
+    return " ".join(out)
+
+
 def lines(fb_hex, w=W, h=H):
     px = pixels(fb_hex, w, h)
     rows = []
@@ -230,7 +345,7 @@ def lines(fb_hex, w=W, h=H):
         if any(abs(y - t) < 8 for t, _ in taken):
             continue
         taken.append((y, text))
-    return [text for _, text in sorted(taken)]
+    return [_cyrillic_words(text) for _, text in sorted(taken)]
 
 
 def text(fb_hex):

@@ -102,6 +102,8 @@ class _AppStub:
     def save_settings(self):
         self.saved += 1
 
+    close_menu = App.close_menu
+
 
 def test_the_menu_is_on_the_heap_only_while_open():
     app = _AppStub()

@@ -192,7 +192,11 @@ def test_screens():
     g.press("back", "long", obs)
     g.press("ok", "short", obs)             # "resigns?": yes
     t = _golden("game_end", g)
-    assert "oin +1" in t and "Match over" in t and "OK: new match" in t, t
+    # short nardy is backgammon: a resignation says so, in backgammon's words (S5, S6)
+    loser = ("White", "Black")[g.result[0] ^ 1]
+    assert t[2] == loser + " resigns", t
+    assert "single game +1" in " ".join(t) and "oin" not in " ".join(t), t
+    assert "Match over" in t and "OK: new match" in t, t
     assert "Short" in t
     j.close()
     rmtree(d)
@@ -227,6 +231,9 @@ def test_menu_screen_and_changes():
     assert t[0] == "Settings" and t[1].startswith(">Game") and t[1].endswith("long"), t
     check_layout(boxes)
     assert m.press("ok") and s["variant"] == "short"
+    m.press("back")                    # "Board plays": right under the game
+    m.press("ok")
+    assert s["bot"] == "white"
     m.press("back")
     m.press("ok")
     assert s["match"] == 3

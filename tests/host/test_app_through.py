@@ -152,6 +152,7 @@ def test_menu_settings_survive_a_reboot():
         app.button("menu", "short")
         assert app.menu is not None
         app.button("ok", "short")      # variant: long -> short
+        app.button("back", "short")    # next item: the sides the board plays
         app.button("back", "short")    # next item: match length
         app.button("ok", "short")      # 1 -> 3
         app.button("menu", "short")    # close: saved

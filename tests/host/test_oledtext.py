@@ -9,6 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nardy import oled
+from nardy.cyrillic import GLYPHS as CYR
 from nardy.oled import GLYPHS
 from nardy_host import oledtext
 
@@ -77,7 +78,47 @@ def test_compact_font_matches_the_firmware_table():
         assert oledtext.small_columns(ch) == bytes(GLYPHS[5 * i:5 * i + 5]), ch
     assert len(GLYPHS) == 5 * len(oledtext.SMALL_ART) == 5 * 95
     # every glyph differs from every other (a reader could not tell them apart)
-    assert len(oledtext.SMALL) == 95
+    assert len({oledtext.small_columns(c) for c in oledtext.SMALL_ART}) == 95
+
+
+def test_cyrillic_font_matches_the_firmware_table():
+    assert sorted(oledtext.CYR_ART, key=ord) == [chr(c) for c in range(0x410, 0x450)]
+    for i, ch in enumerate(sorted(oledtext.CYR_ART, key=ord)):
+        assert oledtext.small_columns(ch) == bytes(CYR[5 * i:5 * i + 5]), ch
+    assert len(CYR) == 5 * 64
+    # a letter is either drawn as a Latin one (and read as it) or unlike any other
+    latin = {oledtext.small_columns(c): c for c in oledtext.SMALL_ART}
+    own = [oledtext.small_columns(c) for c in oledtext.CYR_ART
+           if oledtext.small_columns(c) not in latin]
+    assert len(own) == len(set(own)) == 64 - len(oledtext._AS_CYRILLIC)
+    assert "".join(sorted(oledtext._AS_CYRILLIC.values())) == "АВЕКМНОРСТХаеорсух"
+    big = [oledtext.big_columns(c) for c in oledtext.CYR_ART]
+    assert len(set(big)) == 64        # bold, every letter still its own
+    framebuf_font = {bytes.fromhex(h) for h in oledtext.FONT_HEX.split()}
+    assert not [c for c in oledtext.CYR_ART if oledtext.big_columns(c) in framebuf_font
+                and c not in oledtext._AS_CYRILLIC.values()]     # big З is not 3
+
+
+RUSSIAN = "".join(chr(c) for c in range(0x410, 0x450))
+ru_words = st.text(alphabet=RUSSIAN + "0123456789:+-", min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ru_words, min_size=1, max_size=3), st.booleans(), st.integers(0, 5))
+def test_russian_text_reads_back(ws, inverse, x):
+    """Compact and big Cyrillic, as the firmware draws it, reads back as written:
+    letters drawn like Latin ones become Cyrillic again inside a Russian word."""
+    assume(all(any("\u0400" <= ch <= "\u04ff" and ch not in "АВЕКМНОРСТХаеорсух"
+                   for ch in w) for w in ws))
+    s = " ".join(ws)[:oled.COLS - 1]
+    big = " ".join(ws)[:16]
+    assume(s.split() == ws[:len(s.split())] and big.split() == ws[:len(big.split())])
+    c = Canvas()
+    if inverse:
+        c.fill_rect(0, 20, 128, 9, 1)
+    oled.small_text(c, s, x, 20, 0 if inverse else 1)
+    oled.big_text(c, big, 0, 40)
+    assert oledtext.lines(c.hex()) == [" ".join(s.split()), " ".join(big.split())]
 
 
 words = st.text(alphabet=PRINTABLE, min_size=1, max_size=6)

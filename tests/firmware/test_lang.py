@@ -1,0 +1,297 @@
+"""The OLED's words (issue 21): the end screen in each variant's own words and a
+resignation said as one, menus whose every label fits whole, the LED legend, and
+English and Russian (settings "lang"): every text the firmware writes has its
+Russian, every Russian screen fits, an English board never loads the Russian."""
+
+import sys
+
+from apputil import rmtree
+from test_ui import Recorder, _game, _illegal, _texts, check_layout, warning_texts
+
+from nardy import oled, protocol
+from nardy.game import GAME_END, MATCH_END
+from nardy.lights import LIGHTS
+from nardy.menu import Menu, defaults, legend_page, row_texts
+from nardy.scoring import kind_name
+from nardy.ui import DEFAULT_COLOURS, draw
+
+# words a Russian screen keeps in Latin letters: the buttons' own labels
+_LATIN_OK = ("OK", "BACK", "MENU")
+
+
+def _screen(g, menu=None):
+    boxes = []
+    draw(Recorder(), g, menu, boxes=boxes)
+    check_layout(boxes)
+    return _texts(boxes)
+
+
+def _latin_words(texts):
+    """Runs of Latin letters that are not a button, a point (P12) or a rule id."""
+    out = []
+    for t in texts:
+        word = ""
+        for ch in t + " ":
+            if "A" <= ch <= "Z" or "a" <= ch <= "z" or (word and "0" <= ch <= "9"):
+                word += ch
+                continue
+            if word and word not in _LATIN_OK and not (
+                    word[0] in "PLSC" and word[1:].isdigit() and len(word) > 1):
+                out.append(word)
+            word = ""
+    return out
+
+
+def _ended(name, variant, result, resigned=False, lang="en"):
+    g, j, d, obs = _game(name, variant, settings={"lang": lang})
+    g.phase = GAME_END
+    g.result = result
+    g.resigned = resigned
+    return g, j, d
+
+
+def test_end_screen_in_the_variants_words():
+    # L6: long nardy keeps the seeds' words; S5: short nardy says backgammon's
+    cases = (("long", "oin", 1, "oin +1"), ("long", "mars", 2, "mars +2"),
+             ("long", "home_mars", 3, "home mars +3"),
+             ("short", "oin", 1, "single game +1"), ("short", "mars", 2, "gammon +2"),
+             ("short", "koks", 3, "backgammon +3"))
+    for variant, kind, points, words in cases:
+        g, j, d = _ended("endw", variant, (1, kind, points))
+        t = _screen(g)
+        assert t[2] == "Black wins" and words in t, (variant, kind, t)
+        g.phase = MATCH_END
+        assert "Match over" in _screen(g)
+        j.close()
+        rmtree(d)
+    assert kind_name("short", "mars") == "gammon" and kind_name("long", "mars") == "mars"
+
+
+def test_a_resignation_says_so():
+    g, j, d = _ended("endr", "short", (1, "oin", 1), resigned=True)
+    t = _screen(g)
+    assert t[2] == "White resigns" and "Black wins: single game +1" in " ".join(t), t
+    j.close()
+    rmtree(d)
+    g, j, d = _ended("endrru", "long", (0, "oin", 1), resigned=True, lang="ru")
+    t = _screen(g)
+    assert t[2] == "Черные сдались" and "Белые выиграли: оин +1" in " ".join(t), t
+    j.close()
+    rmtree(d)
+
+
+def _row(boxes):
+    """The chosen row's text (the one on the inverted bar)."""
+    bar = [b for b in boxes if b[0] == "bar"][0]
+    return [b[5] for b in boxes if b[0] == "text" and b[2] == bar[2]][0]
+
+
+def test_every_menu_label_fits_whole_beside_every_value():
+    for lang in ("en", "ru"):
+        for variant in ("long", "short"):
+            s = defaults()
+            s["lang"] = lang
+            s["variant"] = variant
+            m = Menu(s, cap=16)
+            oled.speak(lang)
+            keys = [it[0] for it in m.items()]
+            # "Board plays" near the top: one BACK from the first item
+            assert keys.index("bot") <= 2, keys
+            for k in range(len(keys)):
+                if keys[k] in ("variant", "new", "lights", "calibrate", "selftest"):
+                    values = 1
+                else:
+                    values = 9       # every value an item takes, and round again
+                for _ in range(values):
+                    m.i = k
+                    boxes = []
+                    m.draw(Recorder(), boxes)
+                    check_layout(boxes)
+                    label, value = row_texts(m.items()[k], oled.T)
+                    row = _row(boxes)
+                    assert len(row) <= oled.COLS, row
+                    assert row.startswith(">" + label + " ") and row.endswith(value), (
+                        lang, label, value, row)
+                    if values > 1:
+                        m.press("ok")
+                        s["lang"] = lang
+    oled.speak("en")
+
+
+def test_the_legend_names_every_light():
+    assert sorted(k for k, _, _ in LIGHTS) == sorted(DEFAULT_COLOURS)
+    for lang in ("en", "ru"):
+        s = defaults()
+        s["lang"] = lang
+        m = Menu(s)
+        m.i = [it[0] for it in m.items()].index("lights")
+        assert m.press("ok") and m.legend == 0
+        shown = []
+        pages = 0
+        while m.legend is not None:
+            boxes = []
+            oled.speak(lang)
+            m.draw(Recorder(), boxes)
+            check_layout(boxes)
+            t = _texts(boxes)
+            assert t[0] == oled.T("LED colours"), t
+            shown.append(" ".join(t[1:]))
+            pages += 1
+            assert pages <= 3 and m.press("back")
+        assert m.items()[m.i][0] == "lights"       # back on the list where it was
+        text = " ".join(shown)
+        for _, name, meaning in LIGHTS:
+            assert oled.T(name + ": " + meaning) in text, (name, text)
+        assert legend_page(0)[0]
+    oled.speak("en")
+
+
+def test_lang_is_a_setting_the_protocol_checks():
+    assert protocol.parse('{"cmd": "set", "lang": "ru"}')["lang"] == "ru"
+    try:
+        protocol.parse('{"cmd": "set", "lang": "de"}')
+    except ValueError as e:
+        assert "lang" in str(e)
+    else:
+        raise AssertionError("lang de accepted")
+    s = defaults()
+    assert s["lang"] == "en" and protocol.check_settings(s) == []
+    s["lang"] = "fr"
+    assert protocol.check_settings(s) == ["lang"]
+    s = defaults()
+    m = Menu(s)
+    m.i = [it[0] for it in m.items()].index("lang")
+    m.press("ok")
+    assert s["lang"] == "ru"
+    m.press("ok")
+    assert s["lang"] == "en"
+
+
+def test_every_firmware_text_has_its_russian():
+    from nardy import lang_ru
+    for rule, text in warning_texts():
+        assert lang_ru.tr(text) != text, (rule, text)
+    for _, name, meaning in LIGHTS:
+        assert lang_ru.tr(name + ": " + meaning) != name + ": " + meaning
+    assert lang_ru.tr("white cannot move: pass") == "белые не могут ходить: пас"
+    assert lang_ru.tr("the board plays 1/3 4/9") == "доска играет 1/3 4/9"
+    assert lang_ru.tr("not in the catalog") == "not in the catalog"
+    keys = [en for en, _ in lang_ru.pairs()]
+    assert len(keys) == len(set(keys)) > 100      # one Russian for each
+    for en, ru in lang_ru.pairs():
+        # the same arguments, in the same order
+        assert [en[i:i + 2] for i in range(len(en) - 1) if en[i] == "%"] == \
+            [ru[i:i + 2] for i in range(len(ru) - 1) if ru[i] == "%"], en
+
+
+def _russian(texts, where):
+    bad = _latin_words(texts)
+    assert not bad, (where, bad, texts)
+
+
+def test_russian_screens_fit_and_say_no_english():
+    g, j, d, obs = _game("ruflow", "short", settings={"lang": "ru"})
+    _russian(_screen(g), "opening")
+    g.press("ok", "short", obs)
+    _russian(_screen(g), "roll")
+    g.press("ok", "short", obs)
+    t = _screen(g)
+    assert t[0] in ("Белые", "Черные"), t
+    _russian(t, "move")
+    obs.show(g.variant, g.pos, hand=(g.pos.turn, 1))
+    g.observe(obs)
+    _russian(_screen(g), "lifted")
+    obs.show(g.variant, _illegal(g))
+    g.observe(obs)
+    _russian(_screen(g), "warning")
+    g.press("ok", "short", obs)
+    _russian(_screen(g), "verdict")
+    g.refused = True
+    _russian(_screen(g), "refused")
+    g.refused = False
+    g.press("back", "long", obs)
+    _russian(_screen(g), "game end")
+    # every warning and message the firmware writes, on its screens
+    g.phase = "roll"
+    for rule, text in warning_texts():
+        g.message = (rule, text)
+        t = _screen(g)
+        _russian(t, text)
+    g.message = None
+    # the set-up guidance
+    empty = g.pos.copy()
+    for i in range(52):
+        empty.board[i] = 0
+    g.new_match()
+    obs.show(g.variant, empty)
+    g.observe(obs)
+    _russian(_screen(g), "setup")
+    # every menu item and legend page
+    s = defaults()
+    s["lang"] = "ru"
+    m = Menu(s)
+    for k in range(len(m.items())):
+        m.i = k
+        _russian(_screen(g, m), "menu")
+    m.i = [it[0] for it in m.items()].index("lights")
+    m.press("ok")
+    while m.legend is not None:
+        _russian(_screen(g, m), "legend")
+        m.press("ok")
+    j.close()
+    rmtree(d)
+    oled.speak("en")
+
+
+def test_an_english_board_loads_no_russian():
+    micropython = sys.implementation.name == "micropython"
+    for name in ("nardy.lang_ru", "nardy.cyrillic"):
+        sys.modules.pop(name, None)
+    oled.speak("en")
+    oled._CYR = None
+    g, j, d, obs = _game("uien", "long")
+    _screen(g)
+    g.press("ok", "short", obs)
+    _screen(g, Menu(defaults()))
+    # neither the catalog nor the Cyrillic font (CPython keeps every module: there
+    # only the screens' own references tell)
+    assert oled._RU is None and oled._CYR is None
+    if micropython:
+        assert "nardy.lang_ru" not in sys.modules and "nardy.cyrillic" not in sys.modules
+    g.settings["lang"] = "ru"
+    _screen(g)
+    assert oled._RU is not None and oled._CYR is not None
+    g.settings["lang"] = "en"
+    _screen(g)
+    assert oled._RU is None                     # dropped with the language
+    if micropython:
+        assert "nardy.lang_ru" not in sys.modules
+    j.close()
+    rmtree(d)
+
+
+def test_golden_screens_in_russian_and_the_legend():
+    """Pictures of the new screens (docs/oled-*.png are made from the goldens)."""
+    from test_ui import _golden
+    g, j, d, obs = _game("rugold", "short", settings={"lang": "ru"})
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    t = _golden("ru_move", g)
+    assert t[0] in ("Белые", "Черные") and t[1] == "Корот. 0-0/1", t
+    s = defaults()
+    s["lang"] = "ru"
+    m = Menu(s)
+    m.i = 1
+    t = _golden("ru_menu", g, m)
+    assert t[0] == "Настройки" and t[2].startswith(">Доска играет"), t
+    m = Menu(defaults())
+    m.i = [it[0] for it in m.items()].index("lights")
+    m.press("ok")
+    t = _golden("lights", g, m)
+    assert t[:2] == ["LED colours", "green: legal target"], t
+    g.press("back", "long", obs)
+    t = _golden("ru_game_end", g)
+    assert t[2].endswith(" сдались"), t
+    j.close()
+    rmtree(d)
+    oled.speak("en")
