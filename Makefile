@@ -21,7 +21,10 @@ $(STAMP): pyproject.toml requirements/test.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -r requirements/test.txt
-	$(BIN)/python -m pip install -q -e .
+	@# the build's chatter (setuptools' notes on an editable install) only on failure:
+	@# before `make sim` prints its address it must not look like an error
+	@$(BIN)/python -m pip install -q -e . > $(VENV)/install-e.log 2>&1 || \
+	  { cat $(VENV)/install-e.log; exit 1; }
 	@touch $@
 
 lint: $(STAMP)

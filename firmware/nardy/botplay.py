@@ -99,7 +99,8 @@ class Shown:
         side = self.side = pos.turn
         self.zones = tuple((zone_of(variant, side, f), zone_of(variant, side, t))
                            for f, t in steps)
-        self.text = format_turn(variant, pos, steps)
+        # at the table: the board's printed labels, as its LEDs and warnings (RULES.md)
+        self.text = format_turn(variant, pos, steps, table=True)
         self.warned = False        # the board shows another result: warned once
         self.warning = None        # (rule, text, zones) while warned
         self.hidden_asked = False  # a checker out of view: the tracker was asked

@@ -1,8 +1,12 @@
 """Move notation and a compact position id.
 
-Short nardy uses gnubg's style and numbers (the mover's home is 1..6, "bar",
-"off", ``*`` for a hit, ``(2)`` for a repeated move). Long nardy uses the same
-style in path numbers (the head is 1, home 19..24).
+Two numberings (docs/RULES.md, "One numbering at the table"). At the table (the
+OLED, the page, its log and analysis) a point is its label printed on the board,
+P1..P24, for both sides: ``format_turn(..., table=True)`` writes ``24/18``,
+``bar/20``, ``6/off``, ``13/8*``. The records a program reads keep the mover's own
+numbers: short nardy gnubg's (the mover's home is 1..6, "bar", "off", ``*`` for a
+hit, ``(2)`` for a repeated move), long nardy the same style in path numbers (the
+head is 1, home 19..24).
 
 >>> from nardy.shortnardy import ShortNardy
 >>> v = ShortNardy(); p = v.start_position()
@@ -10,6 +14,9 @@ style in path numbers (the head is 1, home 19..24).
 '24/13'
 >>> format_turn(v, p, ((12, 17), (12, 17)))
 '13/8(2)'
+>>> from nardy.longnardy import LongNardy
+>>> format_turn(LongNardy(), LongNardy().start_position(), ((1, 7),), table=True)
+'24/18'
 """
 
 from nardy.rules import COLORS, Position
@@ -18,20 +25,24 @@ _HEX = "0123456789abcdef"
 _HEXB = _HEX.encode()
 
 
-def _label(variant, k, is_from):
-    if variant.name == "short":
-        if k == 0:
-            return "bar"
-        if k == 25:
-            return "off"
-        return str(25 - k)
-    return "off" if k == 25 else str(k)
+def _label(variant, k, is_from, side=None):
+    """Path point ``k`` of the mover as text: with ``side`` (the mover's colour) the
+    board's printed label, else the mover's own number."""
+    if k == 25:
+        return "off"
+    if variant.name == "short" and k == 0:
+        return "bar"
+    if side is not None:
+        return str(variant.physical(side, k))
+    return str(25 - k) if variant.name == "short" else str(k)
 
 
-def format_turn(variant, pos, steps):
-    """Text for a turn played from ``pos`` (steps in the mover's path points)."""
+def format_turn(variant, pos, steps, table=False):
+    """Text for a turn played from ``pos`` (steps in the mover's path points); with
+    ``table`` in the board's printed labels P1..P24 (without the P)."""
     if not steps:
         return "-"
+    side = pos.turn if table else None
     cur = pos.copy()
     moves = []  # [from, [to, hit], [to, hit] ...] per checker chain
     for f, t in steps:
@@ -47,12 +58,12 @@ def format_turn(variant, pos, steps):
             moves.append([f, [t, hit]])
     parts = []
     for m in moves:
-        text = _label(variant, m[0], True)
+        text = _label(variant, m[0], True, side)
         for i in range(1, len(m)):
             t, hit = m[i]
             # intermediate points are shown only where something was hit
             if i == len(m) - 1 or hit:
-                text += "/" + _label(variant, t, False) + ("*" if hit else "")
+                text += "/" + _label(variant, t, False, side) + ("*" if hit else "")
         parts.append((m[0], text))
     parts.sort(key=lambda x: x[0])
     out = []

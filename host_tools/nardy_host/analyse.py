@@ -5,6 +5,8 @@ Each turn's legal results (the rules engine's ``turns``) are rated for the mover
 short nardy by GNU Backgammon's 0-ply evaluation (gnubg-nn, cubeless equity), long
 nardy by the board's own net (``firmware/weights/long.bin``). For each turn: the
 played turn, the best turn, and the equity lost; then the worst mistakes first.
+Moves are written in the board's printed labels P1..P24 (``24/18``), as the table
+shows them on the OLED and the page (docs/RULES.md, "One numbering at the table").
 An accepted illegal turn (not among the legal results) is listed as such, unrated.
 """
 
@@ -12,7 +14,7 @@ import json
 
 from nardy import record
 from nardy.longnardy import LongNardy
-from nardy.notation import format_turn, parse_position_id
+from nardy.notation import _label, format_turn, parse_position_id
 from nardy.rules import BLACK, CHECKERS, COLORS, OFF, WHITE
 from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
@@ -76,10 +78,12 @@ def _position(text, v, what):
     return pos
 
 
-def rate_turns(lines, weights=None, max_turns=None):
+def rate_turns(lines, weights=None, max_turns=None, table=True):
     """(variant, [(row, before, after, best, steps)]): ``row`` as :func:`analyse`
-    gives it, the positions before and after the played turn, the best turn as the
-    rater gives it (equity, steps, result; None when there is no legal move) and the
+    gives it (moves in the board's printed labels, as the table shows them
+    everywhere, docs/RULES.md; ``table=False``: the mover's own numbers), the
+    positions before and after the played turn, the best turn as the rater gives it
+    (equity, steps, result; None when there is no legal move) and the
     played steps (the mover's path points, as recorded)."""
     try:
         header, turns, _, _ = record.replay(lines)
@@ -99,16 +103,18 @@ def rate_turns(lines, weights=None, max_turns=None):
             pos.turn = mover
         rated = rate(pos, dice)
         try:
-            played_text = format_turn(v, pos, rec["steps"]) if rec["steps"] else "-"
+            played_text = format_turn(v, pos, rec["steps"], table) if rec["steps"] else "-"
         except (ValueError, IndexError, KeyError):
             # an accepted illegal turn the notation cannot replay: step by step
-            played_text = " ".join("%d/%d" % tuple(st) for st in rec["steps"])
+            side = mover if table else None
+            played_text = " ".join("%s/%s" % (_label(v, f, True, side), _label(v, t, False, side))
+                                   for f, t in rec["steps"])
         row = {"n": rec["n"], "side": rec["side"], "dice": list(dice), "played": played_text}
         played = [e for e in rated if e[2].board == after.board]
         best = None
         if rated and rated[0][1]:
             best = rated[0]
-            row["best"] = format_turn(v, pos, best[1])
+            row["best"] = format_turn(v, pos, best[1], table)
             row["best_equity"] = round(best[0], 4)
         else:
             row["best"] = "-"

@@ -6,9 +6,10 @@ bounded (``FEED_KEEP``): a reload draws the current state (board, LEDs, OLED and
 the last ``SNAPSHOT`` lines), never a replay of the session. LED and OLED frames are
 not kept at all, only the latest of each (``frames``).
 
-Positions on the board are written as P-numbers (P1..P24, bar, trays), moves in the
-game's own notation (the mover's point numbers, as ``nardy moves`` and the exports
-write them), so the two never mix in one line.
+Positions on the board are written as P-numbers (P1..P24, bar, trays) and moves in
+the same printed labels (``white 24/18``, ``13/8*``, ``6/off``): one numbering at the
+table for both sides (docs/RULES.md); only the exports and ``nardy moves`` keep the
+mover's own numbers.
 """
 
 import threading
@@ -29,6 +30,7 @@ QUIET = ("pong", "log", "log_end", "dump", "mem", "set", "leds", "oled")
 COLOURS = {"white": WHITE, "black": BLACK, "w": WHITE, "b": BLACK}
 MAX_DEPTH = 8          # JSON nesting an action may have (actions are flat objects)
 GAMES_KEEP = 100       # games of the session the page offers for analysis
+LANGS = ("en", "ru")   # the page's languages, also sent to the board as a setting
 
 
 class ActionError(Exception):
@@ -47,9 +49,15 @@ def depth(obj, limit=MAX_DEPTH):
     return 1 + max((depth(x, limit - 1) for x in items), default=0)
 
 
-def _moves(variant, steps):
-    return " ".join("%s/%s" % (point_label(variant, f, True), point_label(variant, t, False))
-                    for f, t in steps)
+def _moves(variant, side, steps):
+    """Steps of ``side`` (WHITE/BLACK; None: unknown, the mover's own numbers) in the
+    board's printed labels."""
+    return " ".join("%s/%s" % (point_label(variant, f, True, side),
+                               point_label(variant, t, False, side)) for f, t in steps)
+
+
+def _side(name):
+    return COLOURS.get(name) if isinstance(name, str) else None
 
 
 def _zones(zs):
@@ -61,20 +69,33 @@ class Describer:
 
     def __init__(self):
         self.variant = None        # the game's variant object (for move notation)
+        self.options = {}          # its options, as the game record names them
         self.mover = None
         self.pos = None            # the position before the turn being played
 
-    def _turn(self, steps):
+    def _turn(self, steps, side):
         """The turn as ``nardy moves`` writes it (hits marked), from the position
         before it; step by step when that position is unknown or the turn was an
         accepted illegal one the notation cannot replay."""
         steps = [tuple(x) for x in steps]
         if self.pos is not None:
             try:
-                return "" if not steps else format_turn(self.variant, self.pos, steps)
+                return "" if not steps else format_turn(self.variant, self.pos, steps,
+                                                        table=True)
             except (ValueError, IndexError, KeyError, TypeError):
                 pass
-        return _moves(self.variant, steps)
+        return _moves(self.variant, side, steps)
+
+    def _opening(self, w, b):
+        """What follows the opening roll, and why (C2 and the setting that decides)."""
+        if not isinstance(w, int) or not isinstance(b, int) or w == b:
+            return " - equal: roll again (C2)"
+        first = "white" if w > b else "black"
+        if self.options.get("opening_dice_played"):
+            return " - %s starts and plays %d-%d (C2; setting opening_dice_played on)" % (
+                first, max(w, b), min(w, b))
+        return (" - %s starts: press OK to roll both dice (C2; the opening dice are not "
+                "played: setting opening_dice_played off)" % first)
 
     def __call__(self, ev):
         k = ev.get("ev")
@@ -83,8 +104,9 @@ class Describer:
             return None
         if k == "game":
             self.variant = self.pos = None
+            self.options = r.get("options") or {}
             try:
-                self.variant = find_variant(r["variant"], r.get("options") or {})
+                self.variant = find_variant(r["variant"], self.options)
                 self.pos = parse_position_id(r["start"])[1]
             except (KeyError, ValueError, TypeError):
                 pass
@@ -95,18 +117,18 @@ class Describer:
         if k == "roll":
             if r.get("r") == "open":
                 w, b = (r.get("rolls") or [[0, 0]])[-1]
-                return "opening roll: white %s, black %s%s" % (
-                    w, b, " (equal: roll again)" if w == b else "")
+                return "opening roll: white %s, black %s%s" % (w, b, self._opening(w, b))
             self.mover = r.get("side")
             return "%s rolls %s" % (r.get("side"), "-".join(str(d) for d in r.get("dice", ())))
         if k == "step" and self.variant is not None:
-            move = _moves(self.variant, [(r.get("from"), r.get("to"))])
+            move = _moves(self.variant, _side(self.mover), [(r.get("from"), r.get("to"))])
             who = self.mover or "step"           # a resumed game: no roll seen yet
             if r.get("r") == "undo":
                 return "%s takes back %s" % (who, move)
             return "%s %s" % (who, move)
         if k == "turn" and self.variant is not None:
-            text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [])
+            text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [],
+                                                               _side(r.get("side")))
                                      or "nothing (no legal move)")
             try:
                 self.pos = parse_position_id(r["pos"])[1]
@@ -173,6 +195,10 @@ class Hub:
         self.variant = None           # the name of the game being played
         self.match = None             # its match length
         self.in_progress = False      # a game with a roll in it and no end yet
+        self.dice = None              # the dice of the turn being played (the page shows
+        #                               them whatever the OLED shows: a held checker...)
+        self.said = None              # the board's last note on the OLED, logged once
+        self.lang_sent = False        # a language setting went to the board
         self.games = []               # [game id, variant] of the games of this session
         self.describe = Describer()
         self.feed = EventLog(FEED_KEEP)
@@ -209,10 +235,20 @@ class Hub:
             m = (r.get("meta") or {}).get("match")
             self.match = m.get("length") if isinstance(m, dict) else m
             self.in_progress = False
+            self.dice = None
         elif k == "roll":
             self.in_progress = True
-        elif k == "game_end":
-            self.in_progress = False
+            if r.get("r") != "open":
+                self.dice = r.get("dice")
+        elif k in ("turn", "game_end"):
+            self.dice = None
+            self.in_progress = self.in_progress and k == "turn"
+        if k == "error" and self.lang_sent and "lang" in str(ev.get("error")):
+            # a board without the language setting: the page still switches
+            self.lang_sent = False
+            ev = {"ev": "text", "text": "the board keeps its own language (its firmware "
+                                        "has no language setting); the page switched"}
+            k = "text"
         if k == "dump" and "position" in ev:
             self.position = (ev.get("variant"), ev.get("options") or {}, ev["position"])
         if self.mode == "live" and k in ("hello", "game", "roll", "step", "turn", "warn",
@@ -286,6 +322,7 @@ class Hub:
                     "oled": oled.get("fb") if oled else None,
                     "game": self.gid, "variant": self.variant, "match": self.match,
                     "in_progress": self.in_progress, "games": list(self.games),
+                    "dice": self.dice, "lights": lights(),
                     "log": self.feed[-SNAPSHOT:], "feed": len(self.feed)}
 
     def since(self, i):
@@ -305,7 +342,7 @@ class Hub:
         kind = a.get("action")
         handlers = {"lift": self._lift, "place": self._place, "move": self._move,
                     "press": self._press, "new": self._new, "setup": self._setup,
-                    "dice": self._dice}
+                    "dice": self._dice, "lang": self._lang}
         if not isinstance(kind, str) or kind not in handlers:
             raise ActionError(400, "unknown action %s (one of: %s)" % (
                 _short(kind), ", ".join(sorted(handlers))))
@@ -314,13 +351,59 @@ class Hub:
                 handlers[kind](a)
                 self.s.sync()
                 self.s.refresh()
-                if self.mode == "live":
-                    self.s.dump()
+                if self.mode == "live" or kind == "press":
+                    self._note(self.s.dump())
             except ValueError as e:
                 raise ActionError(409, str(e)) from None
             except LinkError as e:
                 raise ActionError(503, str(e)) from None
         return {"ok": True, "feed": len(self.feed)}
+
+    def _note(self, dump):
+        """A press the board answers with a note on the OLED and nothing else (a
+        refusal: "opponent: hold OK to accept", "set up the board first"): into the
+        log once, so that it outlasts the screen. The dump's dice are the turn's."""
+        if self.s.phys is not None:
+            self.dice = dump.get("dice")
+        msg = dump.get("message")
+        said = tuple(msg) if isinstance(msg, list) and len(msg) == 2 else None
+        if said is not None and said != self.said:
+            rule, text = said
+            self._on_event({"ev": "text", "text": "the board refuses: %s%s" % (
+                text, " (%s)" % rule if rule else "")})
+        self.said = said
+
+    def _lang(self, a):
+        lang = a.get("lang")
+        if lang not in LANGS:
+            raise ActionError(400, "lang must be one of: %s" % ", ".join(LANGS))
+        self.lang_sent = True
+        self.s.send({"cmd": "set", "lang": lang})
+
+    def moves(self):
+        """The legal turns for the dice being played, in the table's labels, from the
+        position the turn started in: {"dice", "side", "played", "turns": [text...]}."""
+        from nardy.notation import format_turn as fmt
+        from nardy.posjson import from_json
+        with self.lock:
+            try:
+                d = self.s.dump()
+            except LinkError as e:
+                raise ActionError(503, str(e)) from None
+        dice = d.get("dice")
+        if d.get("phase") != "move" or not dice or d.get("position") is None:
+            raise ActionError(409, "no dice to play now: roll first (OK)")
+        try:
+            v = find_variant(d["variant"], d.get("options") or {})
+            pos = from_json(v, d["position"])
+        except (KeyError, ValueError, TypeError) as e:
+            raise ActionError(409, "the board's position cannot be read: %s" % e) from None
+        dice = tuple(dice)
+        texts = sorted({fmt(v, pos, steps, table=True) for steps, _ in v.turns(pos, dice)})
+        played = d.get("steps") or []
+        return {"dice": list(dice), "side": ("white", "black")[pos.turn],
+                "played": _moves(v, pos.turn, played) if played else "",
+                "turns": texts or ["- (no legal move: the roll is lost, C5)"]}
 
     def _hands(self):
         if self.s.phys is None:
@@ -399,6 +482,17 @@ class Hub:
                 return self.s.game_log(gid)
             except LinkError as e:
                 raise ActionError(503, str(e)) from None
+
+
+def lights():
+    """The LED colours as the firmware has them ({name: [r, g, b]}), for the page's
+    legend: the firmware's table, never a copy."""
+    try:
+        from nardy import ui
+    except ImportError:
+        return {}
+    table = getattr(ui, "COLOURS", None) or getattr(ui, "DEFAULT_COLOURS", {})
+    return {k: list(v) for k, v in table.items()}
 
 
 def _short(v):

@@ -28,13 +28,19 @@ Endpoints:
   ``{"action": "place", "zone": 19}``, ``{"action": "move", "from": 24, "to": 19}``
   (a drag), ``{"action": "press", "button": "ok", "kind": "short"|"long"}``,
   ``{"action": "new", "variant": "long", "match": 1}``, ``{"action": "setup"}``,
-  ``{"action": "dice", "dice": [6, 5]}`` (load the virtual board's next roll).
+  ``{"action": "dice", "dice": [6, 5]}`` (load the virtual board's next roll),
+  ``{"action": "lang", "lang": "ru"}`` (the page's language, sent to the board as
+  ``{"cmd": "set", "lang": ...}``; a board without that setting keeps its own).
   Replies ``{"ok": true, "feed": N}`` once the board processed it; 400 for a
   malformed action (also one nested deeper than 8), 409 for one the board cannot
   do now (nothing on that point, hands on a real board), 411 without a length (a
   chunked body), 413 for a body over 16 KB, 415 for another content type.
 - ``GET /api/log?game=N``: that game's journal (JSON lines) as a download named by
-  variant, game and date; without ``game``, the current game.
+  variant, game and date; without ``game``, the current game, and before the first
+  game the page's log (text) so far.
+- ``GET /api/moves``: the legal turns for the dice being played, in the board's
+  printed labels: ``{"dice", "side", "played", "turns": [text...]}``; 409 when no
+  dice are to be played.
 - ``GET /api/analyse?game=N`` (without ``game``: the current game) rates every turn
   of a game the board logged (``nardy analyse``: short nardy by gnubg 0-ply, long
   by the board's net); ``POST /api/analyse`` does it for a journal sent as the body
@@ -74,6 +80,7 @@ WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/index.html": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+          "/words.js": ("words.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 HOST = "127.0.0.1"
 HOSTNAMES = ("127.0.0.1", "localhost")
@@ -193,8 +200,21 @@ def make_app(hub):
         except ActionError as e:
             return _error(e.code, str(e))
 
+    @app.get("/api/moves")
+    def moves(req):
+        try:
+            return hub.moves()
+        except ActionError as e:
+            return _error(e.code, str(e))
+
     @app.get("/api/log")
     def game_log(req):
+        if req.args.get("game") is None and hub.gid is None:
+            # before the first game: what the page's log shows so far
+            return Response("".join(it["text"] + "\n" for it in hub.feed[hub.feed.first:]),
+                            200, {"Content-Type": "text/plain; charset=utf-8",
+                                  "Content-Disposition": 'attachment; filename="nardy-'
+                                  'session-%s.txt"' % datetime.date.today().isoformat()})
         gid = _game_id(req, hub)
         if not isinstance(gid, int):
             return gid                      # the error response

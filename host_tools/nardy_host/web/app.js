@@ -8,8 +8,34 @@ const W = 1000, H = 620, EDGE = 20, PW = 60, BAR_X = 380, BAR_W = 60, TRAY_X = 8
 const R = 25;
 const ZONE_BAR = 25, ZONE_OFF_W = 26, ZONE_OFF_B = 27;
 const state = { s: null, lines: 0, display: 0, drag: null, queue: Promise.resolve(),
-                pending: 0, es: null, held: 0, report: null, review: null };
+                pending: 0, es: null, held: 0, report: null, review: null,
+                lang: "en", lights: null };
 const board = document.getElementById("board");
+
+// -- words: the page in English or Russian (words.js) ------------------------------------
+function w(key) {
+  const t = WORDS[state.lang] || WORDS.en;
+  return key in t ? t[key] : WORDS.en[key];
+}
+function pickLang() {
+  let l = null;
+  try { l = localStorage.getItem("nardy-lang"); } catch (e) { l = null; }
+  if (!l) l = (navigator.language || "en").slice(0, 2);
+  return l in WORDS ? l : "en";
+}
+function applyWords() {
+  document.documentElement.lang = state.lang;
+  document.getElementById("lang").value = state.lang;
+  document.querySelectorAll("[data-w]").forEach(e => {
+    const t = w(e.dataset.w);
+    if (typeof t === "string") e.textContent = t;
+  });
+  document.querySelectorAll("[data-wt]").forEach(e => { e.title = w(e.dataset.wt); });
+  drawRules();
+  drawLegend();
+  soundButton();
+  if (state.s) showHandAndDice(state.s);
+}
 
 function el(name, attrs, parent) {
   const e = document.createElementNS(SVGNS, name);
@@ -63,7 +89,10 @@ function drawStatic() {
     const tip = g.top ? EDGE + 250 : H - EDGE - 250;
     el("polygon", { points: `${g.x - PW / 2},${base} ${g.x + PW / 2},${base} ${g.x},${tip}`,
                     fill: p % 2 ? "#a0522d" : "#f5e6c8", stroke: "#7a4a22" }, board);
-    const lbl = el("text", { x: g.x, y: g.top ? tip + 16 : tip - 8, class: "label" }, board);
+    // between the two rows of tips, clear of the checkers (on a phone they are drawn
+    // larger: style.css)
+    const lbl = el("text", { x: g.x, y: g.top ? H / 2 - 22 : H / 2 + 22, class: "label" },
+                   board);
     lbl.textContent = "P" + p;
   }
   const tb = el("text", { x: TRAY_X + 75, y: H / 2 - 30, class: "tray-label" }, board);
@@ -163,10 +192,111 @@ function drawLeds(s, rgbHex) {
     // scale up for the screen: the firmware dims the LEDs for the USB power budget
     const f = m ? 255 / m : 0;
     const fill = m ? `rgb(${r * f | 0},${gg * f | 0},${b * f | 0})` : "#3a2a1a";
-    el("circle", { cx: x, cy: y, r: 6, class: "led", fill: fill, "data-zone": z,
-                   "data-rgb": `${r},${gg},${b}` }, g);
+    const name = m ? lightName(r, gg, b) : "";
+    if (m) el("circle", { cx: x, cy: y, r: LED_R + 6, class: "glow", fill: fill }, g);
+    const c = el("circle", { cx: x, cy: y, r: LED_R, class: "led" + (m ? " lit" : ""),
+                             fill: fill, "data-zone": z, "data-rgb": `${r},${gg},${b}`,
+                             "data-light": name }, g);
+    if (name) el("title", {}, c).textContent = w("light")[name] || name;
   });
 }
+
+// which of the firmware's colours (the state's ``lights``) an LED shows: the nearest
+// in hue, the firmware dims them all alike
+const LED_R = 9;
+function lightName(r, g, b) {
+  const lights = state.lights || {};
+  const m = Math.max(r, g, b);
+  let best = "", bd = Infinity;
+  for (const k in lights) {
+    const [lr, lg, lb] = lights[k];
+    const lm = Math.max(lr, lg, lb) || 1;
+    const d = Math.abs(r / m - lr / lm) + Math.abs(g / m - lg / lm) + Math.abs(b / m - lb / lm);
+    if (d < bd) { bd = d; best = k; }
+  }
+  return bd < 0.3 ? best : "";
+}
+
+// the legend: every colour of the firmware's table, with what it means
+function drawLegend() {
+  const ul = document.getElementById("legend");
+  const lights = state.lights;
+  if (!lights) return;
+  ul.textContent = "";
+  for (const k in lights) {
+    const li = document.createElement("li");
+    li.dataset.light = k;
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = `rgb(${lights[k].join(",")})`;
+    li.appendChild(sw);
+    li.appendChild(document.createTextNode(w("light")[k] || k));
+    ul.appendChild(li);
+  }
+}
+
+// the rules a warning cites, in a player's words
+function drawRules() {
+  const dl = document.getElementById("rule-list");
+  dl.textContent = "";
+  const rules = w("rule");
+  for (const id in rules) {
+    const dt = document.createElement("dt");
+    dt.id = "rule-" + id;
+    dt.textContent = id;
+    const dd = document.createElement("dd");
+    dd.textContent = rules[id];
+    dl.appendChild(dt);
+    dl.appendChild(dd);
+  }
+}
+function showRule(id) {
+  setTab("rules");
+  document.querySelectorAll("#rule-list .current").forEach(e => e.classList.remove("current"));
+  const dt = document.getElementById("rule-" + id);
+  if (dt) { dt.classList.add("current"); dt.scrollIntoView({ block: "nearest" }); }
+}
+
+// -- sound: a short beep for a warning (WebAudio); off when muted or refused -------------
+const sound = { ctx: null, muted: false, refused: false, beeps: 0 };
+try { sound.muted = localStorage.getItem("nardy-mute") === "1"; } catch (e) { /* none */ }
+function soundButton() {
+  const b = document.getElementById("sound");
+  b.textContent = sound.refused ? w("soundRefused") : sound.muted ? w("soundOff") : w("soundOn");
+  b.setAttribute("aria-pressed", String(!sound.muted && !sound.refused));
+  b.disabled = sound.refused;
+  document.body.dataset.sound = sound.refused ? "refused" : sound.muted ? "muted" : "on";
+}
+function audio() {
+  if (sound.refused) return null;
+  if (!sound.ctx) {
+    const AC = window.AudioContext || window.webkitAudioContext;
+    if (!AC) { sound.refused = true; soundButton(); return null; }
+    try { sound.ctx = new AC(); } catch (e) { sound.refused = true; soundButton(); return null; }
+  }
+  if (sound.ctx.state === "suspended") sound.ctx.resume().catch(() => {});
+  return sound.ctx;
+}
+function beep() {
+  if (sound.muted) return;
+  const ctx = audio();
+  if (!ctx || ctx.state !== "running") return;   // no gesture yet: the browser says no
+  const o = ctx.createOscillator(), g = ctx.createGain();
+  o.frequency.value = 880;
+  g.gain.setValueAtTime(0.15, ctx.currentTime);
+  g.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.25);
+  o.connect(g); g.connect(ctx.destination);
+  o.start(); o.stop(ctx.currentTime + 0.25);
+  sound.beeps++;
+  document.body.dataset.beeps = sound.beeps;
+}
+// a browser allows audio after the player's first gesture: it is asked for there
+document.addEventListener("pointerdown", () => { if (!sound.muted) audio(); }, true);
+document.getElementById("sound").addEventListener("click", () => {
+  sound.muted = !sound.muted;
+  try { localStorage.setItem("nardy-mute", sound.muted ? "1" : "0"); } catch (e) { /* none */ }
+  soundButton();
+});
 
 // SSD1306 MONO_VLSB: byte (y >> 3) * 128 + x, bit y & 7
 function drawOled(fbHex) {
@@ -188,16 +318,31 @@ function drawOled(fbHex) {
   document.body.dataset.oledFrames = state.display;
 }
 
-function logLine(it) {
+const RULE_ID = /\b([CLS][1-8])\b/;
+function logLine(it, replay) {
   const log = document.getElementById("log");
   const li = document.createElement("li");
   li.className = it.warn ? "warn" : it.ev;
   li.value = it.id + 1;
   li.textContent = it.text;
   li.dataset.ev = it.ev;
+  const rule = (it.warn || /refuses/.test(it.text)) && RULE_ID.exec(it.text);
+  if (rule && w("rule")[rule[1]]) {
+    // what the rule means, a tap away
+    const a = document.createElement("button");
+    a.className = "why";
+    a.textContent = "?";
+    a.title = rule[1] + ": " + w("rule")[rule[1]];
+    a.setAttribute("aria-label", w("ruleLink"));
+    a.addEventListener("click", () => showRule(rule[1]));
+    li.appendChild(a);
+  }
   log.appendChild(li);
   while (log.children.length > 300) log.removeChild(log.firstChild);
+  // follow the newest line: the list scrolls, and on a phone the page too when the
+  // log is in view
   log.scrollTop = log.scrollHeight;
+  if (it.warn && !replay) beep();
   state.lines++;
   document.body.dataset.lines = state.lines;
 }
@@ -223,23 +368,76 @@ async function refresh(full) {
   }
   gameChoices(s.games || []);
   if (s.oled) drawOled(s.oled);
-  document.getElementById("hand").textContent =
-    "Hand: " + (s.hand.length ? s.hand.map(h => (h[0] === "w" ? "white" : "black") +
-      " from " + h.slice(2)).join(", ") : "empty");
-  const dl = document.getElementById("download");
-  dl.href = "/api/log" + (s.game ? "?game=" + s.game : "");
-  dl.hidden = !s.game;                     // nothing to download before the first game
+  if (s.lights && !state.lights) { state.lights = s.lights; drawLegend(); }
+  showHandAndDice(s);
   // the variant box shows the game being played (unless the player is choosing)
   const vsel = document.getElementById("variant"), msel = document.getElementById("match");
   if (s.variant && document.activeElement !== vsel) vsel.value = s.variant;
   if (s.match && document.activeElement !== msel) msel.value = s.match;
   if (full) {
     document.getElementById("log").textContent = "";
-    s.log.forEach(logLine);
+    s.log.forEach(it => logLine(it, true));
   }
   document.body.dataset.ready = "1";
   return s;
 }
+
+// the hand, the dice (shown here whatever the OLED shows) and the download link
+function showHandAndDice(s) {
+  document.getElementById("hand").textContent =
+    w("hand") + ": " + (s.hand.length ? s.hand.map(h => w(h[0] === "w" ? "white" : "black") +
+      " " + w("from") + " " + h.slice(2)).join(", ") : w("handEmpty"));
+  const d = document.getElementById("dice");
+  d.textContent = s.dice && s.dice.length ? s.dice.join("-") : w("noDice");
+  d.dataset.dice = s.dice ? s.dice.join("-") : "";
+  const dl = document.getElementById("download");
+  // before the first game: the page's log so far
+  dl.href = "/api/log" + (s.game ? "?game=" + s.game : "");
+  dl.textContent = s.game ? w("download") : w("downloadSession");
+}
+
+// the legal turns for the dice being played, on request
+async function showMoves() {
+  const box = document.getElementById("moves");
+  box.hidden = false;
+  box.textContent = "";
+  let j;
+  try {
+    const r = await fetch("/api/moves");
+    j = await r.json();
+    if (!r.ok) { box.textContent = r.status === 409 ? w("movesNone") : j.error; return; }
+  } catch (e) {
+    box.textContent = String(e);
+    return;
+  }
+  const head = document.createElement("p");
+  head.textContent = w("movesHead")(j.turns.length, j.side, j.dice.join("-")) +
+    (j.played ? ` (${w("played")}: ${j.played})` : "");
+  box.appendChild(head);
+  const ul = document.createElement("ul");
+  j.turns.forEach(t => {
+    const li = document.createElement("li");
+    li.textContent = t;
+    ul.appendChild(li);
+  });
+  box.appendChild(ul);
+  document.body.dataset.moves = j.turns.length;
+}
+document.getElementById("moves-btn").addEventListener("click", () => {
+  const box = document.getElementById("moves");
+  if (!box.hidden && box.dataset.open === "1") { box.hidden = true; box.dataset.open = ""; return; }
+  box.dataset.open = "1";
+  showMoves();
+});
+
+// the language: the page's words, and the board's setting (a board that refuses it
+// keeps its own; the page switches all the same)
+document.getElementById("lang").addEventListener("change", ev => {
+  state.lang = ev.target.value in WORDS ? ev.target.value : "en";
+  try { localStorage.setItem("nardy-lang", state.lang); } catch (e) { /* none */ }
+  applyWords();
+  act({ action: "lang", lang: state.lang });
+});
 
 // actions run one after another, in the order the player made them
 function act(obj) {
@@ -411,16 +609,19 @@ function connect(from) {
 // comes back with "live" (its updates go on meanwhile, drawn once reviewing ends).
 const MAX_JOURNAL = 512 * 1024;            // the server's limit (simweb.MAX_JOURNAL)
 
+const TABS = ["log", "analysis", "lights", "rules"];
 function setTab(name) {
-  const an = name === "analysis";
-  document.getElementById("log").hidden = an;
-  document.getElementById("analysis").hidden = !an;
-  document.getElementById("tab-log").setAttribute("aria-selected", String(!an));
-  document.getElementById("tab-analysis").setAttribute("aria-selected", String(an));
-  document.body.classList.toggle("analysing", an);
+  for (const t of TABS) {
+    document.getElementById(t).hidden = t !== name;
+    document.getElementById("tab-" + t).setAttribute("aria-selected", String(t === name));
+  }
+  document.body.classList.toggle("analysing", name === "analysis");
+  if (name === "log") {
+    const log = document.getElementById("log");
+    log.scrollTop = log.scrollHeight;
+  }
 }
-document.getElementById("tab-log").addEventListener("click", () => setTab("log"));
-document.getElementById("tab-analysis").addEventListener("click", () => setTab("analysis"));
+for (const t of TABS) document.getElementById("tab-" + t).addEventListener("click", () => setTab(t));
 
 // the session's games, newest first, keeping the player's choice
 function gameChoices(games) {
@@ -609,4 +810,6 @@ document.addEventListener("keydown", ev => {
 
 drawStatic();
 arrowDefs();
+state.lang = pickLang();
+applyWords();
 refresh(true).then(s => connect(s ? s.feed : 0));
