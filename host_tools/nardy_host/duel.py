@@ -120,8 +120,8 @@ def lin_table(net):
 
 def input_weights(net):
     """The input weights as one bytes object of int16, input-major (the board keeps
-    them in pieces: ``Net.parts``)."""
-    return b"".join(bytes(p) for p in net.parts)
+    them in pieces: ``Net.parts``), the extra inputs' rows last (version 2)."""
+    return b"".join(bytes(p) for p in net.parts) + (bytes(net.wx) if net.extras else b"")
 
 
 class HostBot:
@@ -134,6 +134,8 @@ class HostBot:
         import numpy as np
 
         from nardy.bot import KEEP
+        from nardy_host.features import encode
+        self.encode = encode
         self.np = np
         self.v = variant
         self.net = net
@@ -141,7 +143,7 @@ class HostBot:
         lin = np.array(lin_table(net), dtype=np.int64)
         self.table = lin.reshape(52, _COUNTS)
         self.w1 = np.frombuffer(input_weights(net), "<i2").astype(np.int64).reshape(
-            208, net.hidden)
+            208 + net.extras, net.hidden)
         self.b1 = np.array(net.b1, dtype=np.int64)
         self.w2 = np.array(net.w2, dtype=np.int64)
 
@@ -180,7 +182,7 @@ class HostBot:
                     ks[worst] = scores[i]
                     kept[worst] = i
                     worst = ks.index(min(ks))
-        x = features_int(np, b[kept], 1 - mover)
+        x = self.encode(b[kept], 1 - mover, self.net.extras).astype(np.int64)
         h = np.maximum(x @ self.w1 + self.b1, 0)
         vals = [-(int(y) + self.net.b2) for y in h @ self.w2]
         best = 0
@@ -189,16 +191,6 @@ class HostBot:
                                         and turns[kept[j]][0] < turns[kept[best]][0]):
                 best = j
         return turns[kept[best]]
-
-
-def features_int(np, b, turn):
-    me = b[:, 26 * turn:26 * turn + 26]
-    op = b[:, 26 * (1 - turn):26 * (1 - turn) + 26]
-    out = []
-    for side in (me, op):
-        f = np.stack([side >= 1, side >= 2, side >= 3, np.maximum(side - 3, 0)], axis=2)
-        out.append(f.reshape(len(b), 104).astype(np.int64))
-    return np.concatenate(out, axis=1)
 
 
 def play_game(v, players, first, rng):
