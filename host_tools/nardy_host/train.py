@@ -297,15 +297,33 @@ def write_out(args, net, x):
     write_weights(args.out, args.variant, net, lin)
 
 
+def opponents(args):
+    """The --duel list; ``ladder`` is the newest earlier net of this run's ladder
+    (``bot:DIR/long-GAMES.bin``), ``committed`` the weights in firmware/weights/."""
+    from nardy_host.duel import weights_path
+    out = []
+    for opp in filter(None, args.duel.split(",")):
+        if opp == "committed":
+            out.append("bot:" + weights_path(args.variant))
+        elif opp == "ladder":
+            rungs = sorted(f for f in os.listdir(args.ladder or ".")
+                           if f.startswith(args.variant + "-") and f.endswith(".bin"))
+            if len(rungs) > 1:          # the newest is the net just written
+                out.append("bot:" + os.path.join(args.ladder, rungs[-2]))
+        else:
+            out.append(opp)
+    return out
+
+
 def strength(args):
-    if not args.duel:
-        return ""
+    """Duplicate-dice duels of the net just written against each opponent."""
     from nardy_host.duel import play_match
     out = []
-    for opp in args.duel.split(","):
+    for opp in opponents(args):
         r = play_match("bot", opp, args.variant, args.duel_games, args.seed + 99,
                        weights=args.out)
-        out.append("vs %s %d/%d ppg %+.2f" % (opp, r["a_wins"], r["games"], r["ppg"]))
+        out.append("vs %s %d/%d ppg %+.3f ± %.3f" % (os.path.basename(opp), r["a_wins"],
+                                                      r["games"], r["ppg"], r["se"]))
     return ", ".join(out)
 
 
@@ -321,7 +339,9 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--per-turn", type=int, default=4)
     p.add_argument("--report", type=int, default=250)
-    p.add_argument("--duel", default="", help="opponents measured at each report")
+    p.add_argument("--duel", default="",
+                   help="opponents measured at each report (duel players, 'ladder': "
+                        "the previous report's net, 'committed': the committed net)")
     p.add_argument("--duel-games", type=int, default=100)
     p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")

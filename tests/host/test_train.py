@@ -108,3 +108,17 @@ def test_host_extras_equal_the_boards(data, turn):
 def test_extras_count_checked():
     with pytest.raises(ValueError):
         features.inputs_for(5)
+
+
+def test_reports_keep_a_ladder_and_duel_its_previous_rung(tmp_path, capsys):
+    ladder = tmp_path / "nets"
+    code, out = _run(tmp_path, "l", 8, "--workers", "1", "--report", "4", "--ladder",
+                     str(ladder), "--duel", "ladder,greedy", "--duel-games", "2")
+    assert code == 0
+    assert sorted(p.name for p in ladder.iterdir()) == ["long-0000004.bin",
+                                                         "long-0000008.bin"]
+    assert (ladder / "long-0000008.bin").read_bytes() == out.read_bytes()
+    reports = [line for line in capsys.readouterr().out.splitlines() if "  games " in line]
+    # the first report has no earlier rung; the second duels the first
+    assert len(reports) == 2 and "vs long-" not in reports[0]
+    assert "vs long-0000004.bin" in reports[1] and "vs greedy" in reports[1]
