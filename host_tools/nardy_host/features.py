@@ -32,6 +32,7 @@ _Q = np.arange(1, 25)
 # L1: the other side's path point q is my path point q + 12 (q <= 12) or q - 12
 _MINE_AT = np.where(_Q <= 12, _Q + 12, _Q - 12)
 _PIP_WEIGHT = 25 - np.arange(26)          # a checker on path k has 25 - k to go
+_BITS = np.int64(1) << np.arange(24, dtype=np.int64)
 
 
 def boards_of(positions):
@@ -66,17 +67,18 @@ def _half(me, op):
     held = me[:, _MINE_AT] > 0                 # my points along op's path, q = 1..24
     rear_op = _rearmost(op)
     ahead = held & (_Q[None, :] > rear_op[:, None])
-    run = np.zeros(n, np.int32)
+    # the longest run, capped at 6: a run of k + 1 leaves bits after k shifted ANDs
+    bits = ahead.astype(np.int64) @ _BITS
     prime = np.zeros(n, np.int32)
-    for q in range(24):
-        run = (run + 1) * ahead[:, q]
-        prime = np.maximum(prime, run)
+    for _ in range(6):
+        prime += bits != 0
+        bits &= bits >> 1
     front = (ahead & (_Q[None, :] <= rear_op[:, None] + 6)).sum(1)
     reach = ahead.any(1).astype(np.int32)
     rear = 25 - _rearmost(me)
     mars = np.where(me[:, 25] == 0, op[:, 25], 0)
     pips = (me * _PIP_WEIGHT).sum(1) // 8
-    return np.stack([np.minimum(prime, 6), front, rear, reach, mars, pips], axis=1), reach
+    return np.stack([prime, front, rear, reach, mars, pips], axis=1), reach
 
 
 def extras(me, op):
