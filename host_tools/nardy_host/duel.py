@@ -216,7 +216,7 @@ class HostBot:
                 best = j
         return turns[kept[best]]
 
-    def choose_1ply(self, pos, dice, width=8):
+    def choose_1ply(self, pos, dice, width=4):
         """Expectimax one ply deeper (host only, a yardstick for the board's 0-ply
         choice): the ``width`` results the net rates best are each looked at
         through the opponent's 21 rolls, the opponent answering each with the result

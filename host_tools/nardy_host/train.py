@@ -229,18 +229,31 @@ def to_gnubg(pos):
     return out
 
 
-def gnubg_equity(pos):
-    """gnubg 0-ply cubeless equity for the side to move (S5: mars 2, koks 3)."""
+def gnubg_equity(pos, ply=0):
+    """gnubg's cubeless equity at ``ply`` for the side to move (S5: mars 2, koks 3)."""
     import gnubg_nn
-    w, wg, wb, lg, lb = gnubg_nn.probabilities(to_gnubg(pos), 0)
+    w, wg, wb, lg, lb = gnubg_nn.probabilities(to_gnubg(pos), ply)
     return 2 * w - 1 + wg - lg + wb - lb
 
 
-def teacher_data(v, games, rng, per_turn, log):
+def start_of(v, rng, scenarios):
+    """A teacher game's first position: the start, or with probability ``scenarios``
+    one of ``nardy_host.scenarios`` (koks, containment, bear-off against contact).
+    With ``scenarios`` 0 the random stream is the one the committed net was made
+    with."""
+    if scenarios and rng.random() < scenarios:
+        from nardy_host import scenarios as kinds
+        return kinds.make(rng.choice(kinds.KINDS), rng)
+    return v.start_position(turn=rng.randint(0, 1))
+
+
+def teacher_data(v, games, rng, per_turn, log, ply=0, scenarios=0.0):
+    """Positions of teacher games (gnubg 0-ply with 10 % random turns) labelled
+    with gnubg's equity at ``ply``."""
     xs, ys = [], []
     t0 = time.time()
     for g in range(games):
-        pos = v.start_position(turn=rng.randint(0, 1))
+        pos = start_of(v, rng, scenarios)
         while True:
             mover = pos.turn
             turns, ends = _roll(v, pos, rng)
@@ -250,10 +263,14 @@ def teacher_data(v, games, rng, per_turn, log):
             pick = list(range(len(turns)))
             rng.shuffle(pick)
             best = min(range(len(turns)), key=eq.__getitem__)
+            deep = {}
+            if ply:     # only the labelled results are rated deeper (the costly part)
+                for i in set(pick[:per_turn]) | {best}:
+                    deep[i] = gnubg_equity(turns[i][1], ply)
             chosen = set(pick[:per_turn]) | {best}
             for i in chosen:
                 xs.append(features(boards_of([turns[i][1]]), 1 - mover))
-                ys.append(eq[i])
+                ys.append(deep.get(i, eq[i]))
             i = best if rng.random() >= 0.1 else rng.randrange(len(turns))
             pos = turns[i][1]
         if (g + 1) % 200 == 0:
@@ -269,7 +286,8 @@ def train_short(args, log):
         x, y = data["x"], data["y"]
         log("teacher data from %s: %d positions" % (args.cache, len(y)))
     else:
-        x, y = teacher_data(v, args.games, rng, args.per_turn, log)
+        x, y = teacher_data(v, args.games, rng, args.per_turn, log, args.teacher_ply,
+                            args.scenarios)
         if args.cache:
             np.savez(args.cache, x=x, y=y)
     net = Mlp(args.hidden, np.random.default_rng(args.seed))
@@ -345,6 +363,11 @@ def main(argv=None):
     p.add_argument("--duel-games", type=int, default=100)
     p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
+    p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
+                   help="short: label with gnubg at this ply (games still played at 0)")
+    p.add_argument("--scenarios", type=float, default=0.0, metavar="FRACTION",
+                   help="short: games starting from koks / containment / bear-off "
+                        "against contact positions (nardy_host.scenarios)")
     p.add_argument("--extras", type=int, default=0, choices=(0, EXTRAS),
                    help="long: the %d extra inputs (weights file version 2)" % EXTRAS)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
