@@ -60,7 +60,8 @@ def test_vectorised_features_equal_the_firmware_net():
     for name in ("long", "short"):
         v = LongNardy() if name == "long" else ShortNardy()
         net = Net(weights_path(name), name)
-        w1 = np.frombuffer(duel.input_weights(net), "<i2").reshape(208, net.hidden).astype(np.int64)
+        w1 = np.frombuffer(duel.input_weights(net), "<i2").reshape(
+            208 + net.extras, net.hidden).astype(np.int64)
         rng = random.Random(2)
         pos = v.start_position()
         for _ in range(60):
@@ -68,7 +69,7 @@ def test_vectorised_features_equal_the_firmware_net():
             pos = rng.choice(turns)[1]
             if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
                 pos = v.start_position()
-            x = train.features(train.boards_of([pos]), pos.turn).astype(np.int64)
+            x = train.features(train.boards_of([pos]), pos.turn, net.extras).astype(np.int64)
             h = np.maximum(x @ w1 + np.array(net.b1), 0)
             assert int((h @ np.array(net.w2))[0] + net.b2) == net.value(pos)
 
