@@ -3,7 +3,10 @@ allocated per move, on random self-play positions of each game plus the worst ca
 (doubles with up to ~1,800 legal results), inside ``micropython -X heapsize=112wK``
 on the precompiled firmware.
 
-    python bench/bot_bench.py [POSITIONS_PER_GAME]
+    python bench/bot_bench.py [POSITIONS_PER_GAME] [--weights DIR]
+
+``--weights DIR`` measures the nets in DIR (``long.bin``, ``short.bin``, e.g. a
+training run's candidate) instead of the committed ``firmware/weights``.
 """
 
 import os
@@ -17,12 +20,12 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from run import PROJECT, compile_firmware, ms, run_mp  # noqa: E402
 
 
-def main(per_game=1000):
+def main(per_game=1000, wdir=None):
     import positions
     path = os.path.join(tempfile.mkdtemp(), "positions.txt")
     n = positions.write(path, per_game, seed=7)
     lib = compile_firmware()
-    wdir = os.path.join(ROOT, "firmware", "weights")
+    wdir = wdir or os.path.join(ROOT, "firmware", "weights")
     t, cmd = run_mp([os.path.join(ROOT, "bench", "bot_bench_mp.py"), path, wdir,
                      "--lib", lib], "112wK")
     a, acmd = run_mp([os.path.join(ROOT, "bench", "bot_bench_mp.py"), path, wdir,
@@ -49,4 +52,10 @@ def main(per_game=1000):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+    argv = sys.argv[1:]
+    weights = None
+    if "--weights" in argv:
+        i = argv.index("--weights")
+        weights = os.path.abspath(argv[i + 1])
+        del argv[i:i + 2]
+    main(int(argv[0]) if argv else 1000, weights)

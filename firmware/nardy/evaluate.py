@@ -25,13 +25,25 @@ every function here is a function object on the board's heap.
 
 File format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
 
-    b"NRDW", version u8 = 1, variant u8 (0 long, 1 short), hidden H u8, q1 u8,
-    q2 u8, qlin u8, reserved u16, crc32 u32 of everything after the header,
+    b"NRDW", version u8 (1 or 2), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
+    q2 u8, qlin u8, extras E u8 (0 in version 1), reserved u8,
+    crc32 u32 of everything after the header,
     lin      int16[208]       linear pre-filter, scale 2**qlin
     b1       int16[H]         hidden biases, scale 2**q1
     w1       int16[208 * H]   input-major: the H weights of input i are together
+    wx       int16[E * H]     version 2: the extra inputs' weights, input-major
     w2       int16[H]         scale 2**q2
     b2       int32[1]         scale 2**(q1 + q2)
+
+Version 2 (long nardy only) adds E = ``EXTRAS`` = 12 inputs that are not linear in
+the raw ones, six per side (the side to move first), computed by ``_extras`` (the
+host's vectorised twin and the full description: ``nardy_host.features``): the
+longest run of points held ahead of the opponent's rearmost checker (its prime,
+capped at six, L5), the points held in the six in front of it, how far the side's
+own rearmost checker has to go, whether the side still reaches ahead of the
+opponent's rearmost checker, the opponent's checkers off while the side has none
+(mars danger, L6), and the side's pips // 8 in a race. The pre-filter stays on the
+208 raw inputs.
 """
 
 import micropython
@@ -43,8 +55,9 @@ except NameError:   # CPython (and MicroPython outside viper): the annotations' 
     ptr8 = ptr16 = ptr32 = None
 
 MAGIC = b"NRDW"
-VERSION = const(1)
+VERSION = const(2)       # the newest version written; version 1 is read too
 INPUTS = const(208)
+EXTRAS = const(12)
 VARIANTS = ("long", "short")
 
 
@@ -79,7 +92,13 @@ class Net:
         """``value`` of a bare 52-byte board with ``turn`` to move."""
         acc = self.acc
         w2 = self.w2
-        _hidden(self.parts, self.b1, acc, self.hidden, board, 26 * turn, 26 - 26 * turn)
+        me, op = 26 * turn, 26 - 26 * turn
+        _hidden(self.parts, self.b1, acc, self.hidden, board, me, op)
+        if self.extras:
+            ex = self.ex
+            _extras(board, me, op, ex)
+            _xpiece(self.wx, acc, self.hidden, ex, EXTRAS)
+        _acc(self.b1, acc, self.hidden, 0)
         out = self.b2
         for j in range(self.hidden):
             out += acc[j] * w2[j]
@@ -129,8 +148,9 @@ _ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
 
 
 def _hidden(parts, b1, acc, h, b, me, op):
-    """The hidden layer (ReLU) into ``acc``: point-major, one piece of the input
-    weights at a time; empty points cost one test."""
+    """The hidden layer's sums of the raw inputs into ``acc`` (the ReLU follows the
+    extras): point-major, one piece of the input weights at a time; empty points
+    cost one test."""
     _acc(b1, acc, h, 1)
     _piece(parts[0], acc, h, b, me, 7)
     _piece(parts[1], acc, h, b, me + 7, 7)
@@ -140,7 +160,6 @@ def _hidden(parts, b1, acc, h, b, me, op):
     _piece(parts[5], acc, h, b, op + 7, 7)
     _piece(parts[6], acc, h, b, op + 14, 6)
     _piece(parts[7], acc, h, b, op + 20, 6)
-    _acc(b1, acc, h, 0)
 
 
 # The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in _quick (the
@@ -193,3 +212,70 @@ def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
         else:
             a = int(acc[j]) - _ACC0
             acc[j] = a if a > 0 else 0
+
+
+@micropython.viper
+def _xpiece(w: ptr16, acc: ptr32, h: int, ex: ptr8, n: int):
+    """The extra inputs' part of the hidden sums: ``ex[e]`` times row ``e``."""
+    for e in range(n):
+        c = int(ex[e])
+        if c == 0:
+            continue
+        i0 = e * h
+        for j in range(h):
+            x = int(w[i0 + j])
+            if x > 32767:
+                x -= 65536
+            acc[j] = int(acc[j]) + c * x
+
+
+@micropython.viper
+def _extras(b: ptr8, me: int, op: int, out: ptr8):
+    """The 12 extra inputs of version 2 (long nardy; see the module's docstring and
+    ``nardy_host.features``) into ``out``: six for the side at ``me``, then six for
+    the side at ``op``. A side's points are seen along the other side's path, where
+    L1 puts its path point q at our q + 12 (q <= 12) or q - 12."""
+    for half in range(2):
+        s = me if half == 0 else op
+        o = op if half == 0 else me
+        base = 6 * half
+        rear_o = 25                 # the other side's rearmost checker (25: none)
+        for q in range(1, 25):
+            if int(b[o + q]) > 0:
+                rear_o = q
+                break
+        run = 0
+        prime = 0
+        front = 0
+        reach = 0
+        for q in range(rear_o + 1, 25):
+            p = q + 12 if q <= 12 else q - 12
+            if int(b[s + p]) > 0:
+                run += 1
+                if run > prime:
+                    prime = run
+                reach = 1
+                if q <= rear_o + 6:
+                    front += 1
+            else:
+                run = 0
+        rear = 25
+        for p in range(1, 25):
+            if int(b[s + p]) > 0:
+                rear = p
+                break
+        mars = 0
+        if int(b[s + 25]) == 0:
+            mars = int(b[o + 25])
+        pips = 0
+        for k in range(25):
+            pips += int(b[s + k]) * (25 - k)
+        out[base] = prime if prime < 6 else 6
+        out[base + 1] = front
+        out[base + 2] = 25 - rear
+        out[base + 3] = reach
+        out[base + 4] = mars
+        out[base + 5] = pips >> 3
+    if int(out[3]) or int(out[9]):   # either side still reaches: no race
+        out[5] = 0
+        out[11] = 0

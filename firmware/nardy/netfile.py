@@ -12,7 +12,7 @@ import binascii
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.evaluate import INPUTS, MAGIC, VARIANTS, VERSION, WeightsError
+from nardy.evaluate import EXTRAS, INPUTS, MAGIC, VARIANTS, VERSION, WeightsError
 
 _HEADER = const(16)
 _SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
@@ -48,10 +48,17 @@ def _load(net, f, mapped=None):
     head = f.read(_HEADER)
     if len(head) != _HEADER or head[:4] != MAGIC:
         raise WeightsError("not a nardy weights file (bad magic)")
-    if head[4] != VERSION:
-        raise WeightsError("weights file version %d, expected %d" % (head[4], VERSION))
+    if not 1 <= head[4] <= VERSION:
+        raise WeightsError("weights file version %d, expected 1 to %d" % (head[4], VERSION))
     if head[5] >= len(VARIANTS) or VARIANTS[head[5]] != net.variant:
         raise WeightsError("weights file is not for %s nardy" % net.variant)
+    # version 2: the extra inputs, long nardy's geometry (nardy.evaluate._extras)
+    extras = head[10] if head[4] > 1 else 0
+    if head[11] or (head[4] == 1 and head[10]) or extras not in (0, EXTRAS) or (
+            extras and net.variant != "long"):
+        raise WeightsError("weights file: %d extra inputs (this board reads %d, long "
+                           "nardy, version 2)" % (head[10], EXTRAS))
+    net.extras = extras
     h = head[6]
     if not 1 <= h <= 64:
         raise WeightsError("weights file: bad hidden size %d" % h)
@@ -85,12 +92,22 @@ def _load(net, f, mapped=None):
             else:
                 parts.append(_words("h", size))
             at += size
+    net.wx = None
+    if extras:
+        size = 2 * extras * h
+        if mapped is not None and len(mapped) >= at + size:
+            net.wx = mapped[at:at + size]
+        else:
+            net.wx = _words("h", size)
+        net.ex = bytearray(extras)
     net.w2 = array.array("h", bytes(2 * h))
     b2 = array.array("i", bytes(4))
     got = _crc(_fill(f, net.lin, 2, "lin"), 0)
     got = _crc(_fill(f, net.b1, 2, "b1"), got)
     for part in parts:
         got = _crc(_fill(f, part, 2, "w1"), got)
+    if extras:
+        got = _crc(_fill(f, net.wx, 2, "wx"), got)
     got = _crc(_fill(f, net.w2, 2, "w2"), got)
     got = _crc(_fill(f, b2, 4, "b2"), got)
     if f.read(1):

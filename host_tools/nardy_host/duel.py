@@ -1,14 +1,20 @@
-"""``nardy duel A B``: two players play N games against each other, colours alternating.
+"""``nardy duel A B``: two players play N games against each other with duplicate
+dice: games 2k and 2k+1 share the first mover and every roll, with the colours
+swapped, so the luck of the dice cancels out of each pair. The points per game are
+printed with their standard error (over the pairs).
 
 Players: ``random``; ``greedy`` (the legal turn leaving the fewest own pips, ties at
 random); ``bot`` (the board's engine, ``firmware/nardy/bot.py`` with the committed
-weights, run as is); ``pubeval`` and ``gnubg`` (short nardy only: gnubg-nn's public
-evaluation and its 0-ply ``best_move``). Every turn any player picks is one of the
-rules engine's legal turns. Points per game come from ``scoring.game_result``
-(cubeless; mars / koks count).
+weights, run as is; ``bot:FILE`` with another weights file, e.g. an earlier net of a
+training run's ladder); ``expectimax`` (host only, a yardstick: 1-ply search with
+the same net, ``expectimax:FILE`` likewise); ``pubeval`` and ``gnubg`` (short nardy
+only: gnubg-nn's public evaluation and its 0-ply ``best_move``). Every turn any
+player picks is one of the rules engine's legal turns. Points per game come from
+``scoring.game_result`` (cubeless; mars / koks count).
 """
 
 import json
+import math
 import os
 import random
 
@@ -18,7 +24,8 @@ from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
 from nardy_host.errors import UserError
 
-PLAYERS = ("random", "greedy", "bot", "pubeval", "gnubg")
+PLAYERS = ("random", "greedy", "bot", "expectimax", "pubeval", "gnubg")
+NETS = ("bot", "expectimax")          # players that take a weights file (bot:FILE)
 GNUBG_ONLY = ("pubeval", "gnubg")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -56,6 +63,10 @@ def _by_steps(v, pos, turns, steps):
 
 
 def make_player(name, v, rng, weights=None):
+    name, _, path = name.partition(":")
+    weights = path or weights
+    if path and name not in NETS:
+        raise DuelError("only %s take a weights file (%s:FILE)" % (" and ".join(NETS), name))
     if name not in PLAYERS:
         raise DuelError("unknown player %r (one of %s)" % (name, ", ".join(PLAYERS))) from None
     if name in GNUBG_ONLY and v.name != "short":
@@ -69,13 +80,14 @@ def make_player(name, v, rng, weights=None):
             low = min(pips)
             return rng.choice([t for t, p in zip(turns, pips) if p == low])
         return greedy
-    if name == "bot":
+    if name in NETS:
         from nardy.evaluate import Net, WeightsError
         try:
             net = Net(weights or weights_path(v.name), v.name)
         except WeightsError as e:
             raise DuelError(str(e)) from None
-        return HostBot(v, net).choose
+        bot = HostBot(v, net)
+        return bot.choose if name == "bot" else bot.choose_1ply
     import gnubg_nn
 
     def gnubg_player(pos, dice):
@@ -120,8 +132,8 @@ def lin_table(net):
 
 def input_weights(net):
     """The input weights as one bytes object of int16, input-major (the board keeps
-    them in pieces: ``Net.parts``)."""
-    return b"".join(bytes(p) for p in net.parts)
+    them in pieces: ``Net.parts``), the extra inputs' rows last (version 2)."""
+    return b"".join(bytes(p) for p in net.parts) + (bytes(net.wx) if net.extras else b"")
 
 
 class HostBot:
@@ -134,6 +146,8 @@ class HostBot:
         import numpy as np
 
         from nardy.bot import KEEP
+        from nardy_host.features import encode
+        self.encode = encode
         self.np = np
         self.v = variant
         self.net = net
@@ -141,7 +155,7 @@ class HostBot:
         lin = np.array(lin_table(net), dtype=np.int64)
         self.table = lin.reshape(52, _COUNTS)
         self.w1 = np.frombuffer(input_weights(net), "<i2").astype(np.int64).reshape(
-            208, net.hidden)
+            208 + net.extras, net.hidden)
         self.b1 = np.array(net.b1, dtype=np.int64)
         self.w2 = np.array(net.w2, dtype=np.int64)
 
@@ -150,19 +164,33 @@ class HostBot:
         return np.frombuffer(b"".join(bytes(r.board) for r in results),
                              dtype=np.uint8).reshape(len(results), 52)
 
-    def choose(self, pos, dice):
-        np = self.np
-        turns = self.v.legal_turns(pos, dice)
-        mover = pos.turn
-        ends = [t for t in turns if t[1].board[26 * mover + OFF] == CHECKERS]
-        if ends:
-            best = None
-            for t in ends:
+    def _ending(self, turns, mover):
+        """(points, turn) of the result that bears off the last checker for the most
+        points, or None when no result ends the game."""
+        best = None
+        for t in turns:
+            if t[1].board[26 * mover + OFF] == CHECKERS:
                 r = game_result(self.v, t[1], True)
                 pts = r[2] if r and r[0] == mover else 0
                 if best is None or pts > best[0]:
                     best = (pts, t)
-            return best[1]
+        return best
+
+    def values(self, b, turn):
+        """The net's ratings (units of ``net.scale``) of boards ``b`` (N, 52) with
+        ``turn`` to move: what ``Net.value_of`` gives, for all at once."""
+        np = self.np
+        x = self.encode(b, turn, self.net.extras).astype(np.int64)
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        return h @ self.w2 + self.net.b2
+
+    def choose(self, pos, dice):
+        np = self.np
+        turns = self.v.legal_turns(pos, dice)
+        mover = pos.turn
+        end = self._ending(turns, mover)
+        if end:
+            return end[1]
         b = self._boards([t[1] for t in turns]).astype(np.int64)
         me, op = 26 * mover, 26 - 26 * mover
         idx = np.arange(26)
@@ -180,9 +208,7 @@ class HostBot:
                     ks[worst] = scores[i]
                     kept[worst] = i
                     worst = ks.index(min(ks))
-        x = features_int(np, b[kept], 1 - mover)
-        h = np.maximum(x @ self.w1 + self.b1, 0)
-        vals = [-(int(y) + self.net.b2) for y in h @ self.w2]
+        vals = [-int(y) for y in self.values(b[kept], 1 - mover)]
         best = 0
         for j in range(1, len(kept)):
             if vals[j] > vals[best] or (vals[j] == vals[best]
@@ -190,56 +216,111 @@ class HostBot:
                 best = j
         return turns[kept[best]]
 
+    def choose_1ply(self, pos, dice, width=4):
+        """Expectimax one ply deeper (host only, a yardstick for the board's 0-ply
+        choice): the ``width`` results the net rates best are each looked at
+        through the opponent's 21 rolls, the opponent answering each with the result
+        the net rates worst for us (or its last checker off: its points); the
+        result with the best average is played (ties: the smaller step tuple)."""
+        turns = self.v.legal_turns(pos, dice)
+        mover = pos.turn
+        end = self._ending(turns, mover)
+        if end:
+            return end[1]
+        b = self._boards([t[1] for t in turns])
+        ours = [-int(y) for y in self.values(b, 1 - mover)]
+        order = sorted(range(len(turns)), key=lambda i: (-ours[i], turns[i][0]))
+        best = None
+        for i in order[:width]:
+            e = self._after_reply(turns[i][1], mover)
+            if best is None or e > best[0] or (e == best[0] and turns[i][0] < best[1][0]):
+                best = (e, turns[i])
+        return best[1]
 
-def features_int(np, b, turn):
-    me = b[:, 26 * turn:26 * turn + 26]
-    op = b[:, 26 * (1 - turn):26 * (1 - turn) + 26]
-    out = []
-    for side in (me, op):
-        f = np.stack([side >= 1, side >= 2, side >= 3, np.maximum(side - 3, 0)], axis=2)
-        out.append(f.reshape(len(b), 104).astype(np.int64))
-    return np.concatenate(out, axis=1)
+    def _after_reply(self, result, mover):
+        """Our expected equity (points per game) once the opponent has rolled and
+        answered ``result``."""
+        total = 0.0
+        for d1 in range(1, 7):
+            for d2 in range(d1, 7):
+                replies = self.v.legal_turns(result, (d1, d2))
+                end = self._ending(replies, 1 - mover)
+                if end:
+                    e = -float(end[0])
+                else:
+                    vals = self.values(self._boards([t[1] for t in replies]), mover)
+                    e = float(vals.min()) / self.net.scale
+                total += e if d1 == d2 else 2 * e
+        return total / 36
 
 
-def play_game(v, players, first, rng):
-    """One game; ``players[c]`` plays colour c. Returns ``(winner colour, points)``."""
+def play_game(v, players, first, dice):
+    """One game; ``players[c]`` plays colour c, ``dice`` (a Random) rolls for both.
+    Returns ``(winner colour, points)``."""
     pos = v.start_position(turn=first)
     while True:
-        dice = (rng.randint(1, 6), rng.randint(1, 6))
-        steps, pos = players[pos.turn](pos, dice)
+        roll = (dice.randint(1, 6), dice.randint(1, 6))
+        steps, pos = players[pos.turn](pos, roll)
         if pos.board[OFF] == CHECKERS or pos.board[26 + OFF] == CHECKERS:
             r = game_result(v, pos, True)
             return r[0], r[2]
 
 
+def pair_rng(seed, pair):
+    """The dice (and first mover) of the pair of games 2k, 2k+1."""
+    return random.Random(seed * 1000003 + pair)
+
+
+def standard_error(units):
+    """The standard error of the mean of ``units`` (0 with fewer than two)."""
+    n = len(units)
+    if n < 2:
+        return 0.0
+    mean = sum(units) / n
+    return math.sqrt(sum((u - mean) ** 2 for u in units) / (n - 1) / n)
+
+
 def play_match(a, b, variant, games, seed, weights=None, weights_b=None):
+    """``games`` games of A against B with duplicate dice; points per game for A
+    and its standard error over the pairs (an odd last game is a unit of its own)."""
     if games < 1:
         raise DuelError("--games must be at least 1") from None
     if variant not in ("long", "short"):
         raise DuelError("variant must be long or short") from None
     v = variant_of(variant)
-    rng = random.Random(seed)
     pa = make_player(a, v, random.Random(seed + 1), weights)
     pb = make_player(b, v, random.Random(seed + 2), weights_b or weights)
     stats = {"games": games, "a_wins": 0, "a_points": 0, "b_points": 0}
-    for g in range(games):
-        a_color = g % 2                  # colours alternate; white starts (C2 aside)
-        players = [pb, pa] if a_color else [pa, pb]
-        winner, pts = play_game(v, players, rng.randint(0, 1), rng)
-        if winner is None:
-            continue
-        if winner == a_color:
-            stats["a_wins"] += 1
-            stats["a_points"] += pts
-        else:
-            stats["b_points"] += pts
+    units = []
+    for pair in range(0, (games + 1) // 2):
+        net = 0
+        played = 0
+        for a_color in (0, 1)[:games - 2 * pair]:
+            # the same first mover and rolls; A plays white, then black (C2 aside)
+            dice = pair_rng(seed, pair)
+            first = dice.randint(0, 1)
+            players = [pb, pa] if a_color else [pa, pb]
+            winner, pts = play_game(v, players, first, dice)
+            played += 1
+            if winner is None:
+                continue
+            if winner == a_color:
+                stats["a_wins"] += 1
+                stats["a_points"] += pts
+                net += pts
+            else:
+                stats["b_points"] += pts
+                net -= pts
+        units.append(net / played)
     stats["ppg"] = round((stats["a_points"] - stats["b_points"]) / games, 4)
+    stats["se"] = round(standard_error(units), 4)
     return stats
 
 
 def register(sub):
     p = sub.add_parser("duel", help="play two players against each other (engine strength)")
-    p.add_argument("a", metavar="A", help="player A: " + "|".join(PLAYERS))
+    p.add_argument("a", metavar="A", help="player A: " + "|".join(PLAYERS)
+                   + " (bot:FILE, expectimax:FILE: other weights)")
     p.add_argument("b", metavar="B", help="player B")
     p.add_argument("--variant", choices=("long", "short"), default="long")
     p.add_argument("--games", type=int, default=100)
@@ -255,8 +336,9 @@ def run(args):
     except DuelError as e:
         raise UserError(str(e)) from None
     if not args.json:
-        print("%s vs %s, %s nardy, %d games (seed %d): A won %d (%.1f %%), points %d-%d, "
-              "%+.3f ppg" % (args.a, args.b, args.variant, r["games"], args.seed,
-                             r["a_wins"], 100.0 * r["a_wins"] / r["games"], r["a_points"],
-                             r["b_points"], r["ppg"]))
+        print("%s vs %s, %s nardy, %d games, duplicate dice (seed %d): A won %d (%.1f %%), "
+              "points %d-%d, %+.3f ± %.3f ppg (standard error)" % (
+                  args.a, args.b, args.variant, r["games"], args.seed, r["a_wins"],
+                  100.0 * r["a_wins"] / r["games"], r["a_points"], r["b_points"], r["ppg"],
+                  r["se"]))
     print(json.dumps(r))

@@ -22,6 +22,7 @@ strength against random/greedy/pubeval) goes to the log file.
 import argparse
 import os
 import random
+import shutil
 import struct
 import sys
 import time
@@ -31,39 +32,29 @@ import numpy as np
 
 from nardy.evaluate import INPUTS, MAGIC, VARIANTS, VERSION
 from nardy.longnardy import LongNardy
-from nardy.rules import CHECKERS, OFF
-from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
+from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
+from nardy_host.tdplay import roll as _roll
 
 
 def variant_of(name):
     return LongNardy() if name == "long" else ShortNardy()
 
 
-# -- features (the same encoding as evaluate.py, vectorised) ---------------------------
-def features(boards, turn):
-    """``boards``: (N, 52) uint8, every row with ``turn`` to move -> (N, 208) float32."""
-    b = boards.astype(np.float32)
-    me = b[:, 26 * turn:26 * turn + 26]
-    op = b[:, 26 * (1 - turn):26 * (1 - turn) + 26]
-    out = []
-    for side in (me, op):
-        f = np.stack([side >= 1, side >= 2, side >= 3, np.maximum(side - 3, 0)], axis=2)
-        out.append(f.reshape(len(b), 104))
-    return np.concatenate(out, axis=1).astype(np.float32)
-
-
-def boards_of(positions):
-    return np.frombuffer(b"".join(bytes(p.board) for p in positions),
-                         dtype=np.uint8).reshape(len(positions), 52)
+# -- features (the same encoding as evaluate.py, vectorised: nardy_host.features) -----
+def features(boards, turn, n_extras=0):
+    """``boards``: (N, 52) uint8, every row with ``turn`` to move -> (N, 208 [+ 12])
+    float32."""
+    return encode(boards, turn, n_extras).astype(np.float32)
 
 
 # -- the net --------------------------------------------------------------------------
 class Mlp:
-    """208 -> H (ReLU) -> 1, float, trained with Adam."""
+    """208 (+ 12) -> H (ReLU) -> 1, float, trained with Adam."""
 
-    def __init__(self, hidden, rng):
-        self.w1 = (rng.standard_normal((INPUTS, hidden)) * 0.1).astype(np.float32)
+    def __init__(self, hidden, rng, inputs=INPUTS):
+        self.inputs = inputs
+        self.w1 = (rng.standard_normal((inputs, hidden)) * 0.1).astype(np.float32)
         self.b1 = np.zeros(hidden, np.float32)
         self.w2 = (rng.standard_normal(hidden) * 0.1).astype(np.float32)
         self.b2 = np.zeros(1, np.float32)
@@ -113,8 +104,11 @@ def _q(arr, limit=32767, top=14):
 
 
 def write_weights(path, variant, net, lin):
-    """Quantise and write (see the format in evaluate.py)."""
+    """Quantise and write (see the format in evaluate.py): version 1 for a net of the
+    208 raw inputs, version 2 (the extra inputs' rows after the raw ones, their count
+    in the header) for one with the extras."""
     h = len(net.b1)
+    n_extras = net.w1.shape[0] - INPUTS
     q1, q2, ql = _q(np.concatenate([net.w1.ravel(), net.b1])), _q(net.w2), _q(lin)
     payload = b"".join([
         np.round(lin * (1 << ql)).astype("<i2").tobytes(),
@@ -123,69 +117,105 @@ def write_weights(path, variant, net, lin):
         np.round(net.w2 * (1 << q2)).astype("<i2").tobytes(),
         np.round(net.b2 * (1 << (q1 + q2))).astype("<i4").tobytes(),
     ])
-    head = MAGIC + struct.pack("<BBBBBBHI", VERSION, VARIANTS.index(variant), h, q1, q2,
-                               ql, 0, zlib.crc32(payload) & 0xFFFFFFFF)
+    version = VERSION if n_extras else 1
+    head = MAGIC + struct.pack("<BBBBBBHI", version, VARIANTS.index(variant), h, q1, q2,
+                               ql, n_extras, zlib.crc32(payload) & 0xFFFFFFFF)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "wb") as f:
         f.write(head + payload)
 
 
-# -- long: TD(lambda) self-play ------------------------------------------------------
-def _roll(v, pos, rng):
-    """A roll of the side to move: (its legal turns, those that bear off the last
-    checker: the game's end)."""
-    dice = (rng.randint(1, 6), rng.randint(1, 6))
-    turns = v.legal_turns(pos, dice)
-    return turns, [t for t in turns if t[1].board[26 * pos.turn + OFF] == CHECKERS]
+# -- long: TD(lambda) self-play, in batches over worker processes, checkpointed ------
+# What a checkpoint must match to be resumed: the same run, continued.
+_RUN_KEYS = ("hidden", "extras", "seed", "lr", "lam", "explore", "batch")
+FIT_GAMES = 200        # the pre-filter is fitted on the last games' positions
 
 
-def td_game(v, net, rng, lam, explore):
-    """One self-play game; returns (features of every afterstate, lambda-returns)."""
-    pos = v.start_position(turn=rng.randint(0, 1))
-    xs, vals = [], []
-    while True:
-        mover = pos.turn
-        turns, ends = _roll(v, pos, rng)
-        if ends:
-            pos = ends[0][1]
-            r = game_result(v, pos, True)
-            xs.append(features(boards_of([pos]), pos.turn))
-            vals.append(None)
-            final = -float(r[2]) if r[0] == mover else 0.0
-            break
-        x = features(boards_of([t[1] for t in turns]), 1 - mover)
-        q = net(x)
-        i = int(np.argmin(q)) if rng.random() >= explore else rng.randrange(len(turns))
-        pos = turns[i][1]
-        xs.append(x[i:i + 1])
-        vals.append(float(q[i]))
-    # lambda-returns backwards: an afterstate's value is minus its successor's (the
-    # side to move alternates); the last one is the final position, valued exactly
-    last = len(xs) - 1
-    targets = [0.0] * len(xs)
-    targets[last] = final
-    for t in range(last - 1, -1, -1):
-        nxt = final if t + 1 == last else (1 - lam) * vals[t + 1] + lam * targets[t + 1]
-        targets[t] = -nxt
-    return np.concatenate(xs), np.array(targets, np.float32)
+class Checkpoint:
+    """A TD run's whole state in one .npz: the net and its Adam moments, the games
+    played and the positions of the last ``FIT_GAMES`` games (for the pre-filter).
+    Written to a temporary file and renamed, so a run killed mid-write keeps the
+    previous one."""
+
+    @staticmethod
+    def save(path, args, net, games, seen):
+        run = np.array([getattr(args, k) for k in _RUN_KEYS], np.float64)
+        arrays = {"run": run, "games": np.array(games), "t": np.array(net.t),
+                  "seen_len": np.array([len(s) for s in seen], np.int64),
+                  "seen": (np.concatenate(seen) if seen
+                           else np.zeros((0, net.inputs), np.uint8))}
+        for i, p in enumerate(net.params):
+            arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
+        tmp = path + ".tmp.npz"
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+
+    @staticmethod
+    def load(path, args, net):
+        """Restore ``net`` in place; returns (games played, the positions seen)."""
+        try:
+            data = np.load(path)
+            run = data["run"]
+        except (OSError, ValueError, KeyError) as e:
+            raise TrainError("cannot resume from %s: %s" % (path, e)) from None
+        want = np.array([getattr(args, k) for k in _RUN_KEYS], np.float64)
+        if len(run) != len(want) or not np.array_equal(run, want):
+            diff = ", ".join("%s %g (now %g)" % (k, a, b)
+                             for k, a, b in zip(_RUN_KEYS, run, want) if a != b)
+            raise TrainError("checkpoint %s is another run: %s" % (path, diff))
+        for i, p in enumerate(net.params):
+            p[...] = data["p%d" % i]
+            net.m[i][...] = data["m%d" % i]
+            net.v[i][...] = data["v%d" % i]
+        net.t = int(data["t"])
+        lens = data["seen_len"]
+        seen = np.split(data["seen"], np.cumsum(lens)[:-1]) if len(lens) else []
+        return int(data["games"]), list(seen)
+
+
+class TrainError(ValueError):
+    """A checkpoint that cannot be resumed (reported as a clean error)."""
+
+
+def _crossed(every, before, now):
+    return every > 0 and now // every > before // every
 
 
 def train_long(args, log):
-    v = variant_of("long")
-    rng = random.Random(args.seed)
-    net = Mlp(args.hidden, np.random.default_rng(args.seed))
-    seen = []
-    t0 = time.time()
-    for game in range(1, args.games + 1):
-        x, y = td_game(v, net, rng, args.lam, args.explore)
-        for _ in range(2):
-            net.step(x, y, args.lr)
-        seen.append(x)
-        if len(seen) > 300:
-            seen.pop(0)
-        if game % args.report == 0 or game == args.games:
-            write_out(args, net, np.concatenate(seen))
-            log("games %d  %.0f s  %s" % (game, time.time() - t0, strength(args)))
+    from nardy_host.tdplay import Players
+    net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(args.extras))
+    ckpt = args.checkpoint or args.out + ".ckpt.npz"
+    games, seen = 0, []
+    if args.resume and os.path.exists(ckpt):
+        games, seen = Checkpoint.load(ckpt, args, net)
+        log("resumed from %s at game %d" % (ckpt, games))
+    players = Players(args.workers)
+    t0, start = time.time(), games
+    try:
+        while games < args.games:
+            # batches start at multiples of --batch: a resumed run meets the same ones
+            n = min(args.batch - games % args.batch, args.games - games)
+            params = (net.w1, net.b1, net.w2, net.b2)
+            for x, y in players.play(params, args.seed, games, n, args.lam, args.explore,
+                                     args.extras):
+                xf = x.astype(np.float32)
+                for _ in range(2):
+                    net.step(xf, y, args.lr)
+                seen.append(x)
+            del seen[:-FIT_GAMES]
+            before, games = games, games + n
+            if _crossed(args.checkpoint_every, before, games) or games == args.games:
+                Checkpoint.save(ckpt, args, net, games, seen)
+            if _crossed(args.report, before, games) or games == args.games:
+                write_out(args, net, np.concatenate(seen).astype(np.float32))
+                if args.ladder:
+                    os.makedirs(args.ladder, exist_ok=True)
+                    shutil.copyfile(args.out, os.path.join(args.ladder, "long-%07d.bin" % games))
+                dt = time.time() - t0
+                log("games %d  %.0f s  %.3f games/s  %s" % (
+                    games, dt, (games - start) / max(dt, 1e-9), strength(args)))
+    finally:
+        players.close()
     return net
 
 
@@ -199,18 +229,31 @@ def to_gnubg(pos):
     return out
 
 
-def gnubg_equity(pos):
-    """gnubg 0-ply cubeless equity for the side to move (S5: mars 2, koks 3)."""
+def gnubg_equity(pos, ply=0):
+    """gnubg's cubeless equity at ``ply`` for the side to move (S5: mars 2, koks 3)."""
     import gnubg_nn
-    w, wg, wb, lg, lb = gnubg_nn.probabilities(to_gnubg(pos), 0)
+    w, wg, wb, lg, lb = gnubg_nn.probabilities(to_gnubg(pos), ply)
     return 2 * w - 1 + wg - lg + wb - lb
 
 
-def teacher_data(v, games, rng, per_turn, log):
+def start_of(v, rng, scenarios):
+    """A teacher game's first position: the start, or with probability ``scenarios``
+    one of ``nardy_host.scenarios`` (koks, containment, bear-off against contact).
+    With ``scenarios`` 0 the random stream is the one the committed net was made
+    with."""
+    if scenarios and rng.random() < scenarios:
+        from nardy_host import scenarios as kinds
+        return kinds.make(rng.choice(kinds.KINDS), rng)
+    return v.start_position(turn=rng.randint(0, 1))
+
+
+def teacher_data(v, games, rng, per_turn, log, ply=0, scenarios=0.0):
+    """Positions of teacher games (gnubg 0-ply with 10 % random turns) labelled
+    with gnubg's equity at ``ply``."""
     xs, ys = [], []
     t0 = time.time()
     for g in range(games):
-        pos = v.start_position(turn=rng.randint(0, 1))
+        pos = start_of(v, rng, scenarios)
         while True:
             mover = pos.turn
             turns, ends = _roll(v, pos, rng)
@@ -220,10 +263,14 @@ def teacher_data(v, games, rng, per_turn, log):
             pick = list(range(len(turns)))
             rng.shuffle(pick)
             best = min(range(len(turns)), key=eq.__getitem__)
+            deep = {}
+            if ply:     # only the labelled results are rated deeper (the costly part)
+                for i in set(pick[:per_turn]) | {best}:
+                    deep[i] = gnubg_equity(turns[i][1], ply)
             chosen = set(pick[:per_turn]) | {best}
             for i in chosen:
                 xs.append(features(boards_of([turns[i][1]]), 1 - mover))
-                ys.append(eq[i])
+                ys.append(deep.get(i, eq[i]))
             i = best if rng.random() >= 0.1 else rng.randrange(len(turns))
             pos = turns[i][1]
         if (g + 1) % 200 == 0:
@@ -239,7 +286,8 @@ def train_short(args, log):
         x, y = data["x"], data["y"]
         log("teacher data from %s: %d positions" % (args.cache, len(y)))
     else:
-        x, y = teacher_data(v, args.games, rng, args.per_turn, log)
+        x, y = teacher_data(v, args.games, rng, args.per_turn, log, args.teacher_ply,
+                            args.scenarios)
         if args.cache:
             np.savez(args.cache, x=x, y=y)
     net = Mlp(args.hidden, np.random.default_rng(args.seed))
@@ -261,19 +309,39 @@ def train_short(args, log):
 
 
 def write_out(args, net, x):
-    lin = fit_linear(x, net(x).astype(np.float32))
+    # the pre-filter reads the 208 raw inputs only (the board rates up to ~1,800
+    # results with it: no extras computed for them)
+    lin = fit_linear(x[:, :INPUTS], net(x).astype(np.float32))
     write_weights(args.out, args.variant, net, lin)
 
 
+def opponents(args):
+    """The --duel list; ``ladder`` is the newest earlier net of this run's ladder
+    (``bot:DIR/long-GAMES.bin``), ``committed`` the weights in firmware/weights/."""
+    from nardy_host.duel import weights_path
+    out = []
+    for opp in filter(None, args.duel.split(",")):
+        if opp == "committed":
+            out.append("bot:" + weights_path(args.variant))
+        elif opp == "ladder":
+            rungs = sorted(f for f in os.listdir(args.ladder or ".")
+                           if f.startswith(args.variant + "-") and f.endswith(".bin"))
+            if len(rungs) > 1:          # the newest is the net just written
+                out.append("bot:" + os.path.join(args.ladder, rungs[-2]))
+        else:
+            out.append(opp)
+    return out
+
+
 def strength(args):
-    if not args.duel:
-        return ""
+    """Duplicate-dice duels of the net just written against each opponent."""
     from nardy_host.duel import play_match
     out = []
-    for opp in args.duel.split(","):
+    for opp in opponents(args):
         r = play_match("bot", opp, args.variant, args.duel_games, args.seed + 99,
                        weights=args.out)
-        out.append("vs %s %d/%d ppg %+.2f" % (opp, r["a_wins"], r["games"], r["ppg"]))
+        out.append("vs %s %d/%d ppg %+.3f ± %.3f" % (os.path.basename(opp), r["a_wins"],
+                                                      r["games"], r["ppg"], r["se"]))
     return ", ".join(out)
 
 
@@ -289,13 +357,34 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--per-turn", type=int, default=4)
     p.add_argument("--report", type=int, default=250)
-    p.add_argument("--duel", default="", help="opponents measured at each report")
+    p.add_argument("--duel", default="",
+                   help="opponents measured at each report (duel players, 'ladder': "
+                        "the previous report's net, 'committed': the committed net)")
     p.add_argument("--duel-games", type=int, default=100)
     p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
+    p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
+                   help="short: label with gnubg at this ply (games still played at 0)")
+    p.add_argument("--scenarios", type=float, default=0.0, metavar="FRACTION",
+                   help="short: games starting from koks / containment / bear-off "
+                        "against contact positions (nardy_host.scenarios)")
+    p.add_argument("--extras", type=int, default=0, choices=(0, EXTRAS),
+                   help="long: the %d extra inputs (weights file version 2)" % EXTRAS)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="long: self-play processes (default: every core)")
+    p.add_argument("--batch", type=int, default=8,
+                   help="long: games played with the same weights before they learn")
+    p.add_argument("--checkpoint", help="long: the run's state (default OUT.ckpt.npz)")
+    p.add_argument("--checkpoint-every", type=int, default=100, metavar="GAMES")
+    p.add_argument("--resume", action="store_true",
+                   help="long: go on from the checkpoint if there is one")
+    p.add_argument("--ladder", metavar="DIR",
+                   help="long: keep each report's weights as DIR/long-GAMES.bin")
     p.add_argument("--out", required=True)
     p.add_argument("--log")
     args = p.parse_args(argv)
+    if args.batch < 1 or args.workers < 0:
+        p.error("--batch must be at least 1 and --workers at least 0")
     logf = open(args.log, "a") if args.log else None  # noqa: SIM115 (whole run)
 
     def log(text):
@@ -306,9 +395,14 @@ def main(argv=None):
             logf.flush()
 
     log("train %s" % " ".join(sys.argv[1:] if argv is None else argv))
-    (train_long if args.variant == "long" else train_short)(args, log)
+    try:
+        (train_long if args.variant == "long" else train_short)(args, log)
+    except TrainError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
     log("done")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -25,7 +25,7 @@ def test_duel_json_shape_and_determinism(capsys):
             "--json"]
     assert cli.main(args) == 0
     first = _last_json(capsys)
-    assert set(first) == {"games", "a_wins", "a_points", "b_points", "ppg"}
+    assert set(first) == {"games", "a_wins", "a_points", "b_points", "ppg", "se"}
     assert first["games"] == 4
     assert first["ppg"] == pytest.approx((first["a_points"] - first["b_points"]) / 4)
     assert cli.main(args) == 0
@@ -60,7 +60,8 @@ def test_vectorised_features_equal_the_firmware_net():
     for name in ("long", "short"):
         v = LongNardy() if name == "long" else ShortNardy()
         net = Net(weights_path(name), name)
-        w1 = np.frombuffer(duel.input_weights(net), "<i2").reshape(208, net.hidden).astype(np.int64)
+        w1 = np.frombuffer(duel.input_weights(net), "<i2").reshape(
+            208 + net.extras, net.hidden).astype(np.int64)
         rng = random.Random(2)
         pos = v.start_position()
         for _ in range(60):
@@ -68,7 +69,7 @@ def test_vectorised_features_equal_the_firmware_net():
             pos = rng.choice(turns)[1]
             if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
                 pos = v.start_position()
-            x = train.features(train.boards_of([pos]), pos.turn).astype(np.int64)
+            x = train.features(train.boards_of([pos]), pos.turn, net.extras).astype(np.int64)
             h = np.maximum(x @ w1 + np.array(net.b1), 0)
             assert int((h @ np.array(net.w2))[0] + net.b2) == net.value(pos)
 
@@ -126,7 +127,77 @@ def test_training_smoke(tmp_path):
 
 
 def test_duel_module_players_listed():
-    assert set(duel.PLAYERS) == {"random", "greedy", "bot", "pubeval", "gnubg"}
+    assert set(duel.PLAYERS) == {"random", "greedy", "bot", "expectimax", "pubeval", "gnubg"}
+
+
+def test_duplicate_dice_cancel_out_between_equal_players():
+    """The same deterministic player on both sides: games 2k and 2k+1 are the same
+    game with the colours swapped, so every pair nets exactly zero."""
+    r = play_match("bot", "bot", "long", 4, 3)
+    assert r["ppg"] == 0 and r["se"] == 0
+    assert r["a_points"] == r["b_points"] > 0
+
+
+def test_pairs_share_first_mover_and_rolls(monkeypatch):
+    games = []
+
+    def recorder(name, v, rng, weights=None):
+        def play(pos, dice):
+            if pos.board == v.start_position().board:
+                games.append([pos.turn, name])
+            games[-1].append(dice)
+            return rng.choice(v.legal_turns(pos, dice))
+        return play
+    monkeypatch.setattr(duel, "make_player", recorder)
+    r = play_match("a", "b", "long", 5, 9)
+    assert len(games) == 5 and len(r) == 6
+    for k in (0, 2):
+        first, second = games[k], games[k + 1]
+        assert first[0] == second[0]                 # the same colour starts
+        assert first[1] != second[1]                 # ... played by the other player
+        n = min(len(first), len(second))
+        assert first[2:n] == second[2:n]              # the same rolls
+    assert games[0][2:8] != games[2][2:8]             # another pair, other rolls
+
+
+def test_standard_error_over_pairs():
+    import statistics
+    units = [1.0, -2.0, 0.5, 3.0, 0.0]
+    want = statistics.stdev(units) / len(units) ** 0.5
+    assert duel.standard_error(units) == pytest.approx(want)
+    assert duel.standard_error([2.0]) == 0.0
+
+
+def test_named_weights_and_the_1ply_yardstick(capsys):
+    path = weights_path("long")
+    assert play_match("bot:" + path, "bot", "long", 2, 1)["ppg"] == 0
+    assert cli.main(["duel", "random:" + path, "bot", "--games", "1"]) == 2
+    assert "weights file" in capsys.readouterr().err
+    v = LongNardy()
+    host = duel.HostBot(v, Net(path, "long"))
+    rng = random.Random(6)
+    pos = v.start_position()
+    for _ in range(6):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        turns = v.legal_turns(pos, dice)
+        steps, result = host.choose_1ply(pos, dice, width=3)
+        assert (steps, result.board) in [(t[0], t[1].board) for t in turns]
+        pos = result
+
+
+def test_1ply_counts_the_opponents_last_roll():
+    """The opponent, to roll with one checker left on its last point, bears off
+    with any roll: we lose 1 point, or 2 (mars, L6) with none of ours off."""
+    from nardy.rules import Position
+    v = LongNardy()
+    host = duel.HostBot(v, Net(weights_path("long"), "long"))
+    pos = Position(turn=1)
+    pos.board[26 + 24] = 1
+    pos.board[26 + 25] = 14
+    pos.board[20] = 15
+    assert host._after_reply(pos, 0) == pytest.approx(-2.0)
+    pos.board[20], pos.board[25] = 14, 1
+    assert host._after_reply(pos, 0) == pytest.approx(-1.0)
 
 
 @pytest.mark.parametrize("name", ["long", "short"])

@@ -1,0 +1,139 @@
+"""Weights file version 2 (the 12 extra long-nardy inputs, nardy.evaluate._extras),
+under CPython and MicroPython: the integer net equals a plain re-computation whose
+extras are written out from their definition, version 1 files still read, bad
+version 2 headers refused, and the chooser plays with a version 2 net."""
+
+import array
+import binascii
+import struct
+
+from test_bot import Lcg, _inputs, _positions, _refused, _write
+
+from nardy.bot import Bot
+from nardy.evaluate import EXTRAS, INPUTS, MAGIC, Net, _extras
+from nardy.longnardy import LongNardy
+from nardy.rules import Position
+
+
+def _weights_v2(hidden, seed, variant_code=0, extras=EXTRAS, version=2):
+    r = Lcg(seed)
+    lin = array.array("h", [r.next(2001) - 1000 for _ in range(INPUTS)])
+    b1 = array.array("h", [r.next(4001) - 2000 for _ in range(hidden)])
+    w1 = array.array("h", [r.next(601) - 300 for _ in range(INPUTS * hidden)])
+    wx = array.array("h", [r.next(3001) - 1500 for _ in range(extras * hidden)])
+    w2 = array.array("h", [r.next(2001) - 1000 for _ in range(hidden)])
+    b2 = array.array("i", [r.next(10001) - 5000])
+    payload = bytes(lin) + bytes(b1) + bytes(w1) + bytes(wx) + bytes(w2) + bytes(b2)
+    crc = binascii.crc32(payload) & 0xFFFFFFFF
+    head = MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden, 8, 8, 8,
+                               extras, 0, crc)
+    return head + payload, (b1, w1, wx, w2, b2[0])
+
+
+def _opp_path(q):
+    """L1: the other side's path point q is my path point (q + 11) % 24 + 1."""
+    return (q + 11) % 24 + 1
+
+
+def _half(board, s, o):
+    """Six extras of the side at offset ``s`` against the side at ``o``, plainly."""
+    held_o = [q for q in range(1, 25) if board[o + q]]
+    rear_o = held_o[0] if held_o else 25
+    ahead = [board[s + _opp_path(q)] > 0 and q > rear_o for q in range(1, 25)]
+    prime = run = 0
+    for a in ahead:
+        run = run + 1 if a else 0
+        prime = max(prime, run)
+    front = sum(1 for q in range(1, 25) if ahead[q - 1] and q <= rear_o + 6)
+    held_s = [p for p in range(1, 25) if board[s + p]]
+    rear_s = held_s[0] if held_s else 25
+    mars = board[o + 25] if board[s + 25] == 0 else 0
+    pips = sum(board[s + k] * (25 - k) for k in range(26))
+    return [min(prime, 6), front, 25 - rear_s, 1 if any(ahead) else 0, mars, pips // 8]
+
+
+def _plain_extras(pos):
+    me, op = 26 * pos.turn, 26 - 26 * pos.turn
+    a, b = _half(pos.board, me, op), _half(pos.board, op, me)
+    if a[3] or b[3]:
+        a[5] = b[5] = 0
+    return a + b
+
+
+def _reference(parts, hidden, pos):
+    b1, w1, wx, w2, b2 = parts
+    x, e = _inputs(pos), _plain_extras(pos)
+    out = b2
+    for j in range(hidden):
+        a = b1[j]
+        for i in range(INPUTS):
+            a += x[i] * w1[i * hidden + j]
+        for i in range(EXTRAS):
+            a += e[i] * wx[i * hidden + j]
+        if a > 0:
+            out += a * w2[j]
+    return out
+
+
+def _race_and_mars():
+    """Hand-made boards where the race and mars extras are not zero."""
+    race = Position(turn=0)
+    race.board[26 * 0 + 20] = 10       # white all home (19..24)
+    race.board[26 * 0 + 23] = 5
+    race.board[26 * 1 + 21] = 15       # black all home: nobody reaches the other
+    mars = Position(turn=1)
+    mars.board[26 * 0 + 25] = 6        # white has six off ...
+    mars.board[26 * 0 + 22] = 9
+    mars.board[26 * 1 + 9] = 15        # ... black none, still far away
+    return [race, mars]
+
+
+def test_extras_equal_their_definition():
+    v = LongNardy()
+    out = bytearray(EXTRAS)
+    seen_prime = seen_reach = 0
+    for pos in _positions(v, 60, 5) + _race_and_mars():
+        _extras(pos.board, 26 * pos.turn, 26 - 26 * pos.turn, out)
+        want = _plain_extras(pos)
+        assert list(out) == want, (bytes(pos.board), pos.turn, list(out), want)
+        seen_prime += out[0] > 1
+        seen_reach += out[3]
+    race, mars = _race_and_mars()
+    _extras(race.board, 0, 26, out)
+    assert out[5] == (10 * 5 + 5 * 2) // 8 and out[3] == 0 and out[9] == 0
+    _extras(mars.board, 26, 0, out)
+    assert out[4] == 6 and out[10] == 0          # black (to move) may be marsed (L6)
+    assert seen_prime and seen_reach
+
+
+def test_version_2_net_equals_plain_computation():
+    v = LongNardy()
+    data, parts = _weights_v2(5, 9)
+    net = Net(_write(data), "long")
+    assert net.extras == EXTRAS
+    for pos in _positions(v, 30, 4) + _race_and_mars():
+        assert net.value(pos) == _reference(parts, 5, pos)
+
+
+def test_version_2_headers_checked():
+    data, _ = _weights_v2(4, 2)
+    _refused(data, "short", ("not for short",))
+    _refused(_weights_v2(4, 2, variant_code=1)[0], "short", ("extra inputs",))
+    _refused(_weights_v2(4, 2, extras=5)[0], "long", ("extra inputs",))
+    # version 1 has no extras: a count there is a bad file, not ignored
+    _refused(_weights_v2(4, 2, version=1)[0], "long", ("extra inputs",))
+    _refused(_weights_v2(4, 2, version=3)[0], "long", ("version 3",))
+
+
+def test_bot_plays_the_version_2_nets_best():
+    v = LongNardy()
+    data, parts = _weights_v2(4, 13)
+    bot = Bot(v, Net(_write(data), "long"))
+    for pos in _positions(v, 12, 8):
+        dice = (3, 5)
+        steps, result = bot.choose(pos, dice)
+        results = [t[1].board for t in v.legal_turns(pos, dice)]
+        assert result.board in results
+        if len(results) <= bot.keep:     # every result rated: the net's own best
+            best = min(_reference(parts, 4, t[1]) for t in v.legal_turns(pos, dice))
+            assert _reference(parts, 4, result) == best
