@@ -297,3 +297,35 @@ def test_golden_screens_in_russian_and_the_legend():
     j.close()
     rmtree(d)
     oled.speak("en")
+
+
+def test_every_warning_fits_whole_in_russian():
+    """As test_ui.test_every_warning_fits_whole: the rule, the whole reason and what
+    to do, on one screen, now in Russian (longer words)."""
+    from nardy.game import ACCEPT, TAKE_BACK, WARNED
+    from nardy.tracker import ILLEGAL, VERDICT
+    g, j, d, obs = _game("ruwarn", "long", settings={"lang": "ru"})
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    t = g.tracker
+    oled.speak("ru")
+    prompts = {WARNED: oled.T("Take it back, or OK: end turn (opponent decides)"),
+               ACCEPT: oled.T("Opponent: hold OK to accept, BACK to take back"),
+               TAKE_BACK: oled.T("Refused: %s must play a legal turn") % oled.T(
+                   ("white", "black")[g.pos.turn])}
+    for rule, text in warning_texts():
+        if rule is None:
+            continue
+        for state, refused in ((ILLEGAL, False), (VERDICT, False), (VERDICT, True)):
+            t.state = state
+            t.warning = (rule, text, (24, 18))
+            g.refused = refused
+            shown = " ".join(_screen(g))
+            assert oled.T(text) in shown, (text, shown)
+            assert prompts[g.turn_state()] in shown, (g.turn_state(), shown)
+    t.state = 0
+    t.warning = None
+    g.refused = False
+    j.close()
+    rmtree(d)
+    oled.speak("en")
