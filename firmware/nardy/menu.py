@@ -164,8 +164,20 @@ class Menu:
             y += HEIGHT
 
     def _draw_legend(self, fb, boxes):
-        from nardy.oled import HEIGHT, T, small_text
+        """A page of the legend; its number on the right of the title ("1/2")."""
+        from nardy.oled import HEIGHT, T, W, small_text
         _title(fb, T("LED colours"), boxes)
+        page = pages = 0
+        k = 0
+        while True:
+            pages += 1
+            if k == self.legend:
+                page = pages
+            k = legend_page(k)[1]
+            if not k:
+                break
+        n = "%d/%d" % (page, pages)
+        small_text(fb, n, W - 6 * len(n), 0, 1, boxes)
         y = 12
         for ln in legend_page(self.legend)[0]:
             small_text(fb, ln, 0, y, 1, boxes)

@@ -134,10 +134,11 @@ def test_the_legend_names_every_light():
             m.draw(Recorder(), boxes)
             check_layout(boxes)
             t = _texts(boxes)
-            assert t[0] == oled.T("LED colours"), t
-            shown.append(" ".join(t[1:]))
             pages += 1
+            assert t[0] == oled.T("LED colours") and t[1].startswith("%d/" % pages), t
+            shown.append(" ".join(t[2:]))
             assert pages <= 3 and m.press("back")
+        assert t[1] == "%d/%d" % (pages, pages), t
         assert m.items()[m.i][0] == "lights"       # back on the list where it was
         text = " ".join(shown)
         for _, name, meaning in LIGHTS:
@@ -290,7 +291,7 @@ def test_golden_screens_in_russian_and_the_legend():
     m.i = [it[0] for it in m.items()].index("lights")
     m.press("ok")
     t = _golden("lights", g, m)
-    assert t[:2] == ["LED colours", "green: legal target"], t
+    assert t[:3] == ["LED colours", "1/2", "green: legal target"], t
     g.press("back", "long", obs)
     t = _golden("ru_game_end", g)
     assert t[2].endswith(" сдались"), t
