@@ -168,6 +168,18 @@ def test_lang_is_a_setting_the_protocol_checks():
     assert s["lang"] == "en"
 
 
+def _lines(catalog):
+    """The [English, Russian] of each line of a catalog string (one line at a time:
+    the whole string split at once would strain a 112wK heap)."""
+    i = catalog.find("\n")
+    while True:
+        j = catalog.find("\n", i + 1)
+        if j < 0:
+            return
+        yield catalog[i + 1:j].split("\t")
+        i = j
+
+
 def test_every_firmware_text_has_its_russian():
     from nardy import lang_ru
     for rule, text in warning_texts():
@@ -177,7 +189,7 @@ def test_every_firmware_text_has_its_russian():
     assert lang_ru.tr("white cannot move: pass") == "белые не могут ходить: пас"
     assert lang_ru.tr("the board plays 1/3 4/9") == "доска играет 1/3 4/9"
     assert lang_ru.tr("not in the catalog") == "not in the catalog"
-    pairs = [ln.split("\t") for ln in (lang_ru.CATALOG + lang_ru.FORMED).split("\n") if ln]
+    pairs = list(_lines(lang_ru.CATALOG)) + list(_lines(lang_ru.FORMED))
     assert all(len(p) == 2 for p in pairs)
     keys = [en for en, _ in pairs]
     assert len(keys) == len(set(keys)) > 100      # one Russian for each
@@ -330,3 +342,26 @@ def test_every_warning_fits_whole_in_russian():
     j.close()
     rmtree(d)
     oled.speak("en")
+
+
+def test_a_resumed_game_still_says_it_was_resigned():
+    # the end record says who resigned (S6): a board started again on the same
+    # journal shows the same end screen
+    from test_ui import LAYOUT
+
+    from nardy.game import Game
+    from nardy.journal import Journal
+    g, j, d, obs = _game("uiresume", "short")
+    g.press("ok", "short", obs)
+    g.press("back", "long", obs)
+    assert g.resigned and g.phase in (GAME_END, MATCH_END)
+    before = _screen(g)
+    gid = g.gid
+    j.close()
+    j2 = Journal(d)
+    j2.scan()
+    g2 = Game(j2, LAYOUT, [].append, settings={})
+    g2.resume(gid, j2.records(gid))
+    assert g2.resigned and _screen(g2) == before, (before, _screen(g2))
+    j2.close()
+    rmtree(d)
