@@ -51,23 +51,19 @@ def glyph(ch, ascii_fb):
     return ascii_glyphs, ascii_fb, 5 * 31
 
 
-def bold_column(g, o, i):
-    """Column ``i`` (0..5) of the glyph at ``g[o:o+5]`` made bold, as framebuf's own
-    font is: a lit pixel also lights its right neighbour unless that closes a
-    one-pixel gap (Ш, Ж keep their strokes apart; nardy_host.oledtext.bold_column
-    reads it back)."""
-    cur = g[o + i] if i < 5 else 0
-    prev = g[o + i - 1] if i > 0 else 0
-    nxt = g[o + i + 1] if i < 4 else 0
-    return cur | (prev & ~nxt & 0xFF)
-
-
 def big(fb, ch, x, y, c, ascii_fb):
-    """``ch`` in an 8x8 cell, bold, only its lit pixels (as framebuf's ``text``),
-    pixel by pixel: a few big titles in Russian keep no buffer for it."""
+    """``ch`` in an 8x8 cell, bold as framebuf's own font is, only its lit pixels
+    (as framebuf's ``text``), pixel by pixel: a few big titles in Russian keep no
+    buffer for it. Bold: a lit pixel also lights its right neighbour unless that
+    closes a one-pixel gap (Ш, Ж keep their strokes apart;
+    nardy_host.oledtext.bold_column reads it back)."""
     g, _, o = glyph(ch, ascii_fb)
+    prev = 0
     for i in range(6):
-        col = bold_column(g, o, i)
+        cur = g[o + i] if i < 5 else 0
+        nxt = g[o + i + 1] if i < 4 else 0
+        col = cur | (prev & ~nxt & 0xFF)
+        prev = cur
         for r in range(8):
             if (col >> r) & 1:
                 fb.pixel(x + 1 + i, y + r, c)

@@ -9,7 +9,7 @@ the module, read in place from flash (ROMFS) like the fonts, where a dict would 
 the screen (a colour, the board's move in them) are matched against ``FORMED``;
 their arguments are translated when the catalog knows them. A text found nowhere is
 shown in English (tests/firmware/test_lang.py checks that every text the firmware
-writes is here).
+writes is here). Two functions and two strings: about 700 bytes of heap while loaded.
 """
 
 CATALOG = (
@@ -142,12 +142,14 @@ CATALOG = (
     "\n"
 )
 
-# messages formatted before the screen sees them: (English template, Russian)
+# messages formatted before the screen sees them, in the same form: each English
+# template has one ``%s``
 FORMED = (
-    ("%s cannot move: pass", "%s не могут ходить: пас"),
-    ("the board plays %s", "доска играет %s"),
-    ("The board plays %s", "Доска играет %s"),
-    ("the board cannot play: %s", "доска не может играть: %s"),
+    "\n%s cannot move: pass\t%s не могут ходить: пас"
+    "\nthe board plays %s\tдоска играет %s"
+    "\nThe board plays %s\tДоска играет %s"
+    "\nthe board cannot play: %s\tдоска не может играть: %s"
+    "\n"
 )
 
 
@@ -156,11 +158,23 @@ def tr(text):
     ru = _lookup(text)
     if ru is not None:
         return ru
-    for en, ru in FORMED:
-        args = _match(en, text)
-        if args is not None:
-            return ru % tuple(_lookup(a) or a for a in args)
-    return text
+    i = 0
+    while True:
+        # the next "\nEnglish\tRussian" of FORMED; its argument is what the
+        # template's text around ``%s`` leaves of ``text``
+        tab = FORMED.find("\t", i)
+        if tab < 0:
+            return text
+        end = FORMED.find("\n", tab)
+        en = FORMED[i + 1:tab]
+        k = en.find("%s")
+        pre = en[:k]
+        post = en[k + 2:]
+        if (len(text) > len(pre) + len(post) and text.startswith(pre)
+                and text.endswith(post)):
+            arg = text[len(pre):len(text) - len(post)]
+            return FORMED[tab + 1:end] % (_lookup(arg) or arg)
+        i = end
 
 
 def _lookup(text):
@@ -170,34 +184,3 @@ def _lookup(text):
         return None
     i += len(text) + 2
     return CATALOG[i:CATALOG.find("\n", i)]
-
-
-def pairs():
-    """Every (English, Russian) of ``CATALOG`` (tests, tools)."""
-    for ln in CATALOG.split("\n"):
-        if ln:
-            yield tuple(ln.split("\t"))
-
-
-def _match(template, text):
-    """The ``%s`` arguments that make ``template`` read ``text``, or None. Each
-    argument is non-empty and ends where the template's next literal text begins."""
-    parts = template.split("%s")
-    if not text.startswith(parts[0]):
-        return None
-    pos = len(parts[0])
-    args = []
-    last = len(parts) - 1
-    for k in range(1, len(parts)):
-        lit = parts[k]
-        if k == last:
-            end = len(text) - len(lit)
-            if not text.endswith(lit):
-                return None
-        else:
-            end = text.find(lit, pos + 1)
-        if end <= pos:
-            return None
-        args.append(text[pos:end])
-        pos = end + len(lit)
-    return args

@@ -13,6 +13,7 @@ short enough to stand whole beside its longest value, in English and in Russian
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
+from nardy import drop_module
 from nardy.protocol import BOT_SIDES, LANGS
 from nardy.variants import option_defaults
 
@@ -68,7 +69,7 @@ class Menu:
         self.cap = cap
         self.i = 0
         self.action = None      # "new" once the player picked "new match"
-        self.legend = None      # the first legend line shown, while the legend is open
+        self.legend = None      # while the legend is open: its page's first entry
 
     def items(self):
         """(key, label, value) of every item; label and value in English (the screen
@@ -92,6 +93,13 @@ class Menu:
 
     def press(self, name):
         """Returns False when the menu closes."""
+        open_ = self._press(name)
+        if not open_ or self.legend is None:
+            # the legend's table is on the heap only while it is shown
+            drop_module("nardy.lights")
+        return open_
+
+    def _press(self, name):
         if name == "menu":
             return False
         if self.legend is not None:
@@ -164,8 +172,20 @@ class Menu:
             y += HEIGHT
 
     def _draw_legend(self, fb, boxes):
-        from nardy.oled import HEIGHT, T, small_text
+        """A page of the legend; its number on the right of the title ("1/2")."""
+        from nardy.oled import HEIGHT, T, W, small_text
         _title(fb, T("LED colours"), boxes)
+        page = pages = 0
+        k = 0
+        while True:
+            pages += 1
+            if k == self.legend:
+                page = pages
+            k = legend_page(k)[1]
+            if not k:
+                break
+        n = "%d/%d" % (page, pages)
+        small_text(fb, n, W - 6 * len(n), 0, 1, boxes)
         y = 12
         for ln in legend_page(self.legend)[0]:
             small_text(fb, ln, 0, y, 1, boxes)

@@ -231,7 +231,7 @@ def big_columns(ch):
 def bold_column(g, i):
     """Column ``i`` (0..5) of glyph ``g`` (5 column bytes) drawn bold: each lit pixel
     also lights the pixel to its right, unless that would close a one-pixel gap
-    (Ш, Ж keep their strokes apart). nardy.cyrillic.bold_column does the same."""
+    (Ш, Ж keep their strokes apart). nardy.cyrillic.big does the same."""
     cur = g[i] if i < 5 else 0
     prev = g[i - 1] if i > 0 else 0
     nxt = g[i + 1] if i < 4 else 0

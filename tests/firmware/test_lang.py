@@ -134,11 +134,14 @@ def test_the_legend_names_every_light():
             m.draw(Recorder(), boxes)
             check_layout(boxes)
             t = _texts(boxes)
-            assert t[0] == oled.T("LED colours"), t
-            shown.append(" ".join(t[1:]))
             pages += 1
+            assert t[0] == oled.T("LED colours") and t[1].startswith("%d/" % pages), t
+            shown.append(" ".join(t[2:]))
             assert pages <= 3 and m.press("back")
+        assert t[1] == "%d/%d" % (pages, pages), t
         assert m.items()[m.i][0] == "lights"       # back on the list where it was
+        if sys.implementation.name == "micropython":
+            assert "nardy.lights" not in sys.modules      # its table left with it
         text = " ".join(shown)
         for _, name, meaning in LIGHTS:
             assert oled.T(name + ": " + meaning) in text, (name, text)
@@ -167,6 +170,18 @@ def test_lang_is_a_setting_the_protocol_checks():
     assert s["lang"] == "en"
 
 
+def _lines(catalog):
+    """The [English, Russian] of each line of a catalog string (one line at a time:
+    the whole string split at once would strain a 112wK heap)."""
+    i = catalog.find("\n")
+    while True:
+        j = catalog.find("\n", i + 1)
+        if j < 0:
+            return
+        yield catalog[i + 1:j].split("\t")
+        i = j
+
+
 def test_every_firmware_text_has_its_russian():
     from nardy import lang_ru
     for rule, text in warning_texts():
@@ -176,9 +191,11 @@ def test_every_firmware_text_has_its_russian():
     assert lang_ru.tr("white cannot move: pass") == "белые не могут ходить: пас"
     assert lang_ru.tr("the board plays 1/3 4/9") == "доска играет 1/3 4/9"
     assert lang_ru.tr("not in the catalog") == "not in the catalog"
-    keys = [en for en, _ in lang_ru.pairs()]
+    pairs = list(_lines(lang_ru.CATALOG)) + list(_lines(lang_ru.FORMED))
+    assert all(len(p) == 2 for p in pairs)
+    keys = [en for en, _ in pairs]
     assert len(keys) == len(set(keys)) > 100      # one Russian for each
-    for en, ru in lang_ru.pairs():
+    for en, ru in pairs:
         # the same arguments, in the same order
         assert [en[i:i + 2] for i in range(len(en) - 1) if en[i] == "%"] == \
             [ru[i:i + 2] for i in range(len(ru) - 1) if ru[i] == "%"], en
@@ -288,10 +305,65 @@ def test_golden_screens_in_russian_and_the_legend():
     m.i = [it[0] for it in m.items()].index("lights")
     m.press("ok")
     t = _golden("lights", g, m)
-    assert t[:2] == ["LED colours", "green: legal target"], t
+    assert t[:3] == ["LED colours", "1/2", "green: legal target"], t
     g.press("back", "long", obs)
     t = _golden("ru_game_end", g)
     assert t[2].endswith(" сдались"), t
     j.close()
     rmtree(d)
     oled.speak("en")
+
+
+def test_every_warning_fits_whole_in_russian():
+    """As test_ui.test_every_warning_fits_whole: the rule, the whole reason and what
+    to do, on one screen, now in Russian (longer words)."""
+    from nardy.game import ACCEPT, TAKE_BACK, WARNED
+    from nardy.tracker import ILLEGAL, VERDICT
+    g, j, d, obs = _game("ruwarn", "long", settings={"lang": "ru"})
+    g.press("ok", "short", obs)
+    g.press("ok", "short", obs)
+    t = g.tracker
+    oled.speak("ru")
+    prompts = {WARNED: oled.T("Take it back, or OK: end turn (opponent decides)"),
+               ACCEPT: oled.T("Opponent: hold OK to accept, BACK to take back"),
+               TAKE_BACK: oled.T("Refused: %s must play a legal turn") % oled.T(
+                   ("white", "black")[g.pos.turn])}
+    for rule, text in warning_texts():
+        if rule is None:
+            continue
+        for state, refused in ((ILLEGAL, False), (VERDICT, False), (VERDICT, True)):
+            t.state = state
+            t.warning = (rule, text, (24, 18))
+            g.refused = refused
+            shown = " ".join(_screen(g))
+            assert oled.T(text) in shown, (text, shown)
+            assert prompts[g.turn_state()] in shown, (g.turn_state(), shown)
+    t.state = 0
+    t.warning = None
+    g.refused = False
+    j.close()
+    rmtree(d)
+    oled.speak("en")
+
+
+def test_a_resumed_game_still_says_it_was_resigned():
+    # the end record says who resigned (S6): a board started again on the same
+    # journal shows the same end screen
+    from test_ui import LAYOUT
+
+    from nardy.game import Game
+    from nardy.journal import Journal
+    g, j, d, obs = _game("uiresume", "short")
+    g.press("ok", "short", obs)
+    g.press("back", "long", obs)
+    assert g.resigned and g.phase in (GAME_END, MATCH_END)
+    before = _screen(g)
+    gid = g.gid
+    j.close()
+    j2 = Journal(d)
+    j2.scan()
+    g2 = Game(j2, LAYOUT, [].append, settings={})
+    g2.resume(gid, j2.records(gid))
+    assert g2.resigned and _screen(g2) == before, (before, _screen(g2))
+    j2.close()
+    rmtree(d)
