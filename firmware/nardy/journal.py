@@ -541,11 +541,9 @@ class Journal:
         return True
 
     def summary(self):
-        """For ``dump``: how many games, the highest id, the game being written, the
-        bytes free on the flash (-1: unknown), the records held in RAM."""
+        """For ``dump``: how many games, the highest id, the game being written."""
         return {"games": self.count, "last": self.last or None,
-                "current": self.current if not self.ended else None,
-                "free": self.free(), "held": len(self.held)}
+                "current": self.current if not self.ended else None}
 
     # -- the match between games --------------------------------------------------------
     def save_match(self, m):

@@ -59,7 +59,7 @@ def _errors_since(b, n):
 
 def _fill(data, b, leave):
     """Grow a file beside the journal until ``leave`` bytes of the flash are free."""
-    free = b.dump()["journal"]["free"]
+    free = b.dump()["flash_free"]
     p = os.path.join(data, "filler.bin")
     have = os.path.getsize(p) if os.path.exists(p) else 0
     with open(p, "wb") as f:
@@ -79,8 +79,8 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
     b = VBoard(data, extra=["--flash-size=200000"])
     b.send({"cmd": "set", "oled": False})
     d = b.dump()
-    assert d["flash"] == "ok" and 190000 < d["journal"]["free"] <= 200000
-    assert d["journal"]["held"] == 0
+    assert d["flash"] == "ok" and 190000 < d["flash_free"] <= 200000
+    assert d["flash_held"] == 0
     b.send({"cmd": "new", "variant": "long"})
     b.sync()
     v, pos, _ = _state(b)
@@ -107,7 +107,7 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
         assert play_turn(b, rng)
     assert any("kept in RAM" in e for e in _errors_since(b, n)), b.events[n:]
     d = b.dump()
-    assert d["flash"] == "full" and d["journal"]["held"] > 0 and d["phase"] in (
+    assert d["flash"] == "full" and d["flash_held"] > 0 and d["phase"] in (
         "move", "roll")
     assert not [e for e in _errors_since(b, n) if "crash" in e]
     # a new game is refused, and the game in play is not closed for it
@@ -120,7 +120,7 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
     os.remove(os.path.join(data, "filler.bin"))
     assert play_turn(b, rng)
     d = b.dump()
-    assert d["journal"]["held"] == 0 and d["flash"] == "ok"
+    assert d["flash_held"] == 0 and d["flash"] == "ok"
     lines = [json.loads(x) for x in b.log(gid)]
     c = committed(b.events)
     assert len(lines) == len([k for k in c if k[0] == gid])
@@ -141,7 +141,7 @@ def test_a_new_game_the_flash_cannot_hold_is_refused(tmp_path):
     assert any("flash full" in e for e in errs), errs
     d = b.dump()
     assert d["game"] is None and d["flash"] == "full" and d["journal"]["games"] == 0
-    assert 0 < d["journal"]["free"] <= 10000
+    assert 0 < d["flash_free"] <= 10000
     assert not os.listdir(os.path.join(data, "journal"))
     b.close()
 
