@@ -180,3 +180,36 @@ def test_a_stray_g99999_is_harmless_to_the_virtual_board(tmp_path):
     after = b.log(100000)
     assert after[:len(lines)] == lines and json.loads(after[-1])["kind"] == "abandoned"
     b.close()
+
+
+def _utf8_strategy():
+    from hypothesis import strategies as st
+    # random bytes, and text made of every range of characters then cut or spliced
+    return st.one_of(st.binary(max_size=40),
+                     st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")),
+                     st.tuples(st.text(max_size=10), st.binary(max_size=4),
+                               st.text(max_size=10)).map(
+                         lambda p: p[0].encode("utf-8", "surrogatepass") + p[1]
+                         + p[2].encode("utf-8", "surrogatepass")))
+
+
+def test_the_boards_utf8_check_is_cpythons_strict_decoder():
+    # the board's own check (MicroPython's decode is lax): the same verdict as
+    # CPython's strict UTF-8 decoder on any bytes, and control bytes apart
+    from hypothesis import given, settings
+
+    from nardy import protocol
+
+    @settings(max_examples=3000, deadline=None)
+    @given(_utf8_strategy())
+    def check(b):
+        try:
+            text = b.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        assert (protocol._bad_bytes(b, len(b), False) is None) == (text is not None), b
+        if text is not None:
+            controls = any((ord(c) < 32 and c not in "\t\r\n") or c == "\x7f" for c in text)
+            assert (protocol._bad_bytes(b, len(b)) == "control byte") == controls, b
+
+    check()
