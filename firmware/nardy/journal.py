@@ -7,8 +7,9 @@ board says so (``warn``), and a game with lines held is never deleted.
 
 Files in ``<dir>``: ``g00001.jsonl`` (the id in at least five digits: ``g100000``
 follows ``g99999``; ``parse_name`` reads exactly what ``name`` writes);
-``gNNNNN.tmp`` while a torn tail is being cut; ``gNNNNN.bad``: a game the board could not read, set aside (never
-resumed, written or deleted; ``log`` still sends what is readable of it);
+``gNNNNN.tmp`` while a torn tail is being cut; ``gNNNNN.bad``: a game the board could
+not read, set aside (never resumed, written or deleted; ``log`` still sends what is
+readable of it);
 ``match.json``: the match between two games (so a power cut then loses nothing).
 A game stays until the host confirms it has a copy (``confirm``); only then, and
 only a game that is over (an ``end`` record, or one that is not the game being
