@@ -28,6 +28,8 @@ def dump(app, cmd):
     st["ev"] = "dump"
     st["journal"] = app.journal.summary()
     st["flash"] = app.journal.space()
+    st["flash_free"] = app.journal.free()           # bytes, -1 when unknown
+    st["flash_held"] = len(app.journal.held)        # records waiting in RAM for room
     st["settings"] = app.settings
     app.emit(st)
 

@@ -1,17 +1,21 @@
 """The journal on flash: one append-only file per game, JSON lines (``nardy.record``).
 
 Every line is written and flushed before the caller shows what it records
-(``append`` returns only then).
+(``append`` returns only then), but on a full flash: a line that does not fit
+(ENOSPC) is held in RAM, in order, and written when there is room (``held``); the
+board says so (``warn``), and a game with lines held is never deleted.
 
-Files in ``<dir>``: ``g00001.jsonl``, numbered in order; ``gNNNNN.tmp`` while a torn
-tail is being cut; ``gNNNNN.bad``: a game the board could not read, set aside (never
-resumed, written or deleted; ``log`` still sends what is readable of it);
+Files in ``<dir>``: ``g00001.jsonl`` (the id in at least five digits: ``g100000``
+follows ``g99999``; ``parse_name`` reads exactly what ``name`` writes);
+``gNNNNN.tmp`` while a torn tail is being cut; ``gNNNNN.bad``: a game the board could
+not read, set aside (never resumed, written or deleted; ``log`` still sends what is
+readable of it);
 ``match.json``: the match between two games (so a power cut then loses nothing).
 A game stays until the host confirms it has a copy (``confirm``); only then, and
 only a game that is over (an ``end`` record, or one that is not the game being
 played and so can never be resumed) is it deleted. When the flash runs low the
-board says so first (low) and refuses new games only when full; it never
-deletes an unconfirmed game to make room.
+board says so first (low) and refuses new games only when full (the reserve is
+for the game in play); it never deletes an unconfirmed game to make room.
 
 Memory does not grow with the number of games: nothing is kept per game. Boot
 (``scan``) lists the names once and reads only the latest game (to resume it);
@@ -541,11 +545,9 @@ class Journal:
         return True
 
     def summary(self):
-        """For ``dump``: how many games, the highest id, the game being written, the
-        bytes free on the flash (-1: unknown), the records held in RAM."""
+        """For ``dump``: how many games, the highest id, the game being written."""
         return {"games": self.count, "last": self.last or None,
-                "current": self.current if not self.ended else None,
-                "free": self.free(), "held": len(self.held)}
+                "current": self.current if not self.ended else None}
 
     # -- the match between games --------------------------------------------------------
     def save_match(self, m):

@@ -26,6 +26,7 @@ variant_for = find_variant
 
 MAX_LINE = const(16384)    # bytes; a request is ~400, a position with options ~600
 _PIECE = const(512)        # bytes read at a time (a request is one or two pieces)
+_MAX_NESTING = const(64)   # brackets in a request; a position with options has ~8
 _STARVED = const(8)        # reads in a row that may fail for memory while a line is skipped
 
 
@@ -82,33 +83,41 @@ def answer_line(line):
 
 class _Lines:
     """The lines of a binary stream, each read in pieces of at most ``_PIECE``
-    bytes into one buffer made once: a line is never asked for in one block (a
-    16 KB ``readline`` on a loaded heap raised MemoryError and ended the batch)."""
+    bytes: a line is never asked for in one block (a 16 KB ``readline`` on a loaded
+    heap raised MemoryError and ended the batch), and a request (one piece, ~500
+    bytes) costs no more than itself."""
 
     def __init__(self, inp):
         self.inp = inp
-        self.buf = bytearray(MAX_LINE)
         self.reading = False    # inside ``next``: a MemoryError left a line half read
 
     def next(self):
-        """The next line (bytes with its newline, if it had one), None for one longer
+        """The next line (bytes, with its newline if it had one), None for one longer
         than MAX_LINE (read through, never held), or b"" at the end of the input.
         A MemoryError may come out of it: ``skip`` then reads through that line."""
         self.reading = True
-        buf = self.buf
+        first = None
+        parts = None
         n = 0
-        over = False
         while True:
             piece = self.inp.readline(_PIECE)
-            if piece and not over:
-                if n + len(piece) > MAX_LINE:
-                    over = True
+            if piece and n <= MAX_LINE:
+                n += len(piece)
+                if n > MAX_LINE:
+                    first = parts = None        # over-long: the rest is read through
+                elif first is None:
+                    first = piece
                 else:
-                    buf[n:n + len(piece)] = piece
-                    n += len(piece)
+                    if parts is None:
+                        parts = [first]
+                    parts.append(piece)
             if not piece or piece[-1] == 10:
                 self.reading = False
-                return None if over else bytes(buf[:n])
+                if n > MAX_LINE:
+                    return None
+                if parts is not None:
+                    return b"".join(parts)
+                return first if first is not None else b""
 
     def skip(self):
         """After a MemoryError: read through the line ``next`` was reading, in small
@@ -128,17 +137,24 @@ class _Lines:
 
 
 def _answer(raw, write):
-    """One input line (bytes, or None for an over-long one) answered."""
+    """One input line (bytes or a memoryview, None for an over-long one) answered;
+    False for a blank line (no answer)."""
     if raw is None:
         write('{"error": "line longer than %d bytes"}' % MAX_LINE)
-        return
+        return True
     try:
-        line = raw.decode()
+        line = str(raw, "utf-8")
     except (UnicodeError, ValueError):
         write('{"error": "not UTF-8"}')
-        return
-    if line.strip():
-        write_answer(line, write)
+        return True
+    if not line.strip():
+        return False
+    if line.count("[") + line.count("{") > _MAX_NESTING:
+        # refused unparsed: a parse 4,000 brackets deep runs the heap out
+        write('{"error": "nested deeper than %d"}' % _MAX_NESTING)
+        return True
+    write_answer(line, write)
+    return True
 
 
 def main(inp=None, out=None):
@@ -154,9 +170,8 @@ def main(inp=None, out=None):
             raw = lines.next()
             if raw == b"":
                 return
-            if raw is not None and not raw.strip():
+            if not _answer(raw, out.write):
                 continue
-            _answer(raw, out.write)
         except MemoryError:
             raw = None
             gc.collect()

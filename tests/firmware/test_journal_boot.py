@@ -294,6 +294,6 @@ def test_the_flash_getting_low_then_full_is_said_once_each():
         for _ in range(8):      # the journal looks at the free space every 8 records
             j.append({"r": "roll", "n": 1, "side": "white", "dice": [6, 5]})
     assert len(said) == 2 and "flash low: 40000 bytes" in said[0] and "full" in said[1]
-    assert j.summary()["free"] == 4000 and j.summary()["held"] == 0
+    assert j.free() == 4000 and not j.held
     j.close()
     _cleanup(d)

@@ -59,7 +59,7 @@ def _errors_since(b, n):
 
 def _fill(data, b, leave):
     """Grow a file beside the journal until ``leave`` bytes of the flash are free."""
-    free = b.dump()["journal"]["free"]
+    free = b.dump()["flash_free"]
     p = os.path.join(data, "filler.bin")
     have = os.path.getsize(p) if os.path.exists(p) else 0
     with open(p, "wb") as f:
@@ -79,8 +79,8 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
     b = VBoard(data, extra=["--flash-size=200000"])
     b.send({"cmd": "set", "oled": False})
     d = b.dump()
-    assert d["flash"] == "ok" and 190000 < d["journal"]["free"] <= 200000
-    assert d["journal"]["held"] == 0
+    assert d["flash"] == "ok" and 190000 < d["flash_free"] <= 200000
+    assert d["flash_held"] == 0
     b.send({"cmd": "new", "variant": "long"})
     b.sync()
     v, pos, _ = _state(b)
@@ -107,7 +107,7 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
         assert play_turn(b, rng)
     assert any("kept in RAM" in e for e in _errors_since(b, n)), b.events[n:]
     d = b.dump()
-    assert d["flash"] == "full" and d["journal"]["held"] > 0 and d["phase"] in (
+    assert d["flash"] == "full" and d["flash_held"] > 0 and d["phase"] in (
         "move", "roll")
     assert not [e for e in _errors_since(b, n) if "crash" in e]
     # a new game is refused, and the game in play is not closed for it
@@ -120,7 +120,7 @@ def test_a_full_flash_warns_refuses_a_new_game_and_keeps_the_game_whole(tmp_path
     os.remove(os.path.join(data, "filler.bin"))
     assert play_turn(b, rng)
     d = b.dump()
-    assert d["journal"]["held"] == 0 and d["flash"] == "ok"
+    assert d["flash_held"] == 0 and d["flash"] == "ok"
     lines = [json.loads(x) for x in b.log(gid)]
     c = committed(b.events)
     assert len(lines) == len([k for k in c if k[0] == gid])
@@ -141,7 +141,7 @@ def test_a_new_game_the_flash_cannot_hold_is_refused(tmp_path):
     assert any("flash full" in e for e in errs), errs
     d = b.dump()
     assert d["game"] is None and d["flash"] == "full" and d["journal"]["games"] == 0
-    assert 0 < d["journal"]["free"] <= 10000
+    assert 0 < d["flash_free"] <= 10000
     assert not os.listdir(os.path.join(data, "journal"))
     b.close()
 
@@ -180,3 +180,36 @@ def test_a_stray_g99999_is_harmless_to_the_virtual_board(tmp_path):
     after = b.log(100000)
     assert after[:len(lines)] == lines and json.loads(after[-1])["kind"] == "abandoned"
     b.close()
+
+
+def _utf8_strategy():
+    from hypothesis import strategies as st
+    # random bytes, and text made of every range of characters then cut or spliced
+    return st.one_of(st.binary(max_size=40),
+                     st.text(max_size=20).map(lambda t: t.encode("utf-8", "surrogatepass")),
+                     st.tuples(st.text(max_size=10), st.binary(max_size=4),
+                               st.text(max_size=10)).map(
+                         lambda p: p[0].encode("utf-8", "surrogatepass") + p[1]
+                         + p[2].encode("utf-8", "surrogatepass")))
+
+
+def test_the_boards_utf8_check_is_cpythons_strict_decoder():
+    # the board's own check (MicroPython's decode is lax): the same verdict as
+    # CPython's strict UTF-8 decoder on any bytes, and control bytes apart
+    from hypothesis import given, settings
+
+    from nardy import protocol
+
+    @settings(max_examples=3000, deadline=None)
+    @given(_utf8_strategy())
+    def check(b):
+        try:
+            text = b.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        assert (protocol._bad_bytes(b, len(b), False) is None) == (text is not None), b
+        if text is not None:
+            controls = any((ord(c) < 32 and c not in "\t\r\n") or c == "\x7f" for c in text)
+            assert (protocol._bad_bytes(b, len(b)) == "control byte") == controls, b
+
+    check()

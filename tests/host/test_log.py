@@ -11,10 +11,11 @@ import tty
 
 import pytest
 from test_vboard import _game
-from vboard import MAIN, ROOT, VBoard, micropython
+from vboard import ROOT, VBoard, micropython
 
 from nardy_host import cli, link, log
 from nardy_host.export import read_journal
+from nardy_host.mpunix import compiled_firmware
 
 # The board's own heap: the journal is read a line at a time at boot, so boards
 # holding several finished games still start (this once failed at 112wK).
@@ -176,7 +177,10 @@ def _pty_board(flash, port_link):
     # raw at once: a cooked pty echoes the device's own output ("OK") back into its
     # input until the host opens the port, which garbles the first commands
     tty.setraw(slave)
-    p = subprocess.Popen([micropython(), "-X", "heapsize=" + HEAP, MAIN, str(flash),
+    # the firmware as a board runs it (compiled): from source the compiler needs
+    # heap of its own beyond the ESP32's 112wK (docs/PROTOCOL.md, Virtual board)
+    main = os.path.join(compiled_firmware(), "main.py")
+    p = subprocess.Popen([micropython(), "-X", "heapsize=" + HEAP, main, str(flash),
                           os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")],
                          stdin=master, stdout=master, stderr=subprocess.DEVNULL)
     name = os.ttyname(slave)
