@@ -133,6 +133,7 @@ CATALOG = (
     "\ngreen: legal target\tзеленый: можно сюда"
     "\ncyan: bear off here\tголубой: выбрасывай сюда"
     "\namber: lifted here\tоранжевый: шашка взята отсюда"
+    "\nrose: no legal step\tрозовый: ходить некуда"
     "\nred: rule broken\tкрасный: нарушено правило"
     "\nblue: opponent's move\tсиний: ход соперника"
     "\nyellow: take this one\tжелтый: возьми эту шашку"

@@ -13,6 +13,7 @@ LIGHTS = (
     ("target", "green", "legal target"),
     ("off", "cyan", "bear off here"),
     ("lifted", "amber", "lifted here"),
+    ("nomove", "rose", "no legal step"),     # the lifted checker cannot move
     ("illegal", "red", "rule broken"),        # blinking
     ("last", "blue", "opponent's move"),
     ("from", "yellow", "take this one"),      # the board's own move

@@ -42,7 +42,7 @@ def _latin_words(texts):
     return out
 
 
-def _ended(name, variant, result, resigned=False, lang="en"):
+def _ended(name, variant, result, resigned=None, lang="en"):
     g, j, d, obs = _game(name, variant, settings={"lang": lang})
     g.phase = GAME_END
     g.result = result
@@ -68,12 +68,12 @@ def test_end_screen_in_the_variants_words():
 
 
 def test_a_resignation_says_so():
-    g, j, d = _ended("endr", "short", (1, "oin", 1), resigned=True)
+    g, j, d = _ended("endr", "short", (1, "oin", 1), resigned=0)
     t = _screen(g)
     assert t[2] == "White resigns" and "Black wins: single game +1" in " ".join(t), t
     j.close()
     rmtree(d)
-    g, j, d = _ended("endrru", "long", (0, "oin", 1), resigned=True, lang="ru")
+    g, j, d = _ended("endrru", "long", (0, "oin", 1), resigned=1, lang="ru")
     t = _screen(g)
     assert t[2] == "Черные сдались" and "Белые выиграли: оин +1" in " ".join(t), t
     j.close()
@@ -137,7 +137,7 @@ def test_the_legend_names_every_light():
             pages += 1
             assert t[0] == oled.T("LED colours") and t[1].startswith("%d/" % pages), t
             shown.append(" ".join(t[2:]))
-            assert pages <= 3 and m.press("back")
+            assert pages <= len(LIGHTS) and m.press("back")
         assert t[1] == "%d/%d" % (pages, pages), t
         assert m.items()[m.i][0] == "lights"       # back on the list where it was
         if sys.implementation.name == "micropython":
@@ -306,7 +306,8 @@ def test_golden_screens_in_russian_and_the_legend():
     m.press("ok")
     t = _golden("lights", g, m)
     assert t[:3] == ["LED colours", "1/2", "green: legal target"], t
-    g.press("back", "long", obs)
+    g.press("back", "long", obs)        # asks first (issue 21)
+    g.press("ok", "short", obs)         # ... and OK resigns
     t = _golden("ru_game_end", g)
     assert t[2].endswith(" сдались"), t
     j.close()
@@ -356,7 +357,8 @@ def test_a_resumed_game_still_says_it_was_resigned():
     g, j, d, obs = _game("uiresume", "short")
     g.press("ok", "short", obs)
     g.press("back", "long", obs)
-    assert g.resigned and g.phase in (GAME_END, MATCH_END)
+    g.press("ok", "short", obs)         # the resignation confirmed
+    assert g.resigned is not None and g.phase in (GAME_END, MATCH_END)
     before = _screen(g)
     gid = g.gid
     j.close()
@@ -364,6 +366,6 @@ def test_a_resumed_game_still_says_it_was_resigned():
     j2.scan()
     g2 = Game(j2, LAYOUT, [].append, settings={})
     g2.resume(gid, j2.records(gid))
-    assert g2.resigned and _screen(g2) == before, (before, _screen(g2))
+    assert g2.resigned is not None and _screen(g2) == before, (before, _screen(g2))
     j2.close()
     rmtree(d)
