@@ -239,6 +239,10 @@ def outputs():
         out["netlist/nardy-%s.net" % name] = res[0]
         if hwlib.devkit_pads(hwlib.load_pinmap(name)) is not None:  # has a main board
             out["netlist/nardy-%s.boards.json" % name] = res[2]
+    import drawing
+    data = drawing.C.load_all()
+    out["assembly-top.png"] = drawing.top_view(data)
+    out["assembly-section.png"] = drawing.section(data)
     with open(os.path.join(HW, "README.md")) as f:
         out["README.md"] = hwlib.fill_blocks(f.read(), hwlib.readme_blocks())
     return out
@@ -249,15 +253,16 @@ def main(argv):
     stale = []
     for rel, text in sorted(outputs().items()):
         path = os.path.join(HW, rel)
+        binary = isinstance(text, bytes)
         old = None
         if os.path.exists(path):
-            with open(path) as f:
+            with open(path, "rb" if binary else "r") as f:
                 old = f.read()
         if old == text:
             continue
         stale.append(rel)
         if not check:
-            with open(path, "w") as f:
+            with open(path, "wb" if binary else "w") as f:
                 f.write(text)
     for rel in stale:
         print(("stale: " if check else "wrote: ") + rel)

@@ -351,9 +351,16 @@ def fewer_slots_text():
 # -- README blocks -----------------------------------------------------------------------
 
 def readme_blocks():
+    import assembly
     import power  # noqa: F811  (power.py imports this module)
-    from pcblib import cost, layout
+    import spice
+    from pcblib import cost, fab, layout
     return {
+        "assembly": assembly.markdown(),
+        "spice": spice.markdown(),
+        "jlc-rotations": "\n".join(["| KiCad footprint | added to KiCad's rotation |",
+                                     "| --- | --- |"] + ["| `%s` | %+g |" % (p, d)
+                                                        for p, d in fab.JLC_ROTATION]),
         "magnet-table": "```\n" + magnet_table_text() + "\n```",
         "tolerance-table": "```\n" + tolerance_text() + "\n```",
         "power-budget": power.markdown(),

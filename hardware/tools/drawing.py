@@ -1,0 +1,209 @@
+"""Assembly drawings from the assembly model: a top view with every board in place
+under the playing surface, and a side section through a point, the bar and a tray.
+
+Drawn with PIL from the same numbers the checks use (assembly.py, the generated
+boards through assemblycheck.py), so the drawing cannot disagree with them.
+"""
+
+import io
+import os
+import sys
+
+from PIL import Image, ImageDraw, ImageFont
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import assembly as A  # noqa: E402
+import assemblycheck as C  # noqa: E402
+
+MODEL = A.MODEL
+WOOD = (236, 214, 170)
+WOOD_EDGE = (150, 110, 50)
+PCB = (40, 120, 60)
+PCB_EDGE = (10, 60, 20)
+PART = (60, 60, 60)
+LED = (230, 40, 40)
+HOLE = (255, 255, 255)
+CABLE = (40, 70, 200)
+TEXT = (0, 0, 0)
+
+
+def _font(size=12):
+    return ImageFont.load_default(size=size)
+
+
+def _png(img):
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
+
+
+def top_view(data=None):
+    fps, table, drills = data or C.load_all()
+    k = 2.0  # px per mm
+    x0, y0, x1, y1 = A.OUTER
+    margin = 40
+    w = int((x1 - x0) * k) + 2 * margin
+    h = int((y1 - y0) * k) + 2 * margin + 60
+    img = Image.new("RGB", (w, h), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    f = _font(13)
+
+    def px(x, y):
+        return margin + (x - x0) * k, margin + (y1 - y) * k
+
+    def rect(xa, ya, xb, yb, **kw):
+        (ax, ay), (bx, by) = px(xa, ya), px(xb, yb)
+        d.rectangle((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), **kw)
+
+    rect(x0, y0, x1, y1, fill=WOOD, outline=WOOD_EDGE, width=2)
+    rect(x0 + A.WALL_MM, y0 + A.WALL_MM, x1 - A.WALL_MM, y1 - A.WALL_MM, outline=WOOD_EDGE)
+    # the playing field's points, bar and trays, thin, as seen through the wood
+    for p in range(1, 25):
+        cx = MODEL.point_x(p)
+        ya, yb = (0, MODEL.point_length_mm()) if p <= 12 else (
+            A.FIELD_H - MODEL.point_length_mm(), A.FIELD_H)
+        rect(cx - MODEL.point_width_mm / 2, ya, cx + MODEL.point_width_mm / 2, yb,
+             outline=(200, 170, 120))
+    rect(A.BAR_X0, 0, A.BAR_X1, A.FIELD_H, outline=WOOD_EDGE)
+    rect(A.TRAY_X0, 0, A.TRAY_X1, A.TRAY_SPLIT, outline=WOOD_EDGE)
+    rect(A.TRAY_X0, A.FIELD_H - A.TRAY_SPLIT, A.TRAY_X1, A.FIELD_H, outline=WOOD_EDGE)
+    # every board, its mounting holes, its parts (up face solid, down face outlined)
+    sizes = dict((dsg, s) for dsg, s in C.layout.sizes().items())
+    for design, _inst, to_field in C.instances(table):
+        bw, bh = sizes[design]
+        corners = [to_field(0, 0), to_field(bw, bh)]
+        rect(corners[0][0], corners[0][1], corners[1][0], corners[1][1], fill=PCB,
+             outline=PCB_EDGE, width=2)
+        for fp in fps[design].values():
+            x, y = to_field(fp["x"], fp["y"])
+            if fp["fp"].startswith("MountingHole"):
+                a, b = px(x, y)
+                d.ellipse((a - 3, b - 3, a + 3, b + 3), fill=(0, 0, 0))
+            elif fp["fp"].startswith("LED_WS2812B"):
+                rect(x - 2.5, y - 2.5, x + 2.5, y + 2.5, fill=LED)
+            elif fp["side"] == "up":
+                a, b = px(x, y)
+                d.rectangle((a - 1.5, b - 1.5, a + 1.5, b + 1.5), fill=(220, 220, 220))
+    for kind, x, y, hw, hh in C.top_board_holes(fps, table):
+        if kind == "led":
+            a, b = px(x, y)
+            d.ellipse((a - hw * k / 2, b - hh * k / 2, a + hw * k / 2, b + hh * k / 2),
+                      outline=(120, 0, 0), width=2)
+        else:
+            rect(x - hw / 2, y - hh / 2, x + hw / 2, y + hh / 2, outline=(0, 0, 0), width=2)
+    for _name, _length, a, b in C.connectors(fps, table):
+        pa, pb = px(*a), px(*b)
+        mid = (pb[0], pa[1])
+        d.line((pa, mid, pb), fill=CABLE, width=2)
+    # USB cut-outs in the right-hand wall
+    main = fps["main"]
+    for ref, dx in (("J5", 4.0), ("U1", 31.67)):
+        _x, y = A.main_to_field(main[ref]["x"] + dx, main[ref]["y"])
+        rect(x1 - A.WALL_MM, y - A.WALL_CUTOUT[0] / 2, x1, y + A.WALL_CUTOUT[0] / 2,
+             fill=(255, 255, 255), outline=(0, 0, 0), width=2)
+        a, b = px(x1 - A.WALL_MM, y)
+        d.text((a - 100, b - 22), "USB (DevKit)" if ref == "U1" else "USB-C power",
+               fill=TEXT, font=f)
+    labels = (("quarter boards x4 (P1-P6 .. P19-P24)", (350, 90)),
+              ("bar-LED board", (A.BAR_X0 - 20, A.FIELD_H / 2 + 40)),
+              ("main board: OLED window, buttons", (A.TRAY_X0 - 60, A.FIELD_H / 2 + 80)),
+              ("spot boards x8 (bar, trays)", (A.BAR_X0 - 30, 20)))
+    for text, (x, y) in labels:
+        d.text(px(x, y), text, fill=TEXT, font=f)
+    d.text((margin, h - 66), "Assembly, top view (generated from hardware/tools/assembly.py):"
+           " boards (green) under the %.0f mm top board; red: LEDs under light pipes;"
+           % A.TOP_BOARD_MM, fill=TEXT, font=f)
+    d.text((margin, h - 48), "black squares: OLED window and button holes; black dots: mounting"
+           " screws; blue: cables (ribbons, 3-pin), drawn along x then y.", fill=TEXT, font=f)
+    d.text((margin, h - 30), "White sits at the bottom edge; P1 bottom right, the trays right"
+           " of the field; scale %.0f px/mm." % k, fill=TEXT, font=f)
+    return _png(img)
+
+
+# Through the buttons and white's tray LED on the main board, 4 mm beside slot 4 of the
+# bottom points and the bar's sensor bar.2 (parts within 6 mm of the line are drawn).
+SECTION_Y = MODEL.slot_xy(1, 4)[1] + 4.0
+
+
+def section(data=None):
+    fps, table, _drills = data or C.load_all()
+    kx, kz = 2.4, 9.0  # px per mm across, px per mm in depth (z drawn 3.75x)
+    x0, _y0, x1, _y1 = A.OUTER
+    margin = 40
+    ztop, zbot = -30.0, A.BOX_DEPTH_MM + 4
+    w = int((x1 - x0) * kx) + 2 * margin
+    h = int((zbot - ztop) * kz) + 2 * margin + 60
+    img = Image.new("RGB", (w, h), (255, 255, 255))
+    d = ImageDraw.Draw(img)
+    f = _font(13)
+
+    def px(x, z):
+        return margin + (x - x0) * kx, margin + (z - ztop) * kz
+
+    def rect(xa, za, xb, zb, **kw):
+        (ax, az), (bx, bz) = px(xa, za), px(xb, zb)
+        d.rectangle((min(ax, bx), min(az, bz), max(ax, bx), max(az, bz)), **kw)
+
+    # wood: top board, walls, floor
+    rect(x0, 0, x1, A.TOP_BOARD_MM, fill=WOOD, outline=WOOD_EDGE)
+    rect(x0, A.TOP_BOARD_MM, x0 + A.WALL_MM, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
+    rect(x1 - A.WALL_MM, A.TOP_BOARD_MM, x1, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
+    rect(x0, A.BOX_DEPTH_MM - A.FLOOR_MM, x1, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
+    sizes = C.layout.sizes()
+    z_up = A.BOARD_UP_Z
+    holes = C.top_board_holes(fps, table)
+    for design, _inst, to_field in C.instances(table):
+        bw, bh = sizes[design]
+        (ax, ay), (bx, by) = to_field(0, 0), to_field(bw, bh)
+        if not min(ay, by) <= SECTION_Y <= max(ay, by):
+            continue
+        rect(ax, z_up, bx, z_up + A.PCB_MM, fill=PCB, outline=PCB_EDGE)
+        for fp in fps[design].values():
+            x, y = to_field(fp["x"], fp["y"])
+            if abs(y - SECTION_Y) > 6.0 or fp["fp"] not in A.HEIGHTS:
+                continue
+            hgt = A.HEIGHTS[fp["fp"]][0]
+            colour = LED if fp["fp"].startswith("LED_") else PART
+            if fp["side"] == "up":
+                rect(x - 1.5, z_up - hgt, x + 1.5, z_up, fill=colour)
+            elif hgt:
+                rect(x - 1.5, z_up + A.PCB_MM, x + 1.5, z_up + A.PCB_MM + hgt, fill=colour)
+            if fp["fp"] == "SOT-23" and fp["side"] == "up":  # a sensor: mark its element
+                a, b = px(x, A.sensor_depth_mm())
+                d.line((a - 6, b, a + 6, b), fill=(200, 0, 0), width=2)
+    for _kind, x, y, hw, hh in holes:
+        if abs(y - SECTION_Y) <= hh / 2:
+            rect(x - hw / 2, 0, x + hw / 2, A.TOP_BOARD_MM, fill=(235, 245, 255),
+                 outline=(0, 0, 0))
+    # checkers: two stacked on P3 slot 4, one on the bar's sensor, one in white's tray
+    stacks = ((MODEL.point_x(3), 2), (MODEL.slot_xy("bar", 2)[0], 1),
+              (A.TRAY_X0 + MODEL.tray_width_mm / 2, 1))
+    for cx, n in stacks:
+        r = MODEL.checker_diameter_mm / 2
+        for lvl in range(n):
+            zt = -(lvl + 1) * MODEL.checker_thickness_mm
+            rect(cx - r, zt, cx + r, zt + MODEL.checker_thickness_mm, fill=(245, 245, 245),
+                 outline=(0, 0, 0))
+            mz = zt + MODEL.checker_thickness_mm - MODEL.magnet_lift_mm
+            rect(cx - MODEL.magnet_diameter_mm / 2, mz - MODEL.magnet_thickness_mm,
+                 cx + MODEL.magnet_diameter_mm / 2, mz, fill=(80, 80, 230))
+    notes = [
+        "Section at y = %.0f mm (by slot 4 of P1-P12 and the bar's sensor bar.2, through the"
+        " main board's buttons and white's tray LED); depth drawn %.2gx." % (SECTION_Y, kz / kx),
+        "Top board %.1f mm; boards hang %.1f mm below it on M3 spacers; hall element %.2f mm"
+        " below the surface (model: %.2f mm); red ticks: hall elements." % (
+            A.TOP_BOARD_MM, A.STANDOFF_MM, A.sensor_depth_mm(), MODEL.depth_mm),
+        "Up face (towards the wood): sensors, LEDs, OLED, buttons; everything else on the"
+        " down face. Blue: magnets; light blue: holes through the top board.",
+    ]
+    for i, t in enumerate(notes):
+        d.text((margin, h - 60 + 18 * i), t, fill=TEXT, font=f)
+    labels = (("top board", (x0 + 10, 2)), ("quarter board", (300, z_up + 6)),
+              ("bar", (A.BAR_X0, -12)), ("tray", (A.TRAY_X0 + 5, -14)),
+              ("main board", (A.TRAY_X0 + 5, z_up + 14)),
+              ("box floor", (x0 + 10, A.BOX_DEPTH_MM - 3.5)))
+    for t, (x, z) in labels:
+        d.text(px(x, z), t, fill=TEXT, font=f)
+    return _png(img)
