@@ -135,11 +135,12 @@ def check_reach(fps_by_design, table):
         if main[ref]["side"] != "up" or not any(
                 h[0] == "button" and _inside(x, y, h) for h in holes):
             bad.append("%s: not under a hole of the top board" % ref)
-        if _over_field(x, y):
-            bad.append("%s: under the playing field" % ref)
+        if _over_field(x, y) or _in_tray(x, y):
+            bad.append("%s: under the playing field or a tray, where checkers stand" % ref)
     ds = main["DS1"]
     x, y = A.main_to_field(*layout.OLED_CENTRE)
-    if ds["side"] != "up" or _over_field(x, y) or not _on_top_board(x, y, 14.0):
+    if ds["side"] != "up" or _over_field(x, y) or _in_tray(x, y) or \
+            not _on_top_board(x, y, 14.0):
         bad.append("DS1: its window is not clear of the field and the rim")
     # USB ports: the power input's mouth and the DevKit's USB end at the wall.
     j5 = main["J5"]
@@ -152,6 +153,10 @@ def check_reach(fps_by_design, table):
             A.WALL_CUTOUT[1] < A.USB_C_OVERMOLD[1] + 1.0:
         bad.append("wall cut-out smaller than a USB-C plug's overmold")
     return bad
+
+
+def _in_tray(x, y):
+    return A.TRAY_X0 <= x <= A.TRAY_X1 and (y < A.TRAY_SPLIT or y > A.FIELD_H - A.TRAY_SPLIT)
 
 
 def _over_field(x, y):

@@ -36,7 +36,8 @@ BOARDS_JSON = os.path.join(HW, "netlist", "nardy-esp32s3.boards.json")
 DESIGNS = layout.DESIGNS
 DESIGN_INSTANCE = layout.DESIGN_INSTANCE
 DESIGN_COUNT = layout.DESIGN_COUNT
-PLANES = ("GND",)
+PLANES = ("GND",)  # the inner planes' net; a board without GND (the bar-LED board) uses
+PLANE_FALLBACK = "GND_LED"  # its LEDs' return there
 # Silkscreen overlapping silkscreen or pads is cosmetic (the Gerbers subtract the mask
 # openings from the silk): those two checks are off; every electrical and mechanical
 # check stays at KiCad's default severity.
@@ -237,7 +238,7 @@ def route_board(board, size, codes):
     """Route every net; when one fails, start again with that net first (a few
     rounds): a simple rip-up-all that is enough for these regular boards."""
     pads, by_net = router_pads(board)
-    plane_codes = [codes[n].GetNetCode() for n in PLANES if n in codes]
+    plane_codes = [codes[plane_net(codes)].GetNetCode()]
     nets = dict((ni.GetNetCode(), ni) for ni in codes.values())
 
     def span(code):
@@ -292,12 +293,16 @@ def route_board(board, size, codes):
     return r
 
 
+def plane_net(codes):
+    return PLANES[0] if PLANES[0] in codes else PLANE_FALLBACK
+
+
 def add_planes(board, size, codes):
     w, h = size
     for layer in (pcbnew.In1_Cu, pcbnew.In2_Cu):
         z = pcbnew.ZONE(board)
         z.SetLayer(layer)
-        z.SetNet(codes["GND"])
+        z.SetNet(codes[plane_net(codes)])
         z.SetLocalClearance(mm(0.3))
         z.SetMinThickness(mm(0.25))
         z.SetPadConnection(pcbnew.ZONE_CONNECTION_THERMAL)

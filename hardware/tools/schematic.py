@@ -127,7 +127,7 @@ def _templates(pm):
                            (7, "GND", T.PWRIN), (8, "3Y", T.OUTPUT), (9, "3A", T.INPUT),
                            (10, "~3OE", T.INPUT), (11, "4Y", T.OUTPUT), (12, "4A", T.INPUT),
                            (13, "~4OE", T.INPUT), (14, "VCC", T.PWRIN)])
-    t["buf"] = _template("74AHCT1G125", "Package_TO_SOT_SMD:SOT-23-5",
+    t["buf"] = _template("74LV1T125", "Package_TO_SOT_SMD:SOT-23-5",
                          [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN),
                           (4, "Y", T.OUTPUT), (5, "VCC", T.PWRIN)])
     t["oled"] = _template("SSD1306_MODULE",
@@ -173,6 +173,11 @@ def build(pm):
     v5s = Net("5V_SW")
     v5f = Net("5V_F")
     v3s = Net("3V3S")
+    # The LEDs' return has its own wire in each ribbon and its own copper on the
+    # boards, joined to GND at one point, a 0 ohm resistor at the power input: the
+    # LEDs' PWM current pulses do not flow in the sensors' ground.
+    gnd_led = Net("GND_LED")
+    gnd_led.drive = POWER  # reaches GND through R36
     for n in (vin, v5s, v5f):
         n.drive = POWER  # from the USB-C power input, through the switch and the fuse
     u1 = _part(t["devkit"], "U1", pm["board"].split(" ")[0])
@@ -347,10 +352,10 @@ def build(pm):
     def led(i, board, role):
         dd = _part(t["led"], "D%d" % (i + 1), "WS2812B " + chain[i], board, role)
         dd["VDD"] += v5f
-        dd["VSS"] += gnd
+        dd["VSS"] += gnd_led
         dd["DIN"] += din[i]
         dd["DOUT"] += din[i + 1]
-        cap("C%d" % (129 + i), "100n", v5f, gnd, board=board, role="C" + role)
+        cap("C%d" % (129 + i), "100n", v5f, gnd_led, board=board, role="C" + role)
 
     esd_pairs = []
     hcount = 0
@@ -372,7 +377,7 @@ def build(pm):
         # (the simulation in hardware/tools/spice.py sizes it).
         led_out = Net("LED_OUT%d" % q)
         res(new_ref("R"), "68", din[first + 6], led_out, qb, "R_LEDOUT")
-        sig = {"3V3S": v3s, "GND": gnd, "5V_F": v5f, "LED_IN": din[first],
+        sig = {"3V3S": v3s, "GND": gnd, "GND_LED": gnd_led, "5V_F": v5f, "LED_IN": din[first],
                "LED_OUT": led_out}
         for i in range(4):
             sig["MUX_S%d" % i] = sel[i]
@@ -387,7 +392,7 @@ def build(pm):
         cap("C%d" % (158 + q), "10u", v3s, gnd, "cap_bulk", qb, "C_BULK")
         # bulk at the quarter's six LEDs: their PWM current pulses are drawn from here,
         # not through ~0.5 m of ribbon
-        cap("C%d" % (178 + q), "22u", v5f, gnd, "cap_bulk", qb, "C_BULK5")
+        cap("C%d" % (178 + q), "22u", v5f, gnd_led, "cap_bulk", qb, "C_BULK5")
         for k in range(2):
             m = 2 * q + k
             q_fet = _part(t["pfet"], "Q%d" % (m + 1), "AO3401A", qb, "Q%d" % (k + 1))
@@ -430,6 +435,7 @@ def build(pm):
                 cap("C%d" % hcount, "100n", grp[m], gnd, board=board, role="C" + role)
         for i in range(6):
             led(first + i, qb, "D_%d" % i)
+        din[first + 6] = led_out  # the next quarter (or the trays' LEDs) reads it here
     # The trays' LEDs sit on the main board, which lies between the trays; the bar's two
     # LEDs on the bar-LED board in the middle of the bar, reached by a 3-pin cable.
     bar_b = ("bar", "bar")
@@ -441,7 +447,7 @@ def build(pm):
     jb = _part(t["xh3"], "J27", "XH 3-pin", bar_b, "J")
     for jj in (jm, jb):
         jj[1] += v5f
-        jj[2] += gnd
+        jj[2] += gnd_led
         jj[3] += din[first_bar]
     tp = _part(t["tp"], "TP11", "LED_END", bar_b, "TP11")  # data must come out of the last LED
     tp[1] += din[-1]
@@ -475,6 +481,7 @@ def build(pm):
         dd["K"] += n
         dd["A"] += gnd
 
+    res("R36", "0", gnd_led, gnd)  # the one point where the LEDs' return meets GND
     t1 = _part(t["tp"], "TP1", "3V3S")
     t1[1] += v3s
     t2 = _part(t["tp"], "TP2", "5V_F")

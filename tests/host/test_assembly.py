@@ -163,4 +163,19 @@ def test_one_top_board_thickness_everywhere():
     import re
     quoted = set(float(x) for x in re.findall(r"([\d.]+) mm (?:thick )?top board", text))
     quoted |= set(float(x) for x in re.findall(r"top board (?:is )?([\d.]+) mm", text))
+    with open(os.path.join(HW, "mechanical.svg")) as f:
+        quoted |= set(float(x) for x in re.findall(r"top board ([\d.]+) mm", f.read()))
     assert quoted == {A.TOP_BOARD_MM}, quoted
+
+
+def test_led_returns_stay_off_the_sensor_ground():
+    values, nets = C.read_netlist()
+    vss = set(n for n, nodes in nets.items() for r, p, _k in nodes
+              if values[r].startswith("WS2812B") and p == "3")
+    hall = set(n for n, nodes in nets.items() for r, p, _k in nodes
+               if values[r].startswith("DRV5055") and p == "3")
+    assert vss == {"GND_LED"} and hall == {"GND"}
+    # exactly one DC path joins the two returns: the 0 ohm by the power input
+    both = set(r for r, _p, _k in nets["GND_LED"]) & set(r for r, _p, _k in nets["GND"])
+    assert set(r for r in both if r.startswith(("R", "L", "F"))) == {"R36"}
+    assert values["R36"] == "0"

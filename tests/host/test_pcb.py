@@ -301,7 +301,7 @@ def test_schematic_fixes():
     # runs beside a non-ground wire.
     import hwlib
     rib = hwlib.RIBBON
-    assert rib.count("GND") >= 6
+    assert rib.count("GND") >= 5 and rib.count("GND_LED") == 1
     for i, sig in enumerate(rib):
         if sig.startswith("OUT_"):
             assert rib[i - 1] == "GND" and rib[i + 1] == "GND", sig

@@ -160,6 +160,7 @@ def main_places(refs):
     p["TP2"] = (40.0, 36.0, 0)
     p["TP1"] = (48.0, 50.0, 0)
     p["TP12"] = (42.0, 50.0, 0)
+    p["R36"] = (64.0, 39.0, 0)  # GND_LED meets GND here, by the power input
     # ADC with its caps and SPI resistors, the decoder, beside the ribbon headers;
     # the LED buffer.
     p["U4"] = (37.0, 64.0, 0)
@@ -170,10 +171,10 @@ def main_places(refs):
     p["U18"] = (37.0, 80.0, 0)
     p["C168"] = (43.0, 78.0, 90)
     p["R9"] = (58.0, 113.0, 90)
-    p["U19"] = (58.0, 64.0, 0)
-    p["C169"] = (64.0, 64.0, 90)
-    p["R13"] = (54.0, 70.0, 90)
-    p["R12"] = (62.0, 70.0, 90)
+    p["U19"] = (32.0, 42.0, 0)  # near J1, where the LED data leaves
+    p["C169"] = (32.0, 37.5, 0)
+    p["R13"] = (28.5, 46.0, 90)
+    p["R12"] = (35.5, 46.0, 90)
     # The three input buffers between the DevKit's socket rows (on the down face, under
     # the DevKit), their pull-downs below them.
     for i in range(3):
@@ -199,10 +200,10 @@ def main_places(refs):
     p["J26"] = (4.0, 112.0, 90)  # 3-pin cable to the bar-LED board
     # OLED (up face): the module's header row along x; the module hangs towards +y.
     p["DS1"] = (OLED_HEADER[0], OLED_HEADER[1], 90)
-    for i in range(3):  # buttons (up face) and their ESD diodes (down face)
-        x = BUTTON_X0 + BUTTON_PITCH * i
-        p["SW%d" % (i + 1)] = (x, BUTTON_Y, 0)
-        p["D%d" % (34 + i)] = (x + 5.5, BUTTON_Y, 90)
+    for i in range(3):  # buttons (up face), a column under the rim; ESD diodes (down face)
+        y = BUTTON_Y0 + BUTTON_PITCH * i
+        p["SW%d" % (i + 1)] = (BUTTON_X, y, 0)
+        p["D%d" % (34 + i)] = (54.0, (56.0, 65.0, 80.0)[i], 90)
     missing = sorted(set(refs) - set(p))
     if missing:
         raise ValueError("main board: no place for %s" % missing)
@@ -211,9 +212,9 @@ def main_places(refs):
 
 OLED_HEADER = (14.0, 92.0)  # design mm of pin 1's row; the module is 27 x 27 mm below it
 OLED_CENTRE = (OLED_HEADER[0] + 3.81, OLED_HEADER[1] + 11.5)  # module centre (estimate)
-BUTTON_Y = 130.0
-BUTTON_X0 = 12.0
-BUTTON_PITCH = 11.0
+BUTTON_X = 62.0  # under the rim beside the trays' column: no checker lands on a button
+BUTTON_Y0 = 56.0
+BUTTON_PITCH = 12.0
 
 
 def main_holes():
