@@ -122,9 +122,13 @@ def top_view(data=None):
     return _png(img)
 
 
-# Through the buttons and white's tray LED on the main board, 4 mm beside slot 4 of the
-# bottom points and the bar's sensor bar.2 (parts within 6 mm of the line are drawn).
+# Two sections, parts within WINDOW of each line drawn: (1) through white's tray LED on
+# the main board, 4 mm beside slot 4 of the bottom points and the bar's sensor bar.2;
+# (2) through the middle gap by the bottom quarter boards' LEDs, ribbon headers and
+# multiplexers, the bar-LED board and the main board's OLED.
 SECTION_Y = MODEL.slot_xy(1, 4)[1] + 4.0
+GAP_Y = A.FIELD_H / 2.0 - 8.0
+WINDOW = (6.0, 12.0)
 
 
 def section(data=None):
@@ -133,77 +137,82 @@ def section(data=None):
     x0, _y0, x1, _y1 = A.OUTER
     margin = 40
     ztop, zbot = -30.0, A.BOX_DEPTH_MM + 4
+    band_h = int((zbot - ztop) * kz) + 40
     w = int((x1 - x0) * kx) + 2 * margin
-    h = int((zbot - ztop) * kz) + 2 * margin + 60
+    h = 2 * band_h + 2 * margin + 60
     img = Image.new("RGB", (w, h), (255, 255, 255))
     d = ImageDraw.Draw(img)
     f = _font(13)
-
-    def px(x, z):
-        return margin + (x - x0) * kx, margin + (z - ztop) * kz
-
-    def rect(xa, za, xb, zb, **kw):
-        (ax, az), (bx, bz) = px(xa, za), px(xb, zb)
-        d.rectangle((min(ax, bx), min(az, bz), max(ax, bx), max(az, bz)), **kw)
-
-    # wood: top board, walls, floor
-    rect(x0, 0, x1, A.TOP_BOARD_MM, fill=WOOD, outline=WOOD_EDGE)
-    rect(x0, A.TOP_BOARD_MM, x0 + A.WALL_MM, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
-    rect(x1 - A.WALL_MM, A.TOP_BOARD_MM, x1, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
-    rect(x0, A.BOX_DEPTH_MM - A.FLOOR_MM, x1, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
     sizes = C.layout.sizes()
     z_up = A.BOARD_UP_Z
     holes = C.top_board_holes(fps, table)
-    for design, _inst, to_field in C.instances(table):
-        bw, bh = sizes[design]
-        (ax, ay), (bx, by) = to_field(0, 0), to_field(bw, bh)
-        if not min(ay, by) <= SECTION_Y <= max(ay, by):
-            continue
-        rect(ax, z_up, bx, z_up + A.PCB_MM, fill=PCB, outline=PCB_EDGE)
-        for fp in fps[design].values():
-            x, y = to_field(fp["x"], fp["y"])
-            if abs(y - SECTION_Y) > 6.0 or fp["fp"] not in A.HEIGHTS:
+
+    def band(sec_y, win, top, checkers, title):
+        def px(x, z):
+            return margin + (x - x0) * kx, top + (z - ztop) * kz
+
+        def rect(xa, za, xb, zb, **kw):
+            (ax, az), (bx, bz) = px(xa, za), px(xb, zb)
+            d.rectangle((min(ax, bx), min(az, bz), max(ax, bx), max(az, bz)), **kw)
+
+        d.text(px(x0, ztop + 1), title, fill=TEXT, font=f)
+        rect(x0, 0, x1, A.TOP_BOARD_MM, fill=WOOD, outline=WOOD_EDGE)
+        rect(x0, A.TOP_BOARD_MM, x0 + A.WALL_MM, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
+        rect(x1 - A.WALL_MM, A.TOP_BOARD_MM, x1, A.BOX_DEPTH_MM, fill=WOOD, outline=WOOD_EDGE)
+        rect(x0, A.BOX_DEPTH_MM - A.FLOOR_MM, x1, A.BOX_DEPTH_MM, fill=WOOD,
+             outline=WOOD_EDGE)
+        for design, _inst, to_field in C.instances(table):
+            bw, bh = sizes[design]
+            (ax, ay), (bx, by) = to_field(0, 0), to_field(bw, bh)
+            if not min(ay, by) - win <= sec_y <= max(ay, by) + win:
                 continue
-            hgt = A.HEIGHTS[fp["fp"]][0]
-            colour = LED if fp["fp"].startswith("LED_") else PART
-            if fp["side"] == "up":
-                rect(x - 1.5, z_up - hgt, x + 1.5, z_up, fill=colour)
-            elif hgt:
-                rect(x - 1.5, z_up + A.PCB_MM, x + 1.5, z_up + A.PCB_MM + hgt, fill=colour)
-            if fp["fp"] == "SOT-23" and fp["side"] == "up":  # a sensor: mark its element
-                a, b = px(x, A.sensor_depth_mm())
-                d.line((a - 6, b, a + 6, b), fill=(200, 0, 0), width=2)
-    for _kind, x, y, hw, hh in holes:
-        if abs(y - SECTION_Y) <= hh / 2:
-            rect(x - hw / 2, 0, x + hw / 2, A.TOP_BOARD_MM, fill=(235, 245, 255),
-                 outline=(0, 0, 0))
+            rect(ax, z_up, bx, z_up + A.PCB_MM, fill=PCB, outline=PCB_EDGE)
+            for fp in fps[design].values():
+                x, y = to_field(fp["x"], fp["y"])
+                if abs(y - sec_y) > win or fp["fp"] not in A.HEIGHTS:
+                    continue
+                hgt = A.HEIGHTS[fp["fp"]][0]
+                colour = LED if fp["fp"].startswith("LED_") else PART
+                if fp["side"] == "up":
+                    rect(x - 1.5, z_up - hgt, x + 1.5, z_up, fill=colour)
+                elif hgt:
+                    rect(x - 1.5, z_up + A.PCB_MM, x + 1.5, z_up + A.PCB_MM + hgt,
+                         fill=colour)
+                if fp["fp"] == "SOT-23" and fp["side"] == "up":  # a sensor's element
+                    a, b = px(x, A.sensor_depth_mm())
+                    d.line((a - 6, b, a + 6, b), fill=(200, 0, 0), width=2)
+        for _kind, x, y, hw, hh in holes:
+            if abs(y - sec_y) <= hh / 2 + (win if hh > 20 else 0):
+                rect(x - hw / 2, 0, x + hw / 2, A.TOP_BOARD_MM, fill=(235, 245, 255),
+                     outline=(0, 0, 0))
+        for cx, n in checkers:
+            r = MODEL.checker_diameter_mm / 2
+            for lvl in range(n):
+                zt = -(lvl + 1) * MODEL.checker_thickness_mm
+                rect(cx - r, zt, cx + r, zt + MODEL.checker_thickness_mm,
+                     fill=(245, 245, 245), outline=(0, 0, 0))
+                mz = zt + MODEL.checker_thickness_mm - MODEL.magnet_lift_mm
+                rect(cx - MODEL.magnet_diameter_mm / 2, mz - MODEL.magnet_thickness_mm,
+                     cx + MODEL.magnet_diameter_mm / 2, mz, fill=(80, 80, 230))
+
     # checkers: two stacked on P3 slot 4, one on the bar's sensor, one in white's tray
-    stacks = ((MODEL.point_x(3), 2), (MODEL.slot_xy("bar", 2)[0], 1),
-              (A.TRAY_X0 + MODEL.tray_width_mm / 2, 1))
-    for cx, n in stacks:
-        r = MODEL.checker_diameter_mm / 2
-        for lvl in range(n):
-            zt = -(lvl + 1) * MODEL.checker_thickness_mm
-            rect(cx - r, zt, cx + r, zt + MODEL.checker_thickness_mm, fill=(245, 245, 245),
-                 outline=(0, 0, 0))
-            mz = zt + MODEL.checker_thickness_mm - MODEL.magnet_lift_mm
-            rect(cx - MODEL.magnet_diameter_mm / 2, mz - MODEL.magnet_thickness_mm,
-                 cx + MODEL.magnet_diameter_mm / 2, mz, fill=(80, 80, 230))
+    band(SECTION_Y, WINDOW[0], margin,
+         ((MODEL.point_x(3), 2), (MODEL.slot_xy("bar", 2)[0], 1),
+          (A.TRAY_X0 + MODEL.tray_width_mm / 2, 1)),
+         "1: y = %.0f mm, by slot 4 of P1-P12 and the bar's sensor bar.2, through white's"
+         " tray LED on the main board (parts within %g mm)" % (SECTION_Y, WINDOW[0]))
+    band(GAP_Y, WINDOW[1], margin + band_h, (),
+         "2: y = %.0f mm, the middle gap: the points' LEDs under their light pipes, the"
+         " ribbon headers and muxes below, the bar-LED board, the OLED in its window"
+         " (parts within %g mm)" % (GAP_Y, WINDOW[1]))
     notes = [
-        "Section at y = %.0f mm (by slot 4 of P1-P12 and the bar's sensor bar.2, through the"
-        " main board's buttons and white's tray LED); depth drawn %.2gx." % (SECTION_Y, kz / kx),
-        "Top board %.1f mm; boards hang %.1f mm below it on M3 spacers; hall element %.2f mm"
-        " below the surface (model: %.2f mm); red ticks: hall elements." % (
-            A.TOP_BOARD_MM, A.STANDOFF_MM, A.sensor_depth_mm(), MODEL.depth_mm),
+        "Sections seen from white's side; depth drawn %.2gx. Top board %.1f mm; boards hang"
+        " %.1f mm below it on M3 spacers; hall element %.2f mm below the surface (model:"
+        " %.2f mm); red ticks: hall elements." % (kz / kx, A.TOP_BOARD_MM, A.STANDOFF_MM,
+                                                  A.sensor_depth_mm(), MODEL.depth_mm),
         "Up face (towards the wood): sensors, LEDs, OLED, buttons; everything else on the"
-        " down face. Blue: magnets; light blue: holes through the top board.",
+        " down face. Blue: magnets; light blue: holes through the top board; red: LEDs.",
     ]
     for i, t in enumerate(notes):
-        d.text((margin, h - 60 + 18 * i), t, fill=TEXT, font=f)
-    labels = (("top board", (x0 + 10, 2)), ("quarter board", (300, z_up + 6)),
-              ("bar", (A.BAR_X0, -12)), ("tray", (A.TRAY_X0 + 5, -14)),
-              ("main board", (A.TRAY_X0 + 5, z_up + 14)),
-              ("box floor", (x0 + 10, A.BOX_DEPTH_MM - 3.5)))
-    for t, (x, z) in labels:
-        d.text(px(x, z), t, fill=TEXT, font=f)
+        d.text((margin, h - 50 + 18 * i), t, fill=TEXT, font=f)
     return _png(img)
