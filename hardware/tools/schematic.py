@@ -332,7 +332,7 @@ def build(pm):
     # LED data: 3.3 V to 5 V buffer (bypassed), pulled down so the chain sees a
     # steady low while the MCU boots, 330R series, then through the quarter boards.
     # SN74LV1T125: TTL-level inputs at VCC = 5 V and Ioff (inputs and output rated
-    # for a powered-down supply, SCLS743 sec. 1), so a high LED_DATA with the power
+    # for a powered-down supply, its datasheet's features), so a high LED_DATA with the power
     # input unplugged feeds nothing into 5V_F.
     u19 = _part(t["buf"], "U19", "SN74LV1T125DBVR")
     u19["VCC"] += v5f
