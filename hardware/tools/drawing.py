@@ -5,11 +5,12 @@ Drawn with PIL from the same numbers the checks use (assembly.py, the generated
 boards through assemblycheck.py), so the drawing cannot disagree with them.
 """
 
+import hashlib
 import io
 import os
 import sys
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont, PngImagePlugin
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -33,10 +34,51 @@ def _font(size=12):
     return ImageFont.load_default(size=size)
 
 
-def _png(img):
+DIGEST_KEY = "nardy-drawing-digest"
+
+
+class _Recorder:
+    """ImageDraw that also records every call: the digest of what was drawn, stored in
+    the PNG, tells a stale drawing from a current one whatever Pillow rasterises."""
+
+    def __init__(self, img):
+        self.draw = ImageDraw.Draw(img)
+        self.calls = []
+
+    def __getattr__(self, name):
+        fn = getattr(self.draw, name)
+
+        def call(*args, **kw):
+            kw_rec = dict((k, v) for k, v in kw.items() if k != "font")
+            self.calls.append(repr((name, _rounded(args), sorted(_rounded(kw_rec).items()))))
+            return fn(*args, **kw)
+        return call
+
+    def digest(self):
+        return hashlib.sha256("\n".join(self.calls).encode()).hexdigest()
+
+
+def _rounded(v):
+    if isinstance(v, float):
+        return round(v, 2)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_rounded(x) for x in v)
+    if isinstance(v, dict):
+        return dict((k, _rounded(x)) for k, x in v.items())
+    return v
+
+
+def _png(img, rec):
+    info = PngImagePlugin.PngInfo()
+    info.add_text(DIGEST_KEY, rec.digest())
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False)
+    img.save(buf, format="PNG", optimize=False, pnginfo=info)
     return buf.getvalue()
+
+
+def digest_of(png_bytes):
+    """The drawing digest stored in a PNG written here (None if there is none)."""
+    return Image.open(io.BytesIO(png_bytes)).text.get(DIGEST_KEY)
 
 
 def top_view(data=None):
@@ -47,7 +89,7 @@ def top_view(data=None):
     w = int((x1 - x0) * k) + 2 * margin
     h = int((y1 - y0) * k) + 2 * margin + 60
     img = Image.new("RGB", (w, h), (255, 255, 255))
-    d = ImageDraw.Draw(img)
+    d = _Recorder(img)
     f = _font(13)
 
     def px(x, y):
@@ -119,7 +161,7 @@ def top_view(data=None):
            " screws; blue: cables (ribbons, 3-pin), drawn along x then y.", fill=TEXT, font=f)
     d.text((margin, h - 30), "White sits at the bottom edge; P1 bottom right, the trays right"
            " of the field; scale %.0f px/mm." % k, fill=TEXT, font=f)
-    return _png(img)
+    return _png(img, d)
 
 
 # Two sections, parts within WINDOW of each line drawn: (1) through white's tray LED on
@@ -141,7 +183,7 @@ def section(data=None):
     w = int((x1 - x0) * kx) + 2 * margin
     h = 2 * band_h + 2 * margin + 60
     img = Image.new("RGB", (w, h), (255, 255, 255))
-    d = ImageDraw.Draw(img)
+    d = _Recorder(img)
     f = _font(13)
     sizes = C.layout.sizes()
     z_up = A.BOARD_UP_Z
@@ -215,4 +257,4 @@ def section(data=None):
     ]
     for i, t in enumerate(notes):
         d.text((margin, h - 50 + 18 * i), t, fill=TEXT, font=f)
-    return _png(img)
+    return _png(img, d)

@@ -8,7 +8,10 @@ beside it (both written by hardware/tools/schematic.py through gen.py), places e
 part from hardware/tools/pcblib/layout.py, routes with hardware/tools/pcblib/route.py,
 pours the inner ground planes, runs KiCad's DRC and writes, per board design, into
 DIR/<board>/ (default hardware/pcb/): the .kicad_pcb, the DRC report, Gerbers and
-drill files, bom.csv and cpl.csv (JLCPCB columns), top.png and bottom.png. Prints a
+drill files (with each board's mounting holes), bom.csv and cpl.csv (JLCPCB columns and
+rotations, tools/pcblib/fab.py), hand.csv (the parts soldered by hand), top.png and
+bottom.png. Parts that do not face the top board (tools/assembly.py) are on the back.
+Prints a
 JSON summary (DRC violations and unconnected pads per board) and exits 1 if any board
 has either.
 

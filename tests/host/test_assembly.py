@@ -179,3 +179,20 @@ def test_led_returns_stay_off_the_sensor_ground():
     both = set(r for r, _p, _k in nets["GND_LED"]) & set(r for r, _p, _k in nets["GND"])
     assert set(r for r in both if r.startswith(("R", "L", "F"))) == {"R36"}
     assert values["R36"] == "0"
+
+
+def test_drawings_are_drawn_from_the_model(design):
+    import drawing
+    import gen
+    for name in ("assembly-top.png", "assembly-section.png"):
+        with open(os.path.join(HW, name), "rb") as f:
+            assert drawing.digest_of(f.read()), name
+    before = drawing.digest_of(drawing.section(design))
+    old = A.TOP_BOARD_MM
+    try:
+        A.TOP_BOARD_MM = 5.5  # another top board: the drawing is stale
+        after = drawing.section(design)
+    finally:
+        A.TOP_BOARD_MM = old
+    assert drawing.digest_of(after) != before
+    assert not gen.same_output(os.path.join(HW, "assembly-section.png"), after)
