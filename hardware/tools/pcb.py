@@ -11,9 +11,8 @@ DIR/<board>/ (default hardware/pcb/): the .kicad_pcb, the DRC report, Gerbers an
 drill files (with each board's mounting holes), bom.csv and cpl.csv (JLCPCB columns and
 rotations, tools/pcblib/fab.py), hand.csv (the parts soldered by hand), top.png and
 bottom.png. Parts that do not face the top board (tools/assembly.py) are on the back.
-Prints a
-JSON summary (DRC violations and unconnected pads per board) and exits 1 if any board
-has either.
+Prints a JSON summary (DRC violations and unconnected pads per board) and exits 1 if any
+board has either.
 
 Deterministic: fixed UUIDs, no timestamps (Gerber and drill dates are stripped), so
 regenerating changes nothing.
