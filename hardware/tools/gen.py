@@ -75,8 +75,9 @@ def wiring_svg(pm):
         ("ADC", "U4 MCP3208 (SPI): CH0-CH7 = COM of U10-U17, VREF = VDD = 3V3S"
                 " (ratiometric)") if hwlib.adc_kind(pm) == "mcp3208"
         else ("ADC1", "mux COM outputs on ADC1 pins (fallback build, no MCP3208)"),
-        ("SPWR", "U18 74HC138 -> Q1-Q8 AO3401A (one 16-sensor group on at a time)"),
-        ("LED", "U19 74AHCT1G125 -> R12 -> D1..D%d WS2812B" % pm["led"]["count"]),
+        ("SPWR", "U20-U22 SN74LVC125A -> U18 74HC138 (3V3S) -> Q1-Q8 AO3401A (one"
+                 " 16-sensor group on at a time)"),
+        ("LED", "U19 SN74LV1T125 -> R12 -> D1..D%d WS2812B" % pm["led"]["count"]),
         ("I2C", "DS1 SSD1306 128x64 @0x%02X" % pm["oled"]["addr"]),
         ("BTN", "SW1 roll/ok, SW2 back, SW3 menu (to GND)"),
     ]
@@ -103,8 +104,8 @@ def wiring_svg(pm):
         s.text(mcu_x + 8, y + 4, "GPIO%-3d %-9s %s" % (g, sig, d), size=10)
         dest = centre[sig.split("_")[0]]
         s.line(mcu_x + mcu_w, y, dest[0], dest[1], stroke="#447", sw=0.8)
-    s.text(20, h - 30, "Power: USB data port -> DevKit (MCU, DS1, U18); USB-C J5 -> U3 soft"
-           " start -> F1 -> LEDs, U19, U2 (3V3S: sensors, muxes, MCP3208)."
+    s.text(20, h - 30, "Power: USB data port -> DevKit (MCU, DS1); USB-C J5 -> U3 soft"
+           " start -> F1 -> LEDs, U19, U2 (3V3S: sensors, muxes, MCP3208, U18, U20-U22)."
            " See wiring-%s.md for every pin." % pm["name"], size=10)
     return s.render()
 
@@ -167,17 +168,22 @@ def mechanical_svg(model=None):
     surf = sy + 150
     s.line(sx, surf, sx + 420, surf, stroke="#000", sw=1.5)
     s.text(sx + 425, surf + 4, "playing surface", size=10)
-    top_board = model.depth_mm - 1.5
+    import assembly  # the stack-up below the surface: one value per dimension
+    top_board = assembly.TOP_BOARD_MM
     s.rect(sx, surf, 420, top_board * kk, fill="#f3e6d0", stroke="#a80")
     s.text(sx + 425, surf + top_board * kk / 2 + 4, "top board %.1f mm" % top_board, size=10)
-    el_y = surf + model.depth_mm * kk
-    s.rect(sx + 190, surf + top_board * kk, 40, 1.6 * kk, fill="#333", stroke="#333")
+    up = assembly.BOARD_UP_Z * kk  # the board's up face, after the spacers
+    s.rect(sx + 130, surf + up, 160, assembly.PCB_MM * kk, fill="#9c9", stroke="#363")
+    s.text(sx + 425, surf + up + assembly.PCB_MM * kk / 2 + 4,
+           "quarter board, up face %.1f mm below the wood (M3 spacers)" % assembly.STANDOFF_MM,
+           size=10)
+    body = assembly.HEIGHTS["SOT-23"][0]
+    s.rect(sx + 200, surf + up - body * kk, 20, body * kk, fill="#333", stroke="#333")
+    el_y = surf + assembly.sensor_depth_mm() * kk
     s.line(sx + 150, el_y, sx + 270, el_y, stroke="#c00", dash="4,3")
-    s.text(sx + 425, el_y + 4, "hall element %.1f mm below the surface"
-           " (DRV5055, SOT-23 package centre)"
-           % model.depth_mm, size=10)
-    s.rect(sx + 130, el_y + 1.6 * kk, 160, 1.6 * kk, fill="#9c9", stroke="#363")
-    s.text(sx + 425, el_y + 1.6 * kk + 10, "quarter board (PCB, hardware/pcb/quarter)", size=10)
+    s.text(sx + 425, el_y + 4, "hall element %.2f mm below the surface (DRV5055, SOT-23, on"
+           " the up face; model %.1f mm)" % (assembly.sensor_depth_mm(), model.depth_mm),
+           size=10)
     cd = model.checker_diameter_mm * kk / 4.0  # checker drawn quarter width to fit
     for level in range(2):
         cy = surf - (level + 1) * model.checker_thickness_mm * kk
@@ -239,9 +245,28 @@ def outputs():
         out["netlist/nardy-%s.net" % name] = res[0]
         if hwlib.devkit_pads(hwlib.load_pinmap(name)) is not None:  # has a main board
             out["netlist/nardy-%s.boards.json" % name] = res[2]
+    import drawing
+    data = drawing.C.load_all()
+    out["assembly-top.png"] = drawing.top_view(data)
+    out["assembly-section.png"] = drawing.section(data)
     with open(os.path.join(HW, "README.md")) as f:
         out["README.md"] = hwlib.fill_blocks(f.read(), hwlib.readme_blocks())
     return out
+
+
+def same_output(path, text):
+    """True when the file at path is what the generator makes now. A drawing (PNG) is
+    compared by the digest of what was drawn, not by its bytes, which depend on the
+    Pillow version that rasterised it."""
+    if not os.path.exists(path):
+        return False
+    binary = isinstance(text, bytes)
+    with open(path, "rb" if binary else "r") as f:
+        old = f.read()
+    if binary and path.endswith(".png"):
+        import drawing
+        return drawing.digest_of(old) == drawing.digest_of(text) is not None
+    return old == text
 
 
 def main(argv):
@@ -249,15 +274,11 @@ def main(argv):
     stale = []
     for rel, text in sorted(outputs().items()):
         path = os.path.join(HW, rel)
-        old = None
-        if os.path.exists(path):
-            with open(path) as f:
-                old = f.read()
-        if old == text:
+        if same_output(path, text):
             continue
         stale.append(rel)
         if not check:
-            with open(path, "w") as f:
+            with open(path, "wb" if isinstance(text, bytes) else "w") as f:
                 f.write(text)
     for rel in stale:
         print(("stale: " if check else "wrote: ") + rel)

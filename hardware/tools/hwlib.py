@@ -102,10 +102,11 @@ def devkit_pads(pm):
 
 # Main board to quarter board ribbon (2x10 IDC, keyed shrouded headers). Every signal
 # wire has a ground wire beside it or a neighbour of the same kind; the analog outputs
-# sit between ground wires, away from the select lines and the LED data; seven ground
-# wires share the sensor return (160 mA at most) and the LED return.
+# sit between ground wires, away from the select lines and the LED data; five ground
+# wires carry the sensor return (160 mA at most), one (GND_LED, between the LED data
+# wires) the LEDs' return.
 RIBBON = ("3V3S", "GND", "3V3S", "GND", "MUX_S0", "MUX_S1", "MUX_S2", "MUX_S3",
-          "/GRP_A", "/GRP_B", "GND", "OUT_A", "GND", "OUT_B", "GND", "LED_IN", "GND",
+          "/GRP_A", "/GRP_B", "GND", "OUT_A", "GND", "OUT_B", "GND", "LED_IN", "GND_LED",
           "LED_OUT", "5V_F", "5V_F")
 
 
@@ -115,15 +116,16 @@ def wiring_rows(pm):
     sel = pm["mux"]["select"]
     for i, g in enumerate(sel):
         rows.append(("MUX_S%d" % i, g, "out",
-                     "S%d of U10-U17 (ribbon pin %d on every quarter board)"
-                     % (i, RIBBON.index("MUX_S%d" % i) + 1)))
+                     "U20-U22 buffer (Ioff, on 3V3S) -> S%d of U10-U17 (ribbon pin %d on"
+                     " every quarter board)" % (i, RIBBON.index("MUX_S%d" % i) + 1)))
     if external_adc(pm):
         spi = pm["adc"]["spi"]
         for key, d, to in (("sck", "out", "CLK (pin 13)"), ("mosi", "out", "DIN (pin 11)"),
                            ("miso", "in", "DOUT (pin 12)"),
                            ("cs", "out", "/CS (pin 10)")):
+            via = "R16-R19 1k" if key == "miso" else "U20-U22 buffer -> R16-R19 1k"
             rows.append(("ADC_" + key.upper(), spi[key], d,
-                         "R16-R19 1k -> U4 MCP3208 %s; CH0-CH7 = COM of U10-U17" % to))
+                         "%s -> U4 MCP3208 %s; CH0-CH7 = COM of U10-U17" % (via, to)))
     else:
         outs = pm["mux"]["out"]
         if len(outs) > 1:
@@ -135,15 +137,16 @@ def wiring_rows(pm):
             rows.append(("MUX_OUT", outs[0], "analog in",
                          "COM of U10-U17 joined; only the enabled mux drives it"))
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
-        rows.append(("SPWR_A%d" % i, g, "out", "A%d of U18 (74HC138)" % i))
+        rows.append(("SPWR_A%d" % i, g, "out", "U20-U22 buffer -> A%d of U18 (74HC138)" % i))
     rows.append(("SPWR_EN", pm["sensor_power"]["enable"], "out",
-                 "E3 of U18; R9 10k to GND keeps every sensor group off during boot"))
+                 "U20-U22 buffer -> E3 of U18; R9 10k to GND keeps every sensor group off"
+                 " while the MCU boots or is unplugged"))
     if "vsense" in pm:
         rows.append(("VSENSE", pm["vsense"]["pin"], "analog in",
                      "R10/R11 divider (1:%g) from the 3V3S sensor rail"
                      % pm["vsense"]["ratio"]))
     rows.append(("LED_DATA", pm["led"]["pin"], "out",
-                 "A of U19 (74AHCT1G125, 5 V; R13 10k pull-down) -> R12 330R -> DIN of D1"
+                 "A of U19 (SN74LV1T125, 5 V, Ioff; R13 10k pull-down) -> R12 330R -> DIN of D1"
                  " (%s)" % pm["led"]["chain"][0]))
     rows.append(("I2C_SDA", pm["i2c"]["sda"], "open drain",
                  "SDA of DS1 (SSD1306 at 0x%02X)" % pm["oled"]["addr"]))
@@ -173,10 +176,11 @@ def wiring_markdown(pm):
     lines += ["", "## Power", "",
               "| rail | from | feeds |", "| --- | --- | --- |",
               "| USB data port | DevKit USB (the ESP32's own) | ESP32, DevKit 3V3 |",
-              "| 3V3 | DevKit 3V3 pin | DS1, U18 |",
+              "| 3V3 | DevKit 3V3 pin | DS1, R34/R35 (I2C pull-ups) |",
               "| 5V_IN | J5 USB-C power input (5 V only, CC 5.1k) | U3 TPS22918 load switch |",
               "| 5V_F | U3 (soft start) -> F1 | LEDs, U19, U2 |",
-              "| 3V3S | U2 AP2112K-3.3 | Q1-Q8 sources, U10-U17, U4 MCP3208 VDD/VREF, R10 |",
+              "| 3V3S | U2 AP2112K-3.3 | Q1-Q8 sources, U10-U17, U4 MCP3208 VDD/VREF, U18,"
+              " U20-U22 |",
               "| GRPn | Qn drain (on when U18 Yn is low) | the 16 sensors of mux n |",
               "", "## Quarter-board ribbon (2x10 IDC, keyed, one per quarter board)", "",
               "| pin | signal |", "| --- | --- |"]
@@ -185,7 +189,10 @@ def wiring_markdown(pm):
             "OUT_A": "OUT_A (COM of the first mux -> MCP3208 CH 2q)",
             "OUT_B": "OUT_B (COM of the second mux -> MCP3208 CH 2q+1)",
             "LED_IN": "LED_IN (LED data into the quarter's first LED)",
-            "LED_OUT": "LED_OUT (data out of its sixth LED, back to the main board)"}
+            "GND_LED": "GND_LED (the LEDs' return, beside their data; joined to GND only at"
+                       " R36 by the power input)",
+            "LED_OUT": "LED_OUT (data out of its sixth LED through 68R, back to the main"
+                       " board)"}
     for i, sig in enumerate(RIBBON):
         lines.append("| %d | %s |" % (i + 1, what.get(sig, sig)))
     lines += ["", "## Bar and tray sensors (JST XH 3-pin, spot boards)", "",
@@ -351,9 +358,16 @@ def fewer_slots_text():
 # -- README blocks -----------------------------------------------------------------------
 
 def readme_blocks():
+    import assembly
     import power  # noqa: F811  (power.py imports this module)
-    from pcblib import cost, layout
+    import spice
+    from pcblib import cost, fab, layout
     return {
+        "assembly": assembly.markdown(),
+        "spice": spice.markdown(),
+        "jlc-rotations": "\n".join(["| KiCad footprint | added to KiCad's rotation |",
+                                     "| --- | --- |"] + ["| `%s` | %+g |" % (p, d)
+                                                        for p, d in fab.JLC_ROTATION]),
         "magnet-table": "```\n" + magnet_table_text() + "\n```",
         "tolerance-table": "```\n" + tolerance_text() + "\n```",
         "power-budget": power.markdown(),

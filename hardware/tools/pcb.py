@@ -8,9 +8,11 @@ beside it (both written by hardware/tools/schematic.py through gen.py), places e
 part from hardware/tools/pcblib/layout.py, routes with hardware/tools/pcblib/route.py,
 pours the inner ground planes, runs KiCad's DRC and writes, per board design, into
 DIR/<board>/ (default hardware/pcb/): the .kicad_pcb, the DRC report, Gerbers and
-drill files, bom.csv and cpl.csv (JLCPCB columns), top.png and bottom.png. Prints a
-JSON summary (DRC violations and unconnected pads per board) and exits 1 if any board
-has either.
+drill files (with each board's mounting holes), bom.csv and cpl.csv (JLCPCB columns and
+rotations, tools/pcblib/fab.py), hand.csv (the parts soldered by hand), top.png and
+bottom.png. Parts that do not face the top board (tools/assembly.py) are on the back.
+Prints a JSON summary (DRC violations and unconnected pads per board) and exits 1 if any
+board has either.
 
 Deterministic: fixed UUIDs, no timestamps (Gerber and drill dates are stripped), so
 regenerating changes nothing.
@@ -27,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HW = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-from pcblib import layout, render, route  # noqa: E402
+import assembly  # noqa: E402
+from pcblib import fab, layout, render, route  # noqa: E402
 
 FP_DIR = "/usr/share/kicad/footprints"
 NETLIST = os.path.join(HW, "netlist", "nardy-esp32s3.net")
@@ -35,7 +38,8 @@ BOARDS_JSON = os.path.join(HW, "netlist", "nardy-esp32s3.boards.json")
 DESIGNS = layout.DESIGNS
 DESIGN_INSTANCE = layout.DESIGN_INSTANCE
 DESIGN_COUNT = layout.DESIGN_COUNT
-PLANES = ("GND",)
+PLANES = ("GND",)  # the inner planes' net; a board without GND (the bar-LED board) uses
+PLANE_FALLBACK = "GND_LED"  # its LEDs' return there
 # Silkscreen overlapping silkscreen or pads is cosmetic (the Gerbers subtract the mask
 # openings from the silk): those two checks are off; every electrical and mechanical
 # check stays at KiCad's default severity.
@@ -169,8 +173,9 @@ def new_board(size):
     return b
 
 
-def place(board, comps, refs, roles, places, bnets):
-    """Add every footprint at its place with its pads on their nets."""
+def place(board, comps, refs, roles, places, bnets, design):
+    """Add every footprint at its place with its pads on their nets; parts that do
+    not face the top board (assembly.up_face) go to the back (down) face."""
     codes = {}
     for i, name in enumerate(sorted(bnets)):
         ni = pcbnew.NETINFO_ITEM(board, name, i + 1)
@@ -194,11 +199,21 @@ def place(board, comps, refs, roles, places, bnets):
         fp.SetPosition(pcbnew.wxPointMM(x, y))
         fp.SetOrientationDegrees(rot)
         board.Add(fp)
+        if not assembly.up_face(design, ref if design == "main" else roles[ref]):
+            fp.Flip(fp.GetPosition(), False)
         for pad in fp.Pads():
             net = pin_net.get((ref, pad.GetNumber()))
             if net:
                 pad.SetNet(codes[net])
         fps[ref] = fp
+    for i, (x, y) in enumerate(layout.holes(design)):
+        fp = load_footprint("MountingHole:MountingHole_3.2mm_M3")
+        fp.SetReference("MH%d" % (i + 1))
+        fp.SetValue("M3")
+        fp.Reference().SetVisible(False)
+        fp.Value().SetVisible(False)
+        fp.SetPosition(pcbnew.wxPointMM(x, y))
+        board.Add(fp)
     return fps, codes
 
 
@@ -225,7 +240,7 @@ def route_board(board, size, codes):
     """Route every net; when one fails, start again with that net first (a few
     rounds): a simple rip-up-all that is enough for these regular boards."""
     pads, by_net = router_pads(board)
-    plane_codes = [codes[n].GetNetCode() for n in PLANES if n in codes]
+    plane_codes = [codes[plane_net(codes)].GetNetCode()]
     nets = dict((ni.GetNetCode(), ni) for ni in codes.values())
 
     def span(code):
@@ -264,7 +279,12 @@ def route_board(board, size, codes):
         t.SetLayer(layer_ids[layer])
         t.SetNet(nets[code])
         board.Add(t)
+    seen = set()
     for code, xy in r.vias:
+        key = (code, round(xy[0], 4), round(xy[1], 4))
+        if key in seen:  # two pads of one net fanned out to the same ground via
+            continue
+        seen.add(key)
         v = pcbnew.PCB_VIA(board)
         v.SetPosition(pcbnew.wxPointMM(*xy))
         v.SetWidth(mm(route.VIA_D))
@@ -275,12 +295,16 @@ def route_board(board, size, codes):
     return r
 
 
+def plane_net(codes):
+    return PLANES[0] if PLANES[0] in codes else PLANE_FALLBACK
+
+
 def add_planes(board, size, codes):
     w, h = size
     for layer in (pcbnew.In1_Cu, pcbnew.In2_Cu):
         z = pcbnew.ZONE(board)
         z.SetLayer(layer)
-        z.SetNet(codes["GND"])
+        z.SetNet(codes[plane_net(codes)])
         z.SetLocalClearance(mm(0.3))
         z.SetMinThickness(mm(0.25))
         z.SetPadConnection(pcbnew.ZONE_CONNECTION_THERMAL)
@@ -368,42 +392,18 @@ def plot_gerbers(board, outdir, name):
         _strip_dates(os.path.join(gdir, f))
 
 
-LCSC = {  # JLCPCB/LCSC part numbers for the parts the assembly service places
-    "DRV5055": "", "CD74HC4067M96": "C98457", "AO3401A": "C15127",
-    "MCP3208-CI/SL": "C626503", "SN74HC138D": "C5605", "SN74AHCT1G125DBVR": "C7484",
-    "AP2112K-3.3": "C51118", "TPS22918": "C130338", "WS2812B": "C2761795",
-    "PESD3V3S2UT": "C85393", "SMF5.0A": "C84436", "PESD3V3L1BA": "C85397",
-    "MF-MSMF050-2": "C70119",
-}
-
-
-def _lcsc(value):
-    base = value.split(" ")[0]
-    return LCSC.get(base, "")
-
-
 def write_bom_cpl(fps, outdir, design):
-    rows = {}
+    parts = []
     for ref, fp in sorted(fps.items()):
-        key = (fp.GetValue().split(" ")[0] if fp.GetValue().startswith(("DRV5055", "WS2812B"))
-               else fp.GetValue(), str(fp.GetFPID().GetLibItemName()))
-        rows.setdefault(key, []).append(ref)
-    lines = ["Comment,Designator,Footprint,LCSC Part #,Note"]
-    for (value, fpn), refs in sorted(rows.items()):
-        note = ""
-        if value == "DRV5055":
-            note = "DRV5055A? in SOT-23 (DBZ): sensitivity suffix per hardware/README.md"
-        lines.append('"%s","%s","%s","%s","%s"' % (value, ",".join(refs), fpn, _lcsc(value),
-                                                    note))
-    with open(os.path.join(outdir, "bom.csv"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    lines = ["Designator,Mid X,Mid Y,Layer,Rotation"]
-    for ref, fp in sorted(fps.items()):
-        pos = fp.GetPosition()
-        lines.append("%s,%.3fmm,%.3fmm,Top,%.1f" % (ref, to_mm(pos.x), -to_mm(pos.y),
-                                                    fp.GetOrientationDegrees() % 360))
-    with open(os.path.join(outdir, "cpl.csv"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        if ref.startswith("MH"):
+            continue  # mounting holes: drilled, not placed
+        parts.append((ref, fp.GetValue(), str(fp.GetFPID().GetLibItemName()),
+                      to_mm(fp.GetPosition().x), -to_mm(fp.GetPosition().y),
+                      fp.GetOrientationDegrees(), fp.IsFlipped()))
+    files = fab.bom_cpl_text(parts)
+    for name, text in files.items():
+        with open(os.path.join(outdir, name), "w") as f:
+            f.write(text)
 
 
 # -- driver ---------------------------------------------------------------------------
@@ -417,6 +417,8 @@ def places_for(design, refs, roles):
         return layout.main_places(refs)
     if design == "quarter":
         return layout.quarter_places(roles.values())
+    if design == "bar":
+        return layout.bar_places(roles.values())
     return layout.spot_places(roles.values())
 
 
@@ -428,7 +430,8 @@ def build(design, outdir, fab=True):
     refs, roles, bnets = design_parts(design, comps, nets, boards)
     size = sizes()[design]
     board = new_board(size)
-    fps, codes = place(board, comps, refs, roles, places_for(design, refs, roles), bnets)
+    fps, codes = place(board, comps, refs, roles, places_for(design, refs, roles), bnets,
+                       design)
     route_board(board, size, codes)
     add_planes(board, size, codes)
     os.makedirs(outdir, exist_ok=True)
@@ -473,11 +476,11 @@ def main(argv):
         elif a == "--no-fab":
             fab = False
         else:
-            sys.stderr.write("usage: pcb.py [--out DIR] [--board main|quarter|spot] "
+            sys.stderr.write("usage: pcb.py [--out DIR] [--board main|quarter|spot|bar] "
                              "[--no-fab]\n")
             return 2
     if only and only not in DESIGNS:
-        sys.stderr.write("pcb.py: unknown board %r (main, quarter, spot)\n" % only)
+        sys.stderr.write("pcb.py: unknown board %r (main, quarter, spot, bar)\n" % only)
         return 2
     summary = []
     for design in DESIGNS:

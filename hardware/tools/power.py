@@ -4,9 +4,9 @@
     python hardware/tools/power.py --json   # JSON: usb_data_port_worst_ma, rails, limits
 
 Two USB inputs: the ESP32's own USB data port (DevKit) feeds only the MCU and the
-3V3 logic on its regulator; the USB-C power input (J5) feeds the LEDs and the sensors
-through the TPS22918 soft-start switch. Figures are datasheet maxima at the LED cap
-of the pin map.
+3V3 logic on its regulator; the USB-C power input (J5) feeds the LEDs, the sensors
+and the logic that drives them through the TPS22918 soft-start switch. Figures are
+datasheet maxima at the LED cap of the pin map.
 """
 
 import json
@@ -26,12 +26,13 @@ SOFT_START_MS = 10.0  # TPS22918 rise time with CT = 10 nF at 5 V (datasheet tR 
 LOADS = (
     ("5V (USB data)", "U1", "ESP32-S3-DevKitC-1, radio off", 1, 120.0, "data"),
     ("3V3 (DevKit)", "DS1", "SSD1306 OLED", 1, 20.0, "data"),
-    ("3V3 (DevKit)", "U18", "74HC138", 1, 0.08, "data"),
+    ("3V3S", "U18", "74HC138", 1, 0.08, "power"),
+    ("3V3S", "U20-U22", "SN74LVC125A", 3, 0.01, "power"),
     ("3V3S", "H", "DRV5055 (one group of 16)", 16, 10.0, "power"),
     ("3V3S", "U10-U17", "CD74HC4067", 8, 0.16, "power"),
     ("3V3S", "U4", "MCP3208", 1, 0.5, "power"),
     ("3V3S", "U2", "AP2112K quiescent", 1, 0.08, "power"),
-    ("5V_F", "U19", "74AHCT1G125", 1, 1.5, "power"),
+    ("5V_F", "U19", "SN74LV1T125", 1, 1.5, "power"),
     ("5V_F", "U3", "TPS22918 quiescent", 1, 0.01, "power"),
 )
 

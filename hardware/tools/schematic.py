@@ -106,17 +106,28 @@ def _templates(pm):
     t["res"] = _template("R", "Resistor_SMD:R_0603_1608Metric", two, "R")
     t["cap"] = _template("C", "Capacitor_SMD:C_0603_1608Metric", two, "C")
     t["cap_bulk"] = _template("C", "Capacitor_SMD:C_0805_2012Metric", two, "C")
-    t["cap_el"] = _template("CP", "Capacitor_SMD:CP_Elec_8x10", two, "C")
-    t["fuse"] = _template("PTC", "Fuse:Fuse_1206_3216Metric", two, "F")
+    t["cap_el"] = _template("CP", "Capacitor_THT:CP_Radial_D8.0mm_P3.50mm", two, "C")
+    # MF-MSMF050-2 is an 1812 part (Bourns MF-MSMF datasheet), SMF6.0A a SOD-123FL
+    # (Littelfuse SMF datasheet: KiCad's D_SOD-123F is that land pattern), EEU-FR1A471
+    # a radial 8 x 11.5 mm can with 3.5 mm lead spacing (Panasonic FR datasheet).
+    t["fuse"] = _template("PTC", "Fuse:Fuse_1812_4532Metric", two, "F")
     t["tvs"] = _template("TVS", "Diode_SMD:D_SOD-323",
                          [(1, "K", T.PASSIVE), (2, "A", T.PASSIVE)], "D")
+    t["tvs_flat"] = _template("TVS", "Diode_SMD:D_SOD-123F",
+                              [(1, "K", T.PASSIVE), (2, "A", T.PASSIVE)], "D")
     t["esd2"] = _template("ESD2", "Package_TO_SOT_SMD:SOT-23",
                           [(1, "L1", T.PASSIVE), (2, "L2", T.PASSIVE), (3, "GND", T.PASSIVE)],
                           "D")
     t["led"] = _template("WS2812B", "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
                          [(1, "VDD", T.PWRIN), (2, "DOUT", T.OUTPUT), (3, "VSS", T.PWRIN),
                           (4, "DIN", T.INPUT)], "D")
-    t["buf"] = _template("74AHCT1G125", "Package_TO_SOT_SMD:SOT-23-5",
+    t["buf4"] = _template("74LVC125A", "Package_SO:SOIC-14_3.9x8.7mm_P1.27mm",
+                          [(1, "~1OE", T.INPUT), (2, "1A", T.INPUT), (3, "1Y", T.OUTPUT),
+                           (4, "~2OE", T.INPUT), (5, "2A", T.INPUT), (6, "2Y", T.OUTPUT),
+                           (7, "GND", T.PWRIN), (8, "3Y", T.OUTPUT), (9, "3A", T.INPUT),
+                           (10, "~3OE", T.INPUT), (11, "4Y", T.OUTPUT), (12, "4A", T.INPUT),
+                           (13, "~4OE", T.INPUT), (14, "VCC", T.PWRIN)])
+    t["buf"] = _template("74LV1T125", "Package_TO_SOT_SMD:SOT-23-5",
                          [(1, "~OE", T.INPUT), (2, "A", T.INPUT), (3, "GND", T.PWRIN),
                           (4, "Y", T.OUTPUT), (5, "VCC", T.PWRIN)])
     t["oled"] = _template("SSD1306_MODULE",
@@ -162,6 +173,11 @@ def build(pm):
     v5s = Net("5V_SW")
     v5f = Net("5V_F")
     v3s = Net("3V3S")
+    # The LEDs' return has its own wire in each ribbon and its own copper on the
+    # boards, joined to GND at one point, a 0 ohm resistor at the power input: the
+    # LEDs' PWM current pulses do not flow in the sensors' ground.
+    gnd_led = Net("GND_LED")
+    gnd_led.drive = POWER  # reaches GND through R36
     for n in (vin, v5s, v5f):
         n.drive = POWER  # from the USB-C power input, through the switch and the fuse
     u1 = _part(t["devkit"], "U1", pm["board"].split(" ")[0])
@@ -197,7 +213,9 @@ def build(pm):
         cc = Net(pin)
         j5[pin] += cc
         res(new_ref("R"), "5.1k", cc, gnd)
-    d = _part(t["tvs"], new_ref("D"), "SMF5.0A")
+    # SMF6.0A: stand-off 6.0 V, above USB's 5.25 V (USB 2.0 sec. 7.2.1), so it does
+    # not conduct at a high-end charger; see the README for its clamp and U3's 6 V.
+    d = _part(t["tvs_flat"], new_ref("D"), "SMF6.0A")
     d["K"] += vin
     d["A"] += gnd
     cap(new_ref("C"), "4.7u", vin, gnd, "cap_bulk")
@@ -222,6 +240,39 @@ def build(pm):
     cap(new_ref("C"), "1u", v5f, gnd)  # AP2112K input
     cap(new_ref("C"), "1u", v3s, gnd)  # AP2112K output
 
+    # Power domains: the DevKit's 3V3 and the power input's 3V3S/5V_F come and go
+    # apart (either USB cable may be in alone). Every MCU output into a part on 3V3S
+    # passes one channel of an SN74LVC125A on 3V3S: its inputs are rated for a
+    # powered-down supply (Ioff, SCAS290 sec. 1: at most 10 uA with VCC = 0), so a
+    # high GPIO feeds nothing into an unplugged 3V3S. A 100k pull-down at each input
+    # (10k, R9, at the decoder's enable) gives every buffer a low input while the MCU
+    # is off: E3 low, so U18 (on 3V3S, the rail of the P-FET gates and the mux
+    # enables it drives) holds every Y high and every group switch off.
+    lines = []
+
+    def buffered(n, name, pull="100k"):
+        """The 3V3S-side copy of MCU output net `n`, through the next buffer channel."""
+        k = len(lines)
+        if k % 4 == 0:
+            u = _part(t["buf4"], "U%d" % (20 + k // 4), "SN74LVC125ADR")
+            u["VCC"] += v3s
+            u["GND"] += gnd
+            cap("C%d" % (182 + k // 4), "100n", v3s, gnd)
+            lines.append(u)
+        else:
+            lines.append(lines[-1])
+        u = lines[-1]
+        ch = k % 4 + 1
+        out = Net(name)
+        u["%dA" % ch] += n
+        u["~%dOE" % ch] += gnd
+        u["%dY" % ch] += out
+        if name == "SPWR_EN_B":
+            res("R9", "10k", n, gnd)
+        else:
+            res(new_ref("R"), pull, n, gnd)
+        return out
+
     # External ADC: ratiometric, VREF = VDD = the sensors' own 3V3S.
     u4 = _part(t["adc"], "U4", "MCP3208-CI/SL")
     u4["VDD"] += v3s
@@ -230,36 +281,45 @@ def build(pm):
     u4["DGND"] += gnd
     cap(new_ref("C"), "100n", v3s, gnd)  # VDD
     cap(new_ref("C"), "1u", v3s, gnd)  # VREF
-    # 1k in each SPI line: with only the data port plugged in, 3V3S is off, and the
-    # ESP32's idle-high SPI lines would back-power the MCP3208 through its input
-    # clamps; 1k limits that to ~3 mA a line and costs nothing at 1 MHz.
+    # 1k in each SPI line (after the buffers for the three into the ADC): it damps the
+    # edges and limits MISO's current into an unpowered MCU to ~3 mA.
+    new_ref.next["R"] = max(new_ref.next["R"], 20)  # R16-R19 are the SPI resistors
     spi = pm["adc"]["spi"]
-    for i, (key, pin) in enumerate((("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"),
-                                    ("cs", "~CS"))):
+    spi_nets = {}
+    for key in ("sck", "mosi", "miso", "cs"):
         n = Net("ADC_" + key.upper())
         n += gpio(spi[key])
-        nr = Net("ADC_%s_R" % key.upper())
-        u4[pin] += nr
-        res("R%d" % (16 + i), "1k", n, nr)
+        spi_nets[key] = n
 
     sel = [Net("MUX_S%d" % i) for i in range(4)]
     for i, g in enumerate(pm["mux"]["select"]):
         sel[i] += gpio(g)
+    sel = [buffered(sel[i], "MUX_S%d_B" % i) for i in range(4)]
 
     u18 = _part(t["dec"], "U18", "SN74HC138D")
-    u18["VCC"] += v3
+    u18["VCC"] += v3s
     u18["GND"] += gnd
     u18["~E1"] += gnd
     u18["~E2"] += gnd
-    cap(new_ref("C"), "100n", v3, gnd)
+    cap(new_ref("C"), "100n", v3s, gnd)
     for i, g in enumerate(pm["sensor_power"]["decoder"]):
         n = Net("SPWR_A%d" % i)
         n += gpio(g)
-        u18["A%d" % i] += n
+        u18["A%d" % i] += buffered(n, "SPWR_A%d_B" % i)
     en = Net("SPWR_EN")
     en += gpio(pm["sensor_power"]["enable"])
-    u18["E3"] += en
-    res("R9", "10k", en, gnd)
+    u18["E3"] += buffered(en, "SPWR_EN_B")
+    for i, (key, pin) in enumerate((("sck", "CLK"), ("mosi", "DIN"), ("miso", "DOUT"),
+                                    ("cs", "~CS"))):
+        n = spi_nets[key]
+        if key != "miso":
+            n = buffered(n, "ADC_%s_B" % key.upper())
+        nr = Net("ADC_%s_R" % key.upper())
+        u4[pin] += nr
+        res("R%d" % (16 + i), "1k", n, nr)
+    spare = lines[-1]  # the twelfth channel: input and output tied off
+    spare["4A"] += gnd
+    spare["~4OE"] += v3s
 
     if "vsense" in pm:
         # only a pin map with a VSENSE pin (none since the ADC's reference is the
@@ -271,7 +331,10 @@ def build(pm):
 
     # LED data: 3.3 V to 5 V buffer (bypassed), pulled down so the chain sees a
     # steady low while the MCU boots, 330R series, then through the quarter boards.
-    u19 = _part(t["buf"], "U19", "SN74AHCT1G125DBVR")
+    # SN74LV1T125: TTL-level inputs at VCC = 5 V and Ioff (inputs and output rated
+    # for a powered-down supply, its datasheet's features), so a high LED_DATA with the power
+    # input unplugged feeds nothing into 5V_F.
+    u19 = _part(t["buf"], "U19", "SN74LV1T125DBVR")
     u19["VCC"] += v5f
     u19["GND"] += gnd
     u19["~OE"] += gnd
@@ -289,10 +352,10 @@ def build(pm):
     def led(i, board, role):
         dd = _part(t["led"], "D%d" % (i + 1), "WS2812B " + chain[i], board, role)
         dd["VDD"] += v5f
-        dd["VSS"] += gnd
+        dd["VSS"] += gnd_led
         dd["DIN"] += din[i]
         dd["DOUT"] += din[i + 1]
-        cap("C%d" % (129 + i), "100n", v5f, gnd, board=board, role="C" + role)
+        cap("C%d" % (129 + i), "100n", v5f, gnd_led, board=board, role="C" + role)
 
     esd_pairs = []
     hcount = 0
@@ -309,8 +372,13 @@ def build(pm):
         jm = _part(t["ribbon"], "J%d" % (1 + q), "2x10 shrouded", role="J%d" % (1 + q))
         jq = _part(t["ribbon"], "J%d" % (6 + q), "2x10 shrouded", qb, "J_RIBBON")
         first = 6 * q  # LED index of this quarter's first LED
-        sig = {"3V3S": v3s, "GND": gnd, "5V_F": v5f, "LED_IN": din[first],
-               "LED_OUT": din[first + 6]}
+        # The quarter's sixth LED drives ~1 m of ribbon (back to the main board and
+        # on to the next quarter): a series resistor at its output matches the line
+        # (the simulation in hardware/tools/spice.py sizes it).
+        led_out = Net("LED_OUT%d" % q)
+        res(new_ref("R"), "68", din[first + 6], led_out, qb, "R_LEDOUT")
+        sig = {"3V3S": v3s, "GND": gnd, "GND_LED": gnd_led, "5V_F": v5f, "LED_IN": din[first],
+               "LED_OUT": led_out}
         for i in range(4):
             sig["MUX_S%d" % i] = sel[i]
         for k, side in enumerate("AB"):
@@ -322,6 +390,9 @@ def build(pm):
             jq["P%d" % (i + 1)] += sig[name]
         esd_pairs.append((outs[2 * q], outs[2 * q + 1]))
         cap("C%d" % (158 + q), "10u", v3s, gnd, "cap_bulk", qb, "C_BULK")
+        # bulk at the quarter's six LEDs: their PWM current pulses are drawn from here,
+        # not through ~0.5 m of ribbon
+        cap("C%d" % (178 + q), "22u", v5f, gnd_led, "cap_bulk", qb, "C_BULK5")
         for k in range(2):
             m = 2 * q + k
             q_fet = _part(t["pfet"], "Q%d" % (m + 1), "AO3401A", qb, "Q%d" % (k + 1))
@@ -364,9 +435,21 @@ def build(pm):
                 cap("C%d" % hcount, "100n", grp[m], gnd, board=board, role="C" + role)
         for i in range(6):
             led(first + i, qb, "D_%d" % i)
-    for i in range(4 * 6, len(chain)):  # trays and bar: on the main board, under the bar
-        led(i, ("main", "main"), "D%d" % (i + 1))
-    tp = _part(t["tp"], "TP11", "LED_END")  # scope here: data must come out of the last LED
+        din[first + 6] = led_out  # the next quarter (or the trays' LEDs) reads it here
+    # The trays' LEDs sit on the main board, which lies between the trays; the bar's two
+    # LEDs on the bar-LED board in the middle of the bar, reached by a 3-pin cable.
+    bar_b = ("bar", "bar")
+    for i in range(4 * 6, len(chain)):
+        on_bar = chain[i].startswith("bar")
+        led(i, bar_b if on_bar else ("main", "main"), "D%d" % (i + 1))
+    first_bar = min(i for i in range(len(chain)) if chain[i].startswith("bar"))
+    jm = _part(t["xh3"], "J26", "XH 3-pin", role="J26")
+    jb = _part(t["xh3"], "J27", "XH 3-pin", bar_b, "J")
+    for jj in (jm, jb):
+        jj[1] += v5f
+        jj[2] += gnd_led
+        jj[3] += din[first_bar]
+    tp = _part(t["tp"], "TP11", "LED_END", bar_b, "TP11")  # data must come out of the last LED
     tp[1] += din[-1]
     for a, b in esd_pairs:  # ESD on the analog ribbon lines, at the main board's headers
         dd = _part(t["esd2"], new_ref("D"), "PESD3V3S2UT")
@@ -383,6 +466,10 @@ def build(pm):
     scl += gpio(pm["i2c"]["scl"])
     ds1["SDA"] += sda
     ds1["SCL"] += scl
+    # I2C pull-ups on the main board: the module's own are not to be relied on (some
+    # modules have none); 4.7k to the OLED's 3V3 gives ~1 us rise at 400 kHz loads.
+    for n in (sda, scl):
+        res(new_ref("R"), "4.7k", n, v3)
 
     for i, key in enumerate(("ok", "back", "menu")):
         s = _part(t["sw"], "SW%d" % (i + 1), key)
@@ -394,6 +481,7 @@ def build(pm):
         dd["K"] += n
         dd["A"] += gnd
 
+    res("R36", "0", gnd_led, gnd)  # the one point where the LEDs' return meets GND
     t1 = _part(t["tp"], "TP1", "3V3S")
     t1[1] += v3s
     t2 = _part(t["tp"], "TP2", "5V_F")

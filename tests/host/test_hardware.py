@@ -183,9 +183,8 @@ def test_wiring_table_lists_every_channel(name):
 def test_generated_files_are_up_to_date():
     stale = []
     for rel, text in sorted(gen.outputs().items()):
-        with open(os.path.join(HW, rel)) as f:
-            if f.read() != text:
-                stale.append(rel)
+        if not gen.same_output(os.path.join(HW, rel), text):
+            stale.append(rel)
     assert not stale, "run python hardware/tools/gen.py: %s" % stale
 
 
@@ -289,8 +288,9 @@ def test_bom_quantities_follow_the_pin_map():
     m = MagnetModel()          # the magnet the model (and so the thresholds) assume
     assert by_mpn["N35 disc D%gx%g mm axial" % (m.magnet_diameter_mm, m.magnet_thickness_mm)] >= 30
     caps = sum(int(r["qty"]) for r in bom() if r["mpn"] == "CL10B104KB8NNNC")
-    # a bypass capacitor at each sensor, LED and mux, and at U18 and U19
-    assert caps == n_sensors + pm["led"]["count"] + pm["mux"]["count"] + 2
+    # a bypass capacitor at each sensor, LED and mux, at U18 and U19, the MCP3208's VDD
+    # and the three input buffers
+    assert caps == n_sensors + pm["led"]["count"] + pm["mux"]["count"] + 2 + 1 + 3
 
 
 def test_bom_total_matches_readme():

@@ -22,12 +22,13 @@ STENCIL_USD = 7.0  # per design
 ASM_USD_PER_JOINT = 0.0017
 EXTENDED_PART_FEE_USD = 3.0  # per distinct part outside the service's basic library
 EXTENDED = {"CD74HC4067M96", "MCP3208-CI/SL", "TPS22918", "DRV5055", "WS2812B",
-            "PESD3V3S2UT", "PESD3V3L1BA", "SMF5.0A", "MF-MSMF050-2", "SN74AHCT1G125DBVR"}
-HAND_FITTED = ("U1", "DS1", "J")  # sockets, headers and connectors: soldered by hand
+            "PESD3V3S2UT", "PESD3V3L1BA", "SMF6.0A", "MF-MSMF050-2", "SN74LV1T125DBVR",
+            "SN74LVC125ADR"}
+HAND_FITTED = ("U1", "DS1", "J", "C157")  # sockets, headers, connectors, the radial cap
 SHIPPING_USD = 20.0  # one parcel for the whole set
 
 
-def _counts(design_instance):
+def _counts(design_instance, design=None):
     with open(os.path.join(HW, "netlist", "nardy-esp32s3.boards.json")) as f:
         boards = json.load(f)
     with open(os.path.join(HW, "netlist", "nardy-esp32s3.net")) as f:
@@ -40,7 +41,15 @@ def _counts(design_instance):
     smt = [r for r in refs if not r.startswith(HAND_FITTED) and not r.startswith("TP")]
     joints = sum(pins.get(r, 0) for r in smt)
     kinds = set(values[r].split(" ")[0] for r in smt)
-    return len(smt), joints, len(kinds & EXTENDED)
+    sides = 1
+    if design is not None:
+        import sys
+        sys.path.insert(0, os.path.dirname(HERE))
+        import assembly
+        faces = set(assembly.up_face(design, r if design == "main" else boards[r][2])
+                    for r in smt)
+        sides = len(faces)
+    return len(smt), joints, len(kinds & EXTENDED), sides
 
 
 def estimate(sizes, copies, instances):
@@ -53,8 +62,8 @@ def estimate(sizes, copies, instances):
         n = copies[design]
         order = max(n, MIN_ORDER)
         pcb = PCB_SETUP_USD + order * (w * h / 100.0) * PCB_USD_PER_CM2
-        parts, joints, extended = _counts(instances[design])
-        asm = ASM_SETUP_USD + STENCIL_USD + n * joints * ASM_USD_PER_JOINT \
+        parts, joints, extended, sides = _counts(instances[design], design)
+        asm = sides * (ASM_SETUP_USD + STENCIL_USD) + n * joints * ASM_USD_PER_JOINT \
             + extended * EXTENDED_PART_FEE_USD
         rows.append({"board": design, "size_mm": "%g x %g" % (w, h), "per_set": n,
                      "ordered": order, "pcb_usd": round(pcb, 2),
@@ -76,10 +85,12 @@ def markdown(sizes, copies, instances):
     out += ["", "Estimated total for one board set, PCBs and assembly labour, shipping"
             " included, parts excluded (see the BOM): **USD %.2f**." % total, "",
             "Assumptions: 4-layer FR-4 1.6 mm, HASL; USD %.1f setup + %.3f per cm2 per"
-            " board, at least %d boards per design; economic SMT assembly on the top side:"
-            " USD %.0f setup + %.0f stencil per design, %.4f per joint, %.0f per distinct"
-            " extended-library part; sockets, headers, connectors and the DevKit soldered"
-            " by hand; USD %.0f shipping." % (PCB_SETUP_USD, PCB_USD_PER_CM2, MIN_ORDER,
+            " board, at least %d boards per design; SMT assembly on both sides where a"
+            " board has parts on both: USD %.0f setup + %.0f stencil per side and design,"
+            " %.4f per joint, %.0f per distinct"
+            " extended-library part; sockets, headers, connectors, the DevKit, the OLED"
+            " and the radial capacitor soldered by hand; USD %.0f shipping."
+            % (PCB_SETUP_USD, PCB_USD_PER_CM2, MIN_ORDER,
                                               ASM_SETUP_USD, STENCIL_USD, ASM_USD_PER_JOINT,
                                               EXTENDED_PART_FEE_USD, SHIPPING_USD)]
     return "\n".join(out)

@@ -1,0 +1,114 @@
+"""Fabrication tables for the assembly service (JLCPCB): part numbers, packages,
+placement rotations, which parts are soldered by hand. Plain Python (no pcbnew), so
+the tests read the same tables the generator uses.
+
+Rotation offsets: JLCPCB's parts library draws some packages at another zero
+orientation than KiCad's library. The offsets below are the ones the KiCad community
+keeps for JLCPCB (KiBot's JLCPCB rotation table, which grew out of Matthew Lai's
+JLCKicadTools rotation database): SOT-23 family +180, SOIC +270, WS2812B (PLCC4 5050)
++180, Omron B3S +90. A part not matched keeps KiCad's rotation.
+"""
+
+import re
+
+JLC_ROTATION = (  # (footprint name regex, degrees added), first match wins
+    (r"^SOT-23", 180.0),  # SOT-23, SOT-23-5, SOT-23-6
+    (r"^SOIC-", 270.0),
+    (r"^LED_WS2812B_PLCC4", 180.0),
+    (r"^SW_SPST_B3", 90.0),
+    (r"^CP_Elec_", 180.0),
+)
+
+# Through-hole parts and modules: soldered by hand, never in the machine placement file.
+HAND_SOLDERED = (
+    r"^DevKitC-1_socket", r"^IDC-Header_", r"^JST_XH_", r"^PinSocket_", r"^CP_Radial_",
+    r"^USB_C_Receptacle_GCT_USB4135",  # the shell's THT legs: hand-fitted
+)
+NOT_PLACED = (r"^TestPoint_", r"^MountingHole_")  # copper or a hole: nothing to place
+
+# LCSC numbers (the service's own catalogue) of the parts it places.
+LCSC = {
+    "CD74HC4067M96": "C98457", "AO3401A": "C15127", "MCP3208-CI/SL": "C626503",
+    "SN74HC138D": "C5605", "SN74LV1T125DBVR": "", "AP2112K-3.3": "C51118",
+    "TPS22918": "C130338", "WS2812B": "C2761795", "PESD3V3S2UT": "C85393",
+    "SMF6.0A": "", "PESD3V3L1BA": "C85397", "MF-MSMF050-2": "C70119",
+    "DRV5055": "",
+}
+
+# The package each part is made in (its datasheet), as a regex over KiCad footprint
+# names: the footprint the generator gives a part must match it.
+PART_PACKAGE = {
+    "MF-MSMF050-2": r"_1812_",  # Bourns MF-MSMF: 1812 (4532 metric)
+    "SMF6.0A": r"D_SOD-123F$",  # Littelfuse SMF: SOD-123FL
+    "SMF5.0A": r"D_SOD-123F$",
+    "EEU-FR1A471": r"CP_Radial_D8\.0mm_P3\.50mm",  # Panasonic FR, 8 x 11.5 radial
+    "PESD3V3L1BA": r"D_SOD-323$",
+    "PESD3V3S2UT": r"^SOT-23$",
+    "AO3401A": r"^SOT-23$",
+    "DRV5055A3QDBZR": r"^SOT-23$",
+    "AP2112K-3.3TRG1": r"^SOT-23-5$",
+    "TPS22918DBVR": r"^SOT-23-6$",
+    "SN74LV1T125DBVR": r"^SOT-23-5$",
+    "MCP3208-CI/SL": r"^SOIC-16_3\.9x9\.9mm",
+    "SN74HC138D": r"^SOIC-16_3\.9x9\.9mm",
+    "CD74HC4067M96": r"^SOIC-24W_7\.5x15\.4mm",
+    "WS2812B": r"^LED_WS2812B_PLCC4_5\.0x5\.0mm",
+    "B3S-1000": r"^SW_SPST_B3S-1000",
+    "USB4135-GF-A": r"USB4135-GF-A",
+    "T821120A1S100CEU": r"^IDC-Header_2x10",
+    "B3B-XH-A(LF)(SN)": r"^JST_XH_B3B-XH-A",
+}
+SIZE_CODES = {"0603": r"_0603_1608Metric", "0805": r"_0805_2012Metric"}
+
+
+def _match(table, fpname):
+    return any(re.search(p, fpname) for p in table)
+
+
+def hand_soldered(fpname):
+    return _match(HAND_SOLDERED, fpname)
+
+
+def jlc_rotation(fpname, rot, bottom):
+    """The rotation JLCPCB's placement file wants for a part KiCad has at `rot`.
+    A bottom-side part is seen through the board: the offset turns the other way."""
+    for pattern, offset in JLC_ROTATION:
+        if re.search(pattern, fpname):
+            return (rot - offset if bottom else rot + offset) % 360
+    return rot % 360
+
+
+def _lcsc(value):
+    return LCSC.get(value.split(" ")[0], "")
+
+
+def bom_cpl_text(parts):
+    """parts: (ref, value, footprint, x mm, y mm (y up), KiCad rotation, on bottom).
+    Returns {file name: text}: bom.csv and cpl.csv for the machine-placed parts,
+    hand.csv for those soldered by hand."""
+    rows = {}
+    hand = {}
+    cpl = ["Designator,Mid X,Mid Y,Layer,Rotation"]
+    for ref, value, fpn, x, y, rot, bottom in sorted(parts):
+        if _match(NOT_PLACED, fpn):
+            continue
+        base = value.split(" ")[0] if value.startswith(("DRV5055", "WS2812B")) else value
+        if hand_soldered(fpn):
+            hand.setdefault((base, fpn), []).append((ref, "Bottom" if bottom else "Top"))
+            continue
+        rows.setdefault((base, fpn), []).append(ref)
+        cpl.append("%s,%.3fmm,%.3fmm,%s,%.1f" % (ref, x, y, "Bottom" if bottom else "Top",
+                                                  jlc_rotation(fpn, rot, bottom)))
+    bom = ["Comment,Designator,Footprint,LCSC Part #,Note"]
+    for (value, fpn), refs in sorted(rows.items()):
+        note = ""
+        if value == "DRV5055":
+            note = "DRV5055A3QDBZR (SOT-23, DBZ): A3 sensitivity per hardware/README.md"
+        bom.append('"%s","%s","%s","%s","%s"' % (value, ",".join(refs), fpn, _lcsc(value),
+                                                 note))
+    hl = ["Comment,Designator,Footprint,Side"]
+    for (value, fpn), refs in sorted(hand.items()):
+        hl.append('"%s","%s","%s","%s"' % (value, ",".join(r for r, _ in refs), fpn,
+                                          refs[0][1]))
+    return {"bom.csv": "\n".join(bom) + "\n", "cpl.csv": "\n".join(cpl) + "\n",
+            "hand.csv": "\n".join(hl) + "\n"}
