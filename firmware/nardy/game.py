@@ -848,7 +848,7 @@ class Game:
             t.accept(obs)
             if t.state != DONE:
                 return False
-        elif not long and t.state == IDLE and not t.played and len(t.hyps) == 1:
+        elif not long and t.nothing_played(obs):
             # nothing played (the dice were just rolled: a second press, meant for
             # the roll): a turn without a step breaks C5, ended only on purpose
             self._refuse(_PLAY_FIRST)

@@ -853,6 +853,23 @@ class Tracker(ZoneFit):
         self.events.append((EV_VERDICT, verdict[0], verdict[1]))
         return False
 
+    def nothing_played(self, obs):
+        """True when the turn so far is no step at all, in view or out of it: not
+        even one no sensor can show (off a full stack into a full tray) could
+        explain the board. (A press, not a scan: the search may take a while.)"""
+        if self.state != IDLE or self.played or len(self.hyps) != 1:
+            return False
+        if obs is None:
+            return True
+        self._clear_fresh()
+        self._expect(self.pos0)
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
+        for c in self._candidates(obs, hidden=True):
+            if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW:
+                return False
+        return True
+
     def end_shown(self, obs, steps):
         """The board's own turn (nardy.botplay): end it with ``steps``, the turn it
         shows, if their result fits what the sensors see with nothing in the hand.
