@@ -569,8 +569,9 @@ class Tracker(ZoneFit):
 
     def _hit_pending(self, obs):
         """Short nardy: the zone of an opponent's blot with the mover's checker put
-        on it, the blot not yet on the bar (S2: a hit is done when it is there), when
-        that explains the board with nothing in the hand; else 0."""
+        on it, the blot not yet on the bar (still on its point, or in the hand: S2,
+        a hit is done when it is there), when that explains the board with nothing
+        in the hand; else 0."""
         if not self.v.HITS:
             return 0
         c = self.mover
@@ -581,14 +582,19 @@ class Tracker(ZoneFit):
         if them[ZONE_BAR] >= self.cap[ZONE_BAR]:
             return 0
         for z in range(1, 25):
-            if self._e[opp][z] != 1 or not them[z] or me[z] <= self._e[c][z]:
+            if self._e[opp][z] != 1 or me[z] <= self._e[c][z]:
                 continue
             p = self._patch
             p.vis_w[:] = obs.vis_w
             p.vis_b[:] = obs.vis_b
             p.open_[:] = obs.open_
             pv = p.vis_b if c == WHITE else p.vis_w
-            pv[z] -= 1
+            if pv[z]:
+                pv[z] -= 1
+            else:
+                # the blot is in the hand: as if on the bar already, not a checker
+                # "just lifted" that must stay in the hand (the next change resets it)
+                self._fresh[opp][z] = 0
             pv[ZONE_BAR] += 1
             for cand in self._candidates(p):
                 if cand[_C_HAND] == 0:

@@ -675,6 +675,8 @@ def test_a_hit_half_done_is_a_step_in_progress():
     # issue 21: the hitting checker is down, the blot not yet on the bar
     v, lay, t, hit, z = _hit_half_done()
     assert t.state == SYNC and t.hit == z
+    t.update(show(v, lay, hit, lift=[(BLACK, ZONE_BAR)]))    # the blot in the hand
+    assert t.state == SYNC and t.hit == z
     t.update(show(v, lay, hit))              # the blot goes to the bar: done
     assert t.state == IDLE and t.hit == 0 and t.played == ((1, 4),)
 
