@@ -72,6 +72,7 @@ _HIT_HALF = "Hit: put the checker from P%d on the bar"
 _HIT_OK = "finish the hit first (hold OK: end the turn as it stands)"
 _BACK_WRONG = "take it back: the checker on P%d goes back to P%d"
 _BACK_STEP = "to take a step back, put the checker on P%d back on P%d"
+_AUTO_END = "the turn ends by itself in %d s"
 
 
 def variant_for(name, options):
@@ -576,8 +577,9 @@ class Game:
         return self.tracker.auto_end_left
 
     def _count_down(self):
-        """The auto-end countdown: a redraw per whole second; an ``auto_end`` event
-        when it starts (ms left) or stops before the end (ms null)."""
+        """The auto-end countdown: on the OLED (the message line), redrawn once a
+        second; an ``auto_end`` event when it starts (ms left) or stops before the
+        end (ms null)."""
         left = self.auto_end_left()
         sec = -1 if left < 0 else (left + 999) // 1000
         if sec == self._auto_s:
@@ -586,6 +588,11 @@ class Game:
             self.emit({"ev": "auto_end", "ms": left})
         elif sec < 0 and self.phase == MOVE and self.tracker.state != DONE:
             self.emit({"ev": "auto_end", "ms": None})
+        counting = self.message is not None and self.message[1].startswith(_AUTO_END[:16])
+        if sec >= 0 and (self.message is None or counting):
+            self.message = (None, _AUTO_END % sec)
+        elif sec < 0 and counting:
+            self.message = None
         self._auto_s = sec
         self._changed()
 

@@ -269,14 +269,17 @@ def test_the_auto_end_setting_counts_down_on_the_screen():
         g.tick(b.obs, 100)
         assert g.auto_end_left() == 1900 and g.state()["auto_end"] == 1900
         assert {"ev": "auto_end", "ms": 1900} in evs and g.revision > rev
+        assert g.message == (None, "the turn ends by itself in 2 s")   # on the OLED
         rev = g.revision
         g.tick(b.obs, 200)
         assert g.revision == rev                    # the same whole second: no redraw
         g.tick(b.obs, 1100)
         assert g.revision > rev                     # 1 s left: redrawn
+        assert g.message == (None, "the turn ends by itself in 1 s")
         b.show(p1)                                  # the mover takes a step back
         g.tick(b.obs, 0)
         assert {"ev": "auto_end", "ms": None} in evs and g.phase == MOVE
+        assert g.message is None
         b.show(v.apply_step(p1, (7, 12)))
         g.tick(b.obs, 2000)
         assert g.phase == ROLL and len(_records(b, "turn")) == 1
