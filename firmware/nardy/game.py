@@ -683,6 +683,9 @@ class Game:
     def _end_turn(self, steps, after, accepted, rule):
         if self.shown is not None:
             _botplay().end(self)
+        if self.resigning:
+            # the question was the mover's: the turn ended under it (the auto-end)
+            self._answer_resign("back")
         v = self.variant
         self.refused = False
         side = self.pos.turn

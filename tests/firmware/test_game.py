@@ -721,3 +721,27 @@ def test_a_refused_press_is_an_event_for_the_log():
         assert {"ev": "refused", "text": "set up the board first"} in evs
     finally:
         b.close()
+
+
+def test_a_resign_question_goes_with_the_turn_it_was_asked_in():
+    # the auto-end may end the turn while "resign?" is open: the next side's OK
+    # must not resign the game for the side that asked
+    b = Board("resignauto", settings={"variant": "long", "match": 1, "auto_end": 1000})
+    g = b.g
+    try:
+        g.new_match()
+        b.show(g.pos)
+        g.dice_src.load([6, 1, 6, 5, 4, 2])
+        g.press("ok", "short", b.obs)
+        g.press("ok", "short", b.obs)
+        v = g.variant
+        p2 = v.apply_step(v.apply_step(g.pos, (1, 7)), (7, 12))
+        b.show(v.apply_step(g.pos, (1, 7)))
+        b.show(p2)
+        assert g.press("back", "long", b.obs) and g.resigning
+        g.tick(b.obs, 1500)                       # the turn ends by itself
+        assert g.phase == ROLL and not g.resigning and g.message is None
+        g.press("ok", "short", b.obs)             # black rolls: no resignation
+        assert g.phase == MOVE and g.result is None and g.pos.turn == BLACK
+    finally:
+        b.close()
