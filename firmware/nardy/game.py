@@ -20,7 +20,9 @@ Buttons (short / long press):
   twice has not accepted their own illegal turn). The same holds for a result the
   tracker could not follow (out of sync) whose observed position the rules reject;
 - back: next candidate / next difference / step a die in manual entry / "take
-  back" on the accept prompt (the mover must then play a legal turn); long: the
+  back" on the accept prompt (the mover must then play a legal turn); while
+  playing, which checker goes back where (the wrong step, else the last one: the
+  OLED and the LEDs; the hands move it, the board follows); long: the
   side to move resigns (S6; recorded as such), after a prompt: OK resigns, BACK
   (or MENU) keeps playing;
 - the turn ends on the mover's OK (the mover "takes the dice", seed 001 §1.7, §3.4;
