@@ -455,6 +455,7 @@ class Game:
             self.tracker.auto_end_ms = self.auto_end_setting()
             self._auto_s = -1
             self.tracker.start_turn(self.pos, self.dice)
+            self.tracker.replay(self.jsteps)     # the partial turn on flash
             self.tracked = False
             if self.bot_setting() != "none":
                 _botplay().start(self)

@@ -196,6 +196,24 @@ class Tracker(ZoneFit):
             self._remember(obs)
             self.update(obs)
 
+    def replay(self, steps):
+        """A turn resumed after a power cut: ``steps``, the partial turn the journal
+        holds, become the tracker's, so the board is explained from them (searched
+        afresh, an equivalent path, or none where the sensors cannot show a step,
+        would be taken instead). Only legal steps: else the turn starts over, and the
+        board is explained as it comes. Returns True when taken."""
+        played = ()
+        chain = [self.pos0]
+        for st in steps:
+            st = (st[0], st[1])
+            if st not in self._next(played):
+                return False
+            chain.append(self.v.apply_step(chain[-1], st))
+            played += (st,)
+        self.hyps = [(played, chain, (0,) * len(played))]
+        self._watch_stack()
+        return True
+
     @property
     def played(self):
         return self.hyps[0][_H_PLAYED]

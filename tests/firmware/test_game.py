@@ -124,6 +124,35 @@ def test_resume_mid_turn_keeps_dice_and_steps():
     b.close()
 
 
+def test_a_turn_resumed_after_a_power_cut_keeps_its_steps_on_the_board():
+    # long nardy 6-5, 1/7 7/12 played when the power goes: the resumed tracker goes
+    # on from those steps, not from a fresh search (1/6 6/12 reaches the same board)
+    b, g = _rolled("resumesteps", "long", (6, 5))
+    try:
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        p2 = v.apply_step(p1, (7, 12))
+        b.show(p2)
+        assert g.jsteps == [(1, 7), (7, 12)]
+        b.j.close()
+        j2 = Journal(b.dir)
+        j2.scan()
+        g2 = Game(j2, LAYOUT, [].append)
+        g2.resume(g.gid, j2.records(g.gid))
+        j2.resume(g.gid)
+        assert g2.tracker.played == ((1, 7), (7, 12))
+        g2.observe(b.obs)                        # the board as it lies
+        assert g2.tracker.played == ((1, 7), (7, 12)) and g2.jsteps == [(1, 7), (7, 12)]
+        assert g2.press("ok", "short", b.obs)
+        turn = [r for r in j2.records(g.gid) if r["r"] == "turn"][-1]
+        assert turn["steps"] == [[1, 7], [7, 12]]
+        assert not [r for r in j2.records(g.gid) if r["r"] == "undo"]
+        j2.close()
+    finally:
+        b.close()
+
+
 def test_torn_and_corrupt_files_are_reported_not_fatal():
     d = tmpdir("torn")
     with open(d + "/g00001.jsonl", "w") as f:
