@@ -186,7 +186,8 @@ class App:
                     self.note = at_next_boot(self.board, self.dir, m.action)
             self.drawn = -1
             return
-        if name == "menu" and self.game.phase != MOVE:
+        # an open "resign?" is the game's to answer (MENU: play on), not the menu's
+        if name == "menu" and self.game.phase != MOVE and not self.game.resigning:
             from nardy.menu import Menu
             self.menu = Menu(self.settings, self.board.pinmap.led_max)
             self.drawn = -1

@@ -20,7 +20,9 @@ Buttons (short / long press):
   twice has not accepted their own illegal turn). The same holds for a result the
   tracker could not follow (out of sync) whose observed position the rules reject;
 - back: next candidate / next difference / step a die in manual entry / "take
-  back" on the accept prompt (the mover must then play a legal turn); long: the
+  back" on the accept prompt (the mover must then play a legal turn); while
+  playing, which checker goes back where (the wrong step, else the last one: the
+  OLED and the LEDs; the hands move it, the board follows); long: the
   side to move resigns (S6; recorded as such), after a prompt: OK resigns, BACK
   (or MENU) keeps playing;
 - the turn ends on the mover's OK (the mover "takes the dice", seed 001 §1.7, §3.4;
@@ -72,6 +74,7 @@ _HIT_HALF = "Hit: put the checker from P%d on the bar"
 _HIT_OK = "finish the hit first (hold OK: end the turn as it stands)"
 _BACK_WRONG = "take it back: the checker on P%d goes back to P%d"
 _BACK_STEP = "to take a step back, put the checker on P%d back on P%d"
+_AUTO_END = "the turn ends by itself in %d s"
 
 
 def variant_for(name, options):
@@ -452,6 +455,7 @@ class Game:
             self.tracker.auto_end_ms = self.auto_end_setting()
             self._auto_s = -1
             self.tracker.start_turn(self.pos, self.dice)
+            self.tracker.replay(self.jsteps)     # the partial turn on flash
             self.tracked = False
             if self.bot_setting() != "none":
                 _botplay().start(self)
@@ -576,8 +580,9 @@ class Game:
         return self.tracker.auto_end_left
 
     def _count_down(self):
-        """The auto-end countdown: a redraw per whole second; an ``auto_end`` event
-        when it starts (ms left) or stops before the end (ms null)."""
+        """The auto-end countdown: on the OLED (the message line), redrawn once a
+        second; an ``auto_end`` event when it starts (ms left) or stops before the
+        end (ms null)."""
         left = self.auto_end_left()
         sec = -1 if left < 0 else (left + 999) // 1000
         if sec == self._auto_s:
@@ -586,6 +591,11 @@ class Game:
             self.emit({"ev": "auto_end", "ms": left})
         elif sec < 0 and self.phase == MOVE and self.tracker.state != DONE:
             self.emit({"ev": "auto_end", "ms": None})
+        counting = self.message is not None and self.message[1].startswith(_AUTO_END[:16])
+        if sec >= 0 and (self.message is None or counting):
+            self.message = (None, _AUTO_END % sec)
+        elif sec < 0 and counting:
+            self.message = None
         self._auto_s = sec
         self._changed()
 
@@ -676,6 +686,9 @@ class Game:
     def _end_turn(self, steps, after, accepted, rule):
         if self.shown is not None:
             _botplay().end(self)
+        if self.resigning:
+            # the question was the mover's: the turn ended under it (the auto-end)
+            self._answer_resign("back")
         v = self.variant
         self.refused = False
         side = self.pos.turn
@@ -848,7 +861,7 @@ class Game:
             t.accept(obs)
             if t.state != DONE:
                 return False
-        elif not long and t.state == IDLE and not t.played and len(t.hyps) == 1:
+        elif not long and t.nothing_played(obs):
             # nothing played (the dice were just rolled: a second press, meant for
             # the roll): a turn without a step breaks C5, ended only on purpose
             self._refuse(_PLAY_FIRST)

@@ -86,19 +86,29 @@ _STIR_QUIET_MS = const(250)
 
 
 class Tracker(ZoneFit):
+    # Defaults kept in the class: an instance holds only those it changes. Its own
+    # attribute table stays at 59 slots (944 bytes on the unix port); one more
+    # attribute makes it 73 (a 1.2 KB block), which the 56wK soak does not have
+    # to spare (tests/firmware/test_tracker.py counts them).
+    max_hand = 3
+    hidden_end_ms = 3000
+    max_nodes = 400
+
     def __init__(self, variant, layout, max_hand=3, auto_end_ms=0, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
-        self.layout = layout
         self.cap = layout.cap
-        self.max_hand = max_hand
+        if max_hand != Tracker.max_hand:
+            self.max_hand = max_hand
+        if hidden_end_ms != Tracker.hidden_end_ms:
+            self.hidden_end_ms = hidden_end_ms
+        if max_nodes != Tracker.max_nodes:
+            self.max_nodes = max_nodes
         # 0: the turn ends on the mover's OK only (seed 001 §1.7, §3.4: until the
         # mover takes the dice the checkers may be rearranged); else the ms of
         # stillness after which a played-out turn ends by itself (a setting)
         self.auto_end_ms = auto_end_ms
         self.auto_end_left = -1   # ms until that end while it counts down, else -1
-        self.hidden_end_ms = hidden_end_ms
-        self.max_nodes = max_nodes
         self._fix_per_step = 2 if variant.HITS else 1
         self._zones_init(variant, layout)      # ZoneFit: zone tables, fitting
         self._stir_lift = False   # a lift off the watched stack is shown
@@ -156,7 +166,7 @@ class Tracker(ZoneFit):
         tracker is this one made again (``__init__``), so its attribute table (~1 KB)
         is allocated once per boot, not per game on a fragmented heap."""
         # (by name: a loop over __dict__ would copy the table it means to keep)
-        self.v = self.layout = self.cap = self.pos0 = self.dice = self._dists = None
+        self.v = self.cap = self.pos0 = self.dice = self._dists = None
         self.hyps = self._next_cache = self._targ_cache = self._seen = None
         self._warm_played = self.events = self.lifted = self.targets = None
         self.diffs = self.candidates = self.result = self.warning = None
@@ -195,6 +205,24 @@ class Tracker(ZoneFit):
         if obs is not None:
             self._remember(obs)
             self.update(obs)
+
+    def replay(self, steps):
+        """A turn resumed after a power cut: ``steps``, the partial turn the journal
+        holds, become the tracker's, so the board is explained from them (searched
+        afresh, an equivalent path, or none where the sensors cannot show a step,
+        would be taken instead). Only legal steps: else the turn starts over, and the
+        board is explained as it comes. Returns True when taken."""
+        played = ()
+        chain = [self.pos0]
+        for st in steps:
+            st = (st[0], st[1])
+            if st not in self._next(played):
+                return False
+            chain.append(self.v.apply_step(chain[-1], st))
+            played += (st,)
+        self.hyps = [(played, chain, (0,) * len(played))]
+        self._watch_stack()
+        return True
 
     @property
     def played(self):
@@ -569,8 +597,9 @@ class Tracker(ZoneFit):
 
     def _hit_pending(self, obs):
         """Short nardy: the zone of an opponent's blot with the mover's checker put
-        on it, the blot not yet on the bar (S2: a hit is done when it is there), when
-        that explains the board with nothing in the hand; else 0."""
+        on it, the blot not yet on the bar (still on its point, or in the hand: S2,
+        a hit is done when it is there), when that explains the board with nothing
+        in the hand; else 0."""
         if not self.v.HITS:
             return 0
         c = self.mover
@@ -581,14 +610,19 @@ class Tracker(ZoneFit):
         if them[ZONE_BAR] >= self.cap[ZONE_BAR]:
             return 0
         for z in range(1, 25):
-            if self._e[opp][z] != 1 or not them[z] or me[z] <= self._e[c][z]:
+            if self._e[opp][z] != 1 or me[z] <= self._e[c][z]:
                 continue
             p = self._patch
             p.vis_w[:] = obs.vis_w
             p.vis_b[:] = obs.vis_b
             p.open_[:] = obs.open_
             pv = p.vis_b if c == WHITE else p.vis_w
-            pv[z] -= 1
+            if pv[z]:
+                pv[z] -= 1
+            else:
+                # the blot is in the hand: as if on the bar already, not a checker
+                # "just lifted" that must stay in the hand (the next change resets it)
+                self._fresh[opp][z] = 0
             pv[ZONE_BAR] += 1
             for cand in self._candidates(p):
                 if cand[_C_HAND] == 0:
@@ -852,6 +886,23 @@ class Tracker(ZoneFit):
         self.state = VERDICT
         self.events.append((EV_VERDICT, verdict[0], verdict[1]))
         return False
+
+    def nothing_played(self, obs):
+        """True when the turn so far is no step at all, in view or out of it: not
+        even one no sensor can show (off a full stack into a full tray) could
+        explain the board. (A press, not a scan: the search may take a while.)"""
+        if self.state != IDLE or self.played or len(self.hyps) != 1:
+            return False
+        if obs is None:
+            return True
+        self._clear_fresh()
+        self._expect(self.pos0)
+        for c in (WHITE, BLACK):
+            self._ce[c][:] = self._e[c]
+        for c in self._candidates(obs, hidden=True):
+            if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW:
+                return False
+        return True
 
     def end_shown(self, obs, steps):
         """The board's own turn (nardy.botplay): end it with ``steps``, the turn it

@@ -124,6 +124,35 @@ def test_resume_mid_turn_keeps_dice_and_steps():
     b.close()
 
 
+def test_a_turn_resumed_after_a_power_cut_keeps_its_steps_on_the_board():
+    # long nardy 6-5, 1/7 7/12 played when the power goes: the resumed tracker goes
+    # on from those steps, not from a fresh search (1/6 6/12 reaches the same board)
+    b, g = _rolled("resumesteps", "long", (6, 5))
+    try:
+        v = g.variant
+        p1 = v.apply_step(g.pos, (1, 7))
+        b.show(p1)
+        p2 = v.apply_step(p1, (7, 12))
+        b.show(p2)
+        assert g.jsteps == [(1, 7), (7, 12)]
+        b.j.close()
+        j2 = Journal(b.dir)
+        j2.scan()
+        g2 = Game(j2, LAYOUT, [].append)
+        g2.resume(g.gid, j2.records(g.gid))
+        j2.resume(g.gid)
+        assert g2.tracker.played == ((1, 7), (7, 12))
+        g2.observe(b.obs)                        # the board as it lies
+        assert g2.tracker.played == ((1, 7), (7, 12)) and g2.jsteps == [(1, 7), (7, 12)]
+        assert g2.press("ok", "short", b.obs)
+        turn = [r for r in j2.records(g.gid) if r["r"] == "turn"][-1]
+        assert turn["steps"] == [[1, 7], [7, 12]]
+        assert not [r for r in j2.records(g.gid) if r["r"] == "undo"]
+        j2.close()
+    finally:
+        b.close()
+
+
 def test_torn_and_corrupt_files_are_reported_not_fatal():
     d = tmpdir("torn")
     with open(d + "/g00001.jsonl", "w") as f:
@@ -269,14 +298,17 @@ def test_the_auto_end_setting_counts_down_on_the_screen():
         g.tick(b.obs, 100)
         assert g.auto_end_left() == 1900 and g.state()["auto_end"] == 1900
         assert {"ev": "auto_end", "ms": 1900} in evs and g.revision > rev
+        assert g.message == (None, "the turn ends by itself in 2 s")   # on the OLED
         rev = g.revision
         g.tick(b.obs, 200)
         assert g.revision == rev                    # the same whole second: no redraw
         g.tick(b.obs, 1100)
         assert g.revision > rev                     # 1 s left: redrawn
+        assert g.message == (None, "the turn ends by itself in 1 s")
         b.show(p1)                                  # the mover takes a step back
         g.tick(b.obs, 0)
         assert {"ev": "auto_end", "ms": None} in evs and g.phase == MOVE
+        assert g.message is None
         b.show(v.apply_step(p1, (7, 12)))
         g.tick(b.obs, 2000)
         assert g.phase == ROLL and len(_records(b, "turn")) == 1
@@ -716,5 +748,29 @@ def test_a_refused_press_is_an_event_for_the_log():
         g.observe(b.obs)                              # the board is empty
         assert not g.press("ok", "short", b.obs)
         assert {"ev": "refused", "text": "set up the board first"} in evs
+    finally:
+        b.close()
+
+
+def test_a_resign_question_goes_with_the_turn_it_was_asked_in():
+    # the auto-end may end the turn while "resign?" is open: the next side's OK
+    # must not resign the game for the side that asked
+    b = Board("resignauto", settings={"variant": "long", "match": 1, "auto_end": 1000})
+    g = b.g
+    try:
+        g.new_match()
+        b.show(g.pos)
+        g.dice_src.load([6, 1, 6, 5, 4, 2])
+        g.press("ok", "short", b.obs)
+        g.press("ok", "short", b.obs)
+        v = g.variant
+        p2 = v.apply_step(v.apply_step(g.pos, (1, 7)), (7, 12))
+        b.show(v.apply_step(g.pos, (1, 7)))
+        b.show(p2)
+        assert g.press("back", "long", b.obs) and g.resigning
+        g.tick(b.obs, 1500)                       # the turn ends by itself
+        assert g.phase == ROLL and not g.resigning and g.message is None
+        g.press("ok", "short", b.obs)             # black rolls: no resignation
+        assert g.phase == MOVE and g.result is None and g.pos.turn == BLACK
     finally:
         b.close()

@@ -77,6 +77,7 @@ class _Board:
 
 class _Game:
     phase = SETUP
+    resigning = False
 
     def __init__(self):
         self.new = 0

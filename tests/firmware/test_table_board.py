@@ -115,3 +115,23 @@ def test_the_auto_end_setting_is_read_at_boot_and_a_bad_one_is_reported():
     finally:
         app.journal.close()
         rmtree(d)
+
+
+def test_menu_answers_an_open_resign_question_with_play_on():
+    app, b, d, events = _app("resignmenu")
+    try:
+        app.handle(b'{"cmd": "new", "variant": "long", "match": 1}')
+        g = app.game
+        b.sense(readings(app.layout, g.variant, g.pos), 400)
+        _settle(app, b)
+        app.button("ok", "short")                  # the opening roll: ROLL
+        assert g.phase == "roll"
+        app.button("back", "long")
+        assert g.resigning
+        app.button("menu", "short")
+        assert app.menu is None and not g.resigning and g.result is None
+        app.button("menu", "short")                # now the menu opens
+        assert app.menu is not None
+    finally:
+        app.journal.close()
+        rmtree(d)

@@ -194,3 +194,49 @@ def test_back_on_a_wrong_step_says_which_checker_goes_back(browser, sim, size): 
     wait_log(page, "warning cleared")
     assert not errors, errors
     page.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_a_hit_half_done_is_a_step_in_progress(browser, sim, size):  # noqa: F811
+    page, errors, phone = _page(browser, sim, size, "short")
+    act(sim, action="dice", dice=[6, 1])
+    _press(page, phone, "ok")
+    wait_log(page, "opening roll: white 6, black 1")
+    act(sim, action="dice", dice=[6, 1])
+    _press(page, phone, "ok")
+    wait_log(page, "white rolls 6-1")
+    act(sim, action="move", **{"from": "P13", "to": "P7"})
+    act(sim, action="move", **{"from": "P8", "to": "P7"})
+    page.wait_for_selector('#checkers g[data-zone="7"][data-count="2"]', timeout=WAIT)
+    _press(page, phone, "ok")
+    wait_log(page, "white played")
+    act(sim, action="dice", dice=[6, 5])
+    _press(page, phone, "ok")
+    wait_log(page, "black rolls 6-5")
+    act(sim, action="move", **{"from": "P12", "to": "P18"})   # a blot on P18
+    act(sim, action="move", **{"from": "P12", "to": "P17"})
+    page.wait_for_selector('#checkers g[data-zone="17"][data-count="4"]', timeout=WAIT)
+    _press(page, phone, "ok")
+    wait_log(page, "black played")
+    act(sim, action="dice", dice=[6, 2])
+    _press(page, phone, "ok")
+    wait_log(page, "white rolls 6-2")
+    # white's checker from P24 onto the blot; the blot still on P18
+    act(sim, action="move", **{"from": "P24", "to": "P18"})
+    _wait_screen(page, sim, "Hit: put the checker from P18 on the bar")
+    page.wait_for_function(
+        "() => { const e = document.querySelector('#leds circle[data-zone=\"18\"]');"
+        " const v = e && e.dataset.rgb.split(',').map(Number);"
+        " return v && v[0] > 0 && v[1] > 0 && v[2] === 0; }", timeout=WAIT)  # amber
+    _press(page, phone, "ok")                        # not the end of the turn
+    wait_log(page, "refused: finish the hit first")
+    assert not [t for t in log_texts(page) if t.startswith("white played")
+                and "6-2" in t]
+    act(sim, action="lift", zone="P18", colour="black")
+    _wait_screen(page, sim, "Hit: put the checker from P18 on the bar")   # in the hand
+    act(sim, action="place", zone="bar")             # the hit is done
+    wait_log(page, "the board matches the game")
+    page.wait_for_function("() => document.body.dataset.busy !== '1'", timeout=WAIT)
+    assert "Hit:" not in _screen(sim) and "to play: 2" in _screen(sim)
+    assert not errors, errors
+    page.close()
