@@ -3,9 +3,11 @@ show, or its template before ``%``, with its Russian. ``nardy.oled.T`` calls ``t
 at the display edge; the English stays where it is written (the one home of each
 message), and this catalog is imported only while the board speaks Russian.
 
-``CATALOG`` is one string, a line "English<tab>Russian" a message: a constant of
+``CATALOG`` is a few strings, a line "English<tab>Russian" a message: constants of
 the module, read in place from flash (ROMFS) like the fonts, where a dict would take
-~3 KB of the heap; a look-up is a ``find`` in it. Messages built before they reach
+~3 KB of the heap; a look-up is a ``find`` in each. Parts of ~1.5 KB, not one string:
+a board without ROMFS loads each constant of the .mpy onto its heap, and one ~6 KB
+block did not fit a 112wK heap in play (tests/test_micropython.py). Messages built before they reach
 the screen (a colour, the board's move in them) are matched against ``FORMED``;
 their arguments are translated when the catalog knows them. A text found nowhere is
 shown in English (tests/firmware/test_lang.py checks that every text the firmware
@@ -45,6 +47,7 @@ CATALOG = (
     "\nTake it back, or OK: end turn (opponent decides)"
     "\tВерни шашку, или OK: конец хода (решит соперник)"
     # between turns and games
+    "\n",   # a part ends: the docstring says why
     "\nNew game?\tНовая партия?"
     "\nOK: new game\tOK: новая партия"
     "\nMENU: settings\tMENU: настройки"
@@ -77,6 +80,7 @@ CATALOG = (
     "\ngammon\tмарс"
     "\nbackgammon\tкокс"
     # the rules' reasons (nardy.rules._REASONS), the sensors', the game's
+    "\n",   # a part ends: the docstring says why
     "\nillegal\tтак нельзя"
     "\nnot a legal move\tтак ходить нельзя"
     "\nno own checker on that point\tтам нет своей шашки"
@@ -93,6 +97,7 @@ CATALOG = (
     "\nthe opponent's checkers moved\tсдвинуты шашки соперника"
     "\ncheckers move forward only\tшашки ходят только вперед"
     "\na 2nd head checker only if the 1st is blocked\t2-я шашка с головы, только если 1-й некуда"
+    "\n",   # a part ends: the docstring says why
     "\na hit checker goes to the bar\tбитая шашка идет на бар"
     "\ntoo many checkers on the board\tна доске лишние шашки"
     "\na checker is off the board\tшашка вне доски"
@@ -121,6 +126,7 @@ CATALOG = (
     "\nUse opening dice\tХод розыгрышем"
     "\nlong\tдлинные"
     "\nshort\tкороткие"
+    "\n",   # a part ends: the docstring says why
     "\non\tвкл"
     "\noff\tвыкл"
     "\nauto\tавто"
@@ -129,6 +135,11 @@ CATALOG = (
     "\nboth\tобе"
     "\nOK: change BACK: next\tOK: смена BACK: далее"
     "\nMENU: close\tMENU: закрыть"
+    "\nnothing played: play the dice (hold OK: end the turn anyway)"
+    "\tничего не сыграно: играй кости (держи OK: закончить ход)"
+    "\nno legal move for this checker\tэтой шашке ходить некуда"
+    "\nfinish the hit first (hold OK: end the turn as it stands)"
+    "\tсначала закончи бой (держи OK: закончить ход как есть)"
     # the LED legend (nardy.lights), line by line
     "\ngreen: legal target\tзеленый: можно сюда"
     "\ncyan: bear off here\tголубой: выбрасывай сюда"
@@ -143,13 +154,19 @@ CATALOG = (
     "\n"
 )
 
-# messages formatted before the screen sees them, in the same form: each English
-# template has one ``%s``
+# messages formatted before the screen sees them, in the same form: each argument of
+# the English template (``%d`` too) is a ``%s`` here, in the same order in Russian
 FORMED = (
     "\n%s cannot move: pass\t%s не могут ходить: пас"
     "\nthe board plays %s\tдоска играет %s"
     "\nThe board plays %s\tДоска играет %s"
     "\nthe board cannot play: %s\tдоска не может играть: %s"
+    "\n%s resigns? OK: resign, BACK: play on\t%s сдаются? OK: сдаться, BACK: играть"
+    "\nHit: put the checker from P%s on the bar\tБой: шашку с P%s на бар"
+    "\ntake it back: the checker on P%s goes back to P%s\tверни: шашка с P%s назад на P%s"
+    "\nto take a step back, put the checker on P%s back on P%s"
+    "\tчтобы вернуть ход, поставь шашку с P%s назад на P%s"
+    "\nthe turn ends by itself in %s s\tход закончится сам через %s с"
     "\n"
 )
 
@@ -161,27 +178,49 @@ def tr(text):
         return ru
     i = 0
     while True:
-        # the next "\nEnglish\tRussian" of FORMED; its argument is what the
-        # template's text around ``%s`` leaves of ``text``
+        # the next "\nEnglish\tRussian" of FORMED; its arguments are what the
+        # template's text around each ``%s`` leaves of ``text``
         tab = FORMED.find("\t", i)
         if tab < 0:
             return text
         end = FORMED.find("\n", tab)
-        en = FORMED[i + 1:tab]
-        k = en.find("%s")
-        pre = en[:k]
-        post = en[k + 2:]
-        if (len(text) > len(pre) + len(post) and text.startswith(pre)
-                and text.endswith(post)):
-            arg = text[len(pre):len(text) - len(post)]
-            return FORMED[tab + 1:end] % (_lookup(arg) or arg)
+        args = _fill(FORMED[i + 1:tab], text)
+        if args is not None:
+            return FORMED[tab + 1:end] % tuple(_lookup(a) or a for a in args)
         i = end
+
+
+def _fill(en, text):
+    """The arguments that make template ``en`` read ``text``, or None. Each ``%s``
+    takes the shortest non-empty run before the template's next fixed piece."""
+    k = en.find("%s")
+    if not text.startswith(en[:k]):
+        return None
+    at = k
+    args = []
+    while k >= 0:
+        nxt = en.find("%s", k + 2)
+        piece = en[k + 2:] if nxt < 0 else en[k + 2:nxt]
+        if nxt < 0:
+            if len(text) - len(piece) <= at or not text.endswith(piece):
+                return None
+            args.append(text[at:len(text) - len(piece)])
+        else:
+            j = text.find(piece, at + 1)
+            if j < 0:
+                return None
+            args.append(text[at:j])
+            at = j + len(piece)
+        k = nxt
+    return args
 
 
 def _lookup(text):
     """The Russian of ``text`` in ``CATALOG``, or None."""
-    i = CATALOG.find("\n" + text + "\t")
-    if i < 0:
-        return None
-    i += len(text) + 2
-    return CATALOG[i:CATALOG.find("\n", i)]
+    key = "\n" + text + "\t"
+    for part in CATALOG:
+        i = part.find(key)
+        if i >= 0:
+            i += len(key)
+            return part[i:part.find("\n", i)]
+    return None

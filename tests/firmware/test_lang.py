@@ -6,7 +6,7 @@ Russian, every Russian screen fits, an English board never loads the Russian."""
 import sys
 
 from apputil import rmtree
-from test_ui import Recorder, _game, _illegal, _texts, check_layout, warning_texts
+from uiutil import Recorder, _game, _illegal, _texts, check_layout, warning_texts
 
 from nardy import oled, protocol
 from nardy.game import GAME_END, MATCH_END
@@ -191,7 +191,7 @@ def test_every_firmware_text_has_its_russian():
     assert lang_ru.tr("white cannot move: pass") == "белые не могут ходить: пас"
     assert lang_ru.tr("the board plays 1/3 4/9") == "доска играет 1/3 4/9"
     assert lang_ru.tr("not in the catalog") == "not in the catalog"
-    pairs = list(_lines(lang_ru.CATALOG)) + list(_lines(lang_ru.FORMED))
+    pairs = [p for part in lang_ru.CATALOG for p in _lines(part)] + list(_lines(lang_ru.FORMED))
     assert all(len(p) == 2 for p in pairs)
     keys = [en for en, _ in pairs]
     assert len(keys) == len(set(keys)) > 100      # one Russian for each
@@ -289,7 +289,7 @@ def test_an_english_board_loads_no_russian():
 
 def test_golden_screens_in_russian_and_the_legend():
     """Pictures of the new screens (docs/oled-*.png are made from the goldens)."""
-    from test_ui import _golden
+    from uiutil import _golden
     g, j, d, obs = _game("rugold", "short", settings={"lang": "ru"})
     g.press("ok", "short", obs)
     g.press("ok", "short", obs)
@@ -350,7 +350,7 @@ def test_every_warning_fits_whole_in_russian():
 def test_a_resumed_game_still_says_it_was_resigned():
     # the end record says who resigned (S6): a board started again on the same
     # journal shows the same end screen
-    from test_ui import LAYOUT
+    from uiutil import LAYOUT
 
     from nardy.game import Game
     from nardy.journal import Journal
@@ -369,3 +369,22 @@ def test_a_resumed_game_still_says_it_was_resigned():
     assert g2.resigned is not None and _screen(g2) == before, (before, _screen(g2))
     j2.close()
     rmtree(d)
+
+
+def test_every_message_the_game_says_has_its_russian():
+    # issue 21: the board's own words for a press (game.py keeps them in one place,
+    # module-level texts) are all in the catalog, their arguments filled in
+    from nardy import game, lang_ru
+    said = [v for k, v in sorted(game.__dict__.items())
+            if k.startswith("_") and k[1:2].isupper() and isinstance(v, str) and " " in v]
+    assert len(said) >= 8, said
+    for en in said:
+        n = en.count("%")
+        text = en % (("White",) if "%s" in en else (7, 19)[:n]) if n else en
+        ru = lang_ru.tr(text)
+        bare = ru.replace("OK", "").replace("BACK", "")
+        assert ru != text and not _latin_words([bare]), (text, ru)
+    assert lang_ru.tr("take it back: the checker on P3 goes back to P10") == \
+        "верни: шашка с P3 назад на P10"
+    assert lang_ru.tr("White resigns? OK: resign, BACK: play on").startswith("Белые сдаются?")
+    assert lang_ru.tr("the turn ends by itself in 12 s") == "ход закончится сам через 12 с"
