@@ -348,6 +348,8 @@ def test_rules_panel_legal_moves_and_a_warnings_why(browser, sim, size):  # noqa
 def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
     ctx, page, errors = _page(browser, size)
     _open(page, sim)
+    if size[0] < 700:
+        page.tap("#more")                  # a phone: the language is behind "more"
     page.select_option("#lang", "ru")
     page.wait_for_selector("html[lang='ru']", timeout=WAIT)
     assert page.inner_text("#tab-log") == "Журнал"
