@@ -74,13 +74,19 @@ class Describer:
         self.pos = None            # the position before the turn being played
 
     def _turn(self, steps, side):
-        """The turn as ``nardy moves`` writes it (hits marked), from the position
-        before it; step by step when that position is unknown or the turn was an
-        accepted illegal one the notation cannot replay."""
+        """The turn in the board's printed labels (hits marked), from the position
+        before it, played by ``side``; step by step when that position is unknown or
+        the turn was an accepted illegal one the notation cannot replay."""
         steps = [tuple(x) for x in steps]
         if self.pos is not None:
+            pos = self.pos
+            if side is not None and pos.turn != side:
+                # a game's start position names white to move, whoever won the
+                # opening roll: the labels are the mover's side's
+                pos = pos.copy()
+                pos.turn = side
             try:
-                return "" if not steps else format_turn(self.variant, self.pos, steps,
+                return "" if not steps else format_turn(self.variant, pos, steps,
                                                         table=True)
             except (ValueError, IndexError, KeyError, TypeError):
                 pass
@@ -157,6 +163,8 @@ class Describer:
         if k == "confirm" and "candidates" in ev:
             return "%d turns fit the board: BACK shows the next, OK takes it" % ev["candidates"]
         if k == "game_end":
+            if r.get("winner") is None:
+                return "game over: %s, nobody scores" % (r.get("kind") or "no winner")
             return "game over: %s wins%s, +%s" % (
                 r.get("winner"), " (%s)" % r["kind"] if r.get("kind") else "", r.get("points"))
         if k == "hello":
