@@ -13,7 +13,7 @@ const WORDS = {
     lang: "Language", sound: "Sound", soundOn: "sound on", soundOff: "sound off",
     soundRefused: "no sound (the browser refused audio)",
     hand: "Hand", handEmpty: "empty", from: "from", white: "white", black: "black",
-    dice: "Dice", noDice: "none (press OK to roll)",
+    dice: "Dice", noDice: "none",
     help: "Press OK to roll. Drag a checker (or tap it, then tap where it goes); on a " +
       "point holding both colours, press on the one you mean. OK ends the turn, BACK " +
       "takes a step back. A button held for a second is a long press. Points are " +
@@ -87,7 +87,7 @@ const WORDS = {
     lang: "Язык", sound: "Звук", soundOn: "звук вкл.", soundOff: "звук выкл.",
     soundRefused: "без звука (браузер запретил звук)",
     hand: "В руке", handEmpty: "ничего", from: "с", white: "белая", black: "чёрная",
-    dice: "Кости", noDice: "нет (нажмите OK, чтобы бросить)",
+    dice: "Кости", noDice: "нет",
     help: "OK — бросить кости. Перетащите шашку (или коснитесь её, затем места, куда она " +
       "идёт); на пункте с шашками обоих цветов нажмите на нужную. OK заканчивает ход, " +
       "BACK отменяет шаг. Кнопка, удержанная секунду, — долгое нажатие. Пункты " +
