@@ -362,11 +362,18 @@ def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
     if last.get("ev") == "error":
         # a board without the setting keeps its language; the page goes on
         assert "lang" in last["error"]
-        wait_log(page, "keeps its own language")
+        wait_log(page, "доска оставила свой язык")
     else:
         assert last["settings"].get("lang") == "ru"
-    # the page still plays, and remembers the language on a reload
+    # the log's new lines are Russian too; the page still plays, and remembers the
+    # language on a reload
     act(sim, action="new", variant="short")
+    act(sim, action="dice", dice=[6, 1])
+    act(sim, action="press", button="ok")
+    wait_log(page, "бросок на первенство: белые 6, чёрные 1 — начинают белые")
+    act(sim, action="dice", dice=[6, 1])
+    act(sim, action="press", button="ok")
+    wait_log(page, "белые: бросок 6-1")
     page.reload()
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     assert page.inner_text("#tab-log") == "Журнал"

@@ -126,10 +126,12 @@ function drawStatic() {
   const tx = TRAY_X + (W - TRAY_X - EDGE) / 2;
   const tb = el("text", { x: tx, y: H / 2 - (PORTRAIT ? H / 4 : 30), class: "tray-label" },
                    world);
-  tb.textContent = "black off";
+  tb.dataset.w = "blackOff";
+  tb.textContent = w("blackOff");
   const tl = el("text", { x: tx, y: H / 2 + (PORTRAIT ? H / 4 : 40), class: "tray-label" },
                    world);
-  tl.textContent = "white off";
+  tl.dataset.w = "whiteOff";
+  tl.textContent = w("whiteOff");
   world.appendChild(el("g", { id: "checkers" }));
   world.appendChild(el("g", { id: "leds" }));
   const zones = el("g", { id: "zones" }, world);
@@ -391,8 +393,9 @@ async function refresh(full) {
   const s = await r.json();
   state.s = s;
   if (!state.pending) state.held = s.hand.length;   // what the page thinks it holds
-  document.getElementById("mode").textContent =
-    s.mode === "live" ? "(live: a board on USB)" : "(simulator: the real firmware)";
+  const mode = document.getElementById("mode");
+  mode.dataset.w = s.mode === "live" ? "modeLive" : "modeSim";
+  mode.textContent = w(mode.dataset.w);
   if (!state.review) {                     // a reviewed turn keeps the board
     drawCheckers(s);
     drawLeds(s, s.leds);

@@ -7,6 +7,8 @@
 const WORDS = {
   en: {
     title: "Nardy board",
+    modeSim: "(simulator: the real firmware)", modeLive: "(live: a board on USB)",
+    blackOff: "black off", whiteOff: "white off",
     game: "Game", long: "long nardy", short: "short nardy", matchTo: "Match to",
     newMatch: "New match", setUp: "Set up", setUpTip: "put the checkers back in the start position",
     download: "Download log", downloadSession: "Download log (this session)",
@@ -81,6 +83,8 @@ const WORDS = {
   },
   ru: {
     title: "Доска нард",
+    modeSim: "(симулятор: настоящая прошивка)", modeLive: "(доска на USB)",
+    blackOff: "чёрные вышли", whiteOff: "белые вышли",
     game: "Игра", long: "длинные нарды", short: "короткие нарды", matchTo: "Матч до",
     newMatch: "Новый матч", setUp: "Расставить", setUpTip: "вернуть шашки в начальную позицию",
     download: "Скачать журнал", downloadSession: "Скачать журнал (эта сессия)",
