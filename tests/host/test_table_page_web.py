@@ -232,13 +232,30 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     checkers = page.eval_on_selector_all("#checkers circle.top", """els => els.map(e => {
         const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })""")
     assert checkers and min(checkers) >= 40, checkers
-    # the log follows its newest line
+    assert not errors, errors
+    ctx.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_the_log_follows_its_newest_line(browser, sim, size):  # noqa: F811
+    """Also when lines came while another tab was open: back on the log, the newest
+    line is in view."""
+    ctx, page, errors = _page(browser, size)
+    phone = size[0] < 700
+    _open(page, sim)
+    at_end = """() => { const l = document.getElementById('log');
+        return l.scrollHeight > l.clientHeight &&
+               l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }"""
     for i in range(60):
         sim.hub._on_event({"ev": "text", "text": "line %d" % i})
     wait_log(page, "line 59")
-    page.wait_for_function("""() => { const l = document.getElementById('log');
-        return l.scrollHeight > l.clientHeight &&
-               l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }""", timeout=WAIT)
+    page.wait_for_function(at_end, timeout=WAIT)
+    _press(page, phone, "#tab-analysis")
+    for i in range(60, 120):
+        sim.hub._on_event({"ev": "text", "text": "line %d" % i})
+    wait_log(page, "line 119")
+    _press(page, phone, "#tab-log")
+    page.wait_for_function(at_end, timeout=WAIT)
     assert not errors, errors
     ctx.close()
 
@@ -277,6 +294,11 @@ def test_the_dice_stay_and_a_refusal_is_logged(browser, sim, size):  # noqa: F81
     act(sim, action="place", zone=10)
     wait_log(page, "warning C")
     page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=WAIT)
+    assert page.inner_text("#dice") == "6-1"
+    # the turn ended as it stands: the opponent decides, and a short OK is refused
+    _press(page, phone, 'button[data-button="ok"]')
+    _press(page, phone, 'button[data-button="ok"]')
+    wait_log(page, "the board refuses: opponent: hold OK to accept")
     assert page.inner_text("#dice") == "6-1"
     assert not errors, errors
     ctx.close()
