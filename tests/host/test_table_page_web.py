@@ -453,3 +453,20 @@ def test_the_package_builds_without_setuptools_warnings(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for f in ("index.html", "app.js", "words.js", "style.css"):
         assert "nardy_host/web/" + f in names, sorted(names)
+
+
+def test_no_sound_where_the_browser_has_no_audio(browser, sim):  # noqa: F811
+    """A browser without WebAudio (or one that refuses it): the button says so and is
+    off; a warning still shows, nothing breaks."""
+    ctx, page, errors = _page(browser, (1366, 768))
+    page.add_init_script("delete window.AudioContext; delete window.webkitAudioContext;")
+    _open(page, sim)
+    _short_turn(sim, page, False)
+    page.wait_for_function("() => document.body.dataset.sound === 'refused'", timeout=WAIT)
+    assert page.is_disabled("#sound")
+    assert "refused" in page.inner_text("#sound")
+    act(sim, action="move", **{"from": 13, "to": 10})
+    wait_log(page, "warning C3")
+    assert page.get_attribute("body", "data-beeps") is None
+    assert not errors, errors
+    ctx.close()

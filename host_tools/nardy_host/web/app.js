@@ -307,7 +307,9 @@ function audio() {
     if (!AC) { sound.refused = true; soundButton(); return null; }
     try { sound.ctx = new AC(); } catch (e) { sound.refused = true; soundButton(); return null; }
   }
-  if (sound.ctx.state === "suspended") sound.ctx.resume().catch(() => {});
+  if (sound.ctx.state === "suspended") {
+    sound.ctx.resume().catch(() => { sound.refused = true; soundButton(); });
+  }
   return sound.ctx;
 }
 function beep() {
