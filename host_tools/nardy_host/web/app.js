@@ -12,7 +12,7 @@ let W, H, EDGE, PW, BAR_X, BAR_W, TRAY_X, R, STEP, TIP, TRAY_STEP, LED_R, PORTRA
 function setGeometry(portrait) {
   PORTRAIT = portrait;
   if (portrait) {
-    EDGE = 8; PW = 44; BAR_W = 42; R = 22; STEP = 27; TIP = 150; H = 384; LED_R = 5;
+    EDGE = 10; PW = 44; BAR_W = 42; R = 22; STEP = 27; TIP = 150; H = 384; LED_R = 5;
     TRAY_STEP = 2 * R + 2;
     BAR_X = EDGE + 6 * PW; TRAY_X = BAR_X + BAR_W + 6 * PW + 6; W = TRAY_X + 56 + EDGE;
   } else {
