@@ -154,7 +154,10 @@ function drawStatic() {
 function drawChecker(g, x, y, colour, n, under) {
   if (n > 1) {
     const w = (under || colour) === "w";
-    el("circle", { cx: x + 4, cy: y + 4, r: R - 1, class: "checker",
+    // on the phone's overlapping stacks the one under peeks out towards the edge,
+    // clear of the next checker's count
+    const dy = PORTRAIT && y < H / 2 ? -4 : 4;
+    el("circle", { cx: x + 4, cy: y + dy, r: R - 1, class: "checker",
                    fill: w ? "#cfc6b4" : "#111", stroke: "#333" }, g);
   }
   const white = colour === "w";
@@ -185,14 +188,19 @@ function drawCheckers(s) {
       }
       total = row.length;
     } else {
-      slots.forEach((stack, i) => {
-        if (!stack.length) return;
+      // the phone's stacks overlap: drawn from the middle out, each checker's count
+      // stays above the next one in
+      const order = slots.map((_, i) => i);
+      if (PORTRAIT) order.reverse();
+      for (const i of order) {
+        const stack = slots[i];
+        if (!stack.length) continue;
         total += stack.length;
         let [x, y] = checkerXY(z, i);
         if (z === ZONE_BAR) y = H - EDGE - R - 12 - i * ((H - 2 * EDGE - 2 * R) / 3.2);
         drawChecker(grp, x, y, stack[stack.length - 1], stack.length,
                     stack[stack.length - 2]);
-      });
+      }
     }
     grp.setAttribute("data-count", total);
   }
