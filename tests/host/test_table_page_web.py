@@ -232,6 +232,12 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     checkers = page.eval_on_selector_all("#checkers circle.top", """els => els.map(e => {
         const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })""")
     assert checkers and min(checkers) >= 40, checkers
+    # and everything else a thumb presses
+    small = page.evaluate("""() => [...document.querySelectorAll(
+            'button, select, input, a#download')].filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.textContent, e.getBoundingClientRect().height])
+        .filter(([_, h]) => h < 40)""")
+    assert not small, small
     assert not errors, errors
     ctx.close()
 
