@@ -60,6 +60,54 @@ def _side(name):
     return COLOURS.get(name) if isinstance(name, str) else None
 
 
+# The log in Russian (the page's language, "lang" action): each English template and
+# its translation; a template missing here stays English.
+RU = {
+    "game %s: %s nardy%s": "партия %s: %s нарды%s",
+    ", match to %s": ", матч до %s",
+    "opening roll: white %s, black %s%s": "бросок на первенство: белые %s, чёрные %s%s",
+    " - equal: roll again (C2)": " — поровну: бросайте снова (C2)",
+    " - %s starts and plays %d-%d (C2; setting opening_dice_played on)":
+        " — начинают %s и играют %d-%d (C2; настройка opening_dice_played включена)",
+    " - %s starts: press OK to roll both dice (C2; the opening dice are not played: "
+    "setting opening_dice_played off)":
+        " — начинают %s: нажмите OK, чтобы бросить обе кости (C2; кости первенства не "
+        "играются: настройка opening_dice_played выключена)",
+    "%s rolls %s": "%s: бросок %s",
+    "%s takes back %s": "%s: отмена %s",
+    "%s played %s": "%s сыграли %s",
+    "nothing (no legal move)": "ничего (хода нет)",
+    " - an illegal turn (%s) accepted as played":
+        " — неправильный ход (%s) принят как сыгранный",
+    "warning cleared": "предупреждение снято",
+    "warning %s: %s%s": "предупреждение %s: %s%s",
+    "lifted from %s%s": "взята с %s%s",
+    ": may go to ": ": можно на ",
+    "the board matches the game": "доска совпадает с игрой",
+    "the board differs: ": "доска не совпадает: ",
+    "%s %s expected %d, sees %d": "%s %s: ожидается %d, видно %d",
+    "%d turns fit the board: BACK shows the next, OK takes it":
+        "доске подходят ходы (%d): BACK — следующий, OK — принять",
+    "game over: %s, nobody scores": "партия окончена: %s, очков нет",
+    "game over: %s wins%s, +%s": "партия окончена: побеждают %s%s, +%s",
+    "board: firmware %s, %s nardy, %s": "доска: прошивка %s, %s нарды, %s",
+    "board error: %s": "ошибка доски: %s",
+    "the board refuses: %s%s": "доска отказывает: %s%s",
+    "the board keeps its own language (its firmware has no language setting); the page "
+    "switched": "доска оставила свой язык (в её прошивке нет настройки языка); страница "
+                "переключилась",
+    "lifted from %s: no legal move for this checker": "взята с %s: этой шашке ходить некуда",
+    "refused: %s": "отказано: %s",
+    "%s resigns? OK: resign, BACK: play on": "%s сдаются? OK: сдаться, BACK: играть дальше",
+    "resignation cancelled: play on": "сдача отменена: игра продолжается",
+    "the turn ends by itself in %.1f s": "ход закончится сам через %.1f с",
+    "the turn's end by itself is off again: the board moved":
+        "автоконец хода отменён: доска изменилась",
+    " (%s resigned)": " (%s сдались)",
+    "white": "белые", "black": "чёрные", "long": "длинные", "short": "короткие",
+}
+
+
 def _zones(zs):
     return ", ".join(zone_label(z) for z in zs)
 
@@ -72,15 +120,28 @@ class Describer:
         self.options = {}          # its options, as the game record names them
         self.mover = None
         self.pos = None            # the position before the turn being played
+        self.lang = "en"           # the page's language (LANGS)
+
+    def _(self, text):
+        """``text`` (a template or a word) in the log's language."""
+        if self.lang == "ru" and isinstance(text, str):
+            return RU.get(text, text)
+        return text
 
     def _turn(self, steps, side):
-        """The turn as ``nardy moves`` writes it (hits marked), from the position
-        before it; step by step when that position is unknown or the turn was an
-        accepted illegal one the notation cannot replay."""
+        """The turn in the board's printed labels (hits marked), from the position
+        before it, played by ``side``; step by step when that position is unknown or
+        the turn was an accepted illegal one the notation cannot replay."""
         steps = [tuple(x) for x in steps]
         if self.pos is not None:
+            pos = self.pos
+            if side is not None and pos.turn != side:
+                # a game's start position names white to move, whoever won the
+                # opening roll: the labels are the mover's side's
+                pos = pos.copy()
+                pos.turn = side
             try:
-                return "" if not steps else format_turn(self.variant, self.pos, steps,
+                return "" if not steps else format_turn(self.variant, pos, steps,
                                                         table=True)
             except (ValueError, IndexError, KeyError, TypeError):
                 pass
@@ -89,13 +150,13 @@ class Describer:
     def _opening(self, w, b):
         """What follows the opening roll, and why (C2 and the setting that decides)."""
         if not isinstance(w, int) or not isinstance(b, int) or w == b:
-            return " - equal: roll again (C2)"
-        first = "white" if w > b else "black"
+            return self._(" - equal: roll again (C2)")
+        first = self._("white" if w > b else "black")
         if self.options.get("opening_dice_played"):
-            return " - %s starts and plays %d-%d (C2; setting opening_dice_played on)" % (
+            return self._(" - %s starts and plays %d-%d (C2; setting opening_dice_played on)") % (
                 first, max(w, b), min(w, b))
-        return (" - %s starts: press OK to roll both dice (C2; the opening dice are not "
-                "played: setting opening_dice_played off)" % first)
+        return self._(" - %s starts: press OK to roll both dice (C2; the opening dice are "
+                      "not played: setting opening_dice_played off)") % first
 
     def __call__(self, ev):
         k = ev.get("ev")
@@ -112,71 +173,79 @@ class Describer:
                 pass
             m = (r.get("meta") or {}).get("match")
             length = m.get("length") if isinstance(m, dict) else m
-            return "game %s: %s nardy%s" % (ev.get("game"), r.get("variant"),
-                                            ", match to %s" % length if length else "")
+            return self._("game %s: %s nardy%s") % (
+                ev.get("game"), self._(r.get("variant")),
+                self._(", match to %s") % length if length else "")
         if k == "roll":
             if r.get("r") == "open":
                 w, b = (r.get("rolls") or [[0, 0]])[-1]
-                return "opening roll: white %s, black %s%s" % (w, b, self._opening(w, b))
+                return self._("opening roll: white %s, black %s%s") % (w, b, self._opening(w, b))
             self.mover = r.get("side")
-            return "%s rolls %s" % (r.get("side"), "-".join(str(d) for d in r.get("dice", ())))
+            return self._("%s rolls %s") % (self._(r.get("side")),
+                                            "-".join(str(d) for d in r.get("dice", ())))
         if k == "step" and self.variant is not None:
             move = _moves(self.variant, _side(self.mover), [(r.get("from"), r.get("to"))])
-            who = self.mover or "step"           # a resumed game: no roll seen yet
+            who = self._(self.mover) or "step"           # a resumed game: no roll seen yet
             if r.get("r") == "undo":
-                return "%s takes back %s" % (who, move)
+                return self._("%s takes back %s") % (who, move)
             return "%s %s" % (who, move)
         if k == "turn" and self.variant is not None:
-            text = "%s played %s" % (r.get("side"), self._turn(r.get("steps") or [],
-                                                               _side(r.get("side")))
-                                     or "nothing (no legal move)")
+            text = self._("%s played %s") % (
+                self._(r.get("side")), self._turn(r.get("steps") or [], _side(r.get("side")))
+                or self._("nothing (no legal move)"))
             try:
                 self.pos = parse_position_id(r["pos"])[1]
             except (KeyError, ValueError, TypeError):
                 self.pos = None
             if r.get("accepted"):
-                text += " - an illegal turn (%s) accepted as played" % r.get("rule")
+                text += self._(" - an illegal turn (%s) accepted as played") % r.get("rule")
             return text
         if k == "warn":
             if ev.get("clear"):
-                return "warning cleared"
+                return self._("warning cleared")
             pts = r.get("points") or []
-            return "warning %s: %s%s" % (r.get("rule"), r.get("text"),
+            return self._("warning %s: %s%s") % (r.get("rule"), r.get("text"),
                                          " (%s)" % _zones(pts) if pts else "")
         if k == "lift":
             t = ev.get("targets") or []
             if ev.get("no_move"):
-                return "lifted from %s: no legal move for this checker" % _zones(
+                return self._("lifted from %s: no legal move for this checker") % _zones(
                     ev.get("zones") or [])
-            return "lifted from %s%s" % (_zones(ev.get("zones") or []),
-                                         ": may go to " + _zones(t) if t else "")
+            return self._("lifted from %s%s") % (
+                _zones(ev.get("zones") or []), self._(": may go to ") + _zones(t) if t else "")
         if k == "refused":
-            return "refused: %s" % ev.get("text")
+            return self._("refused: %s") % ev.get("text")
         if k == "resign":
-            return ("%s resigns? OK: resign, BACK: play on" % ev.get("side")
-                    if ev.get("ask") else "resignation cancelled: play on")
+            return (self._("%s resigns? OK: resign, BACK: play on") % self._(ev.get("side"))
+                    if ev.get("ask") else self._("resignation cancelled: play on"))
         if k == "auto_end":
             ms = ev.get("ms")
-            return ("the turn ends by itself in %.1f s" % (ms / 1000.0) if ms is not None
-                    else "the turn's end by itself is off again: the board moved")
+            return (self._("the turn ends by itself in %.1f s") % (ms / 1000.0)
+                    if ms is not None
+                    else self._("the turn's end by itself is off again: the board moved"))
         if k == "sync":
             d = ev.get("diffs") or []
             if not d:
-                return "the board matches the game"
-            return "the board differs: " + "; ".join(
-                "%s %s expected %d, sees %d" % (zone_label(z), ("white", "black")[c], want, got)
+                return self._("the board matches the game")
+            return self._("the board differs: ") + "; ".join(
+                self._("%s %s expected %d, sees %d") % (
+                    zone_label(z), self._(("white", "black")[c]), want, got)
                 for z, c, want, got in d[:6]) + (" ..." if len(d) > 6 else "")
         if k == "confirm" and "candidates" in ev:
-            return "%d turns fit the board: BACK shows the next, OK takes it" % ev["candidates"]
+            return self._("%d turns fit the board: BACK shows the next, OK takes it") % (
+                ev["candidates"])
         if k == "game_end":
-            return "game over: %s wins%s, +%s%s" % (
-                r.get("winner"), " (%s)" % r["kind"] if r.get("kind") else "", r.get("points"),
-                " (%s resigned)" % r["resigned"] if r.get("resigned") else "")
+            if r.get("winner") is None:
+                return self._("game over: %s, nobody scores") % (r.get("kind") or "no winner")
+            return self._("game over: %s wins%s, +%s") % (
+                self._(r.get("winner")), " (%s)" % r["kind"] if r.get("kind") else "",
+                r.get("points")) + (self._(" (%s resigned)") % self._(r["resigned"])
+                                    if r.get("resigned") else "")
         if k == "hello":
-            return "board: firmware %s, %s nardy, %s" % (ev.get("fw"), ev.get("variant"),
-                                                        ev.get("phase"))
+            return self._("board: firmware %s, %s nardy, %s") % (
+                ev.get("fw"), self._(ev.get("variant")), ev.get("phase"))
         if k == "error":
-            return "board error: %s" % ev.get("error")
+            return self._("board error: %s") % ev.get("error")
         if k == "text":
             return ev.get("text")
         return None
@@ -246,8 +315,9 @@ class Hub:
         if k == "error" and self.lang_sent and "lang" in str(ev.get("error")):
             # a board without the language setting: the page still switches
             self.lang_sent = False
-            ev = {"ev": "text", "text": "the board keeps its own language (its firmware "
-                                        "has no language setting); the page switched"}
+            ev = {"ev": "text", "text": self.describe._(
+                "the board keeps its own language (its firmware has no language setting); "
+                "the page switched")}
             k = "text"
         if k == "dump" and "position" in ev:
             self.position = (ev.get("variant"), ev.get("options") or {}, ev["position"])
@@ -369,7 +439,7 @@ class Hub:
         said = tuple(msg) if isinstance(msg, list) and len(msg) == 2 else None
         if said is not None and said != self.said:
             rule, text = said
-            self._on_event({"ev": "text", "text": "the board refuses: %s%s" % (
+            self._on_event({"ev": "text", "text": self.describe._("the board refuses: %s%s") % (
                 text, " (%s)" % rule if rule else "")})
         self.said = said
 
@@ -377,6 +447,7 @@ class Hub:
         lang = a.get("lang")
         if lang not in LANGS:
             raise ActionError(400, "lang must be one of: %s" % ", ".join(LANGS))
+        self.describe.lang = lang           # the log's new lines in that language
         self.lang_sent = True
         self.s.send({"cmd": "set", "lang": lang})
 

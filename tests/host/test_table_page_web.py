@@ -144,10 +144,10 @@ def test_the_board_names_its_own_move_and_the_log_its_steps_by_the_printed_label
     d({"ev": "game", "game": 1, "rec": {"variant": "long", "start": position_id(v, start)}})
     d({"ev": "roll", "rec": {"r": "roll", "side": "black", "dice": [6, 1]}})
     assert d({"ev": "step", "rec": {"from": 1, "to": 7}}) == "black 12/6"
-    d.pos = pos
-    assert d({"ev": "turn", "rec": {"side": "black", "steps": [[1, 7], [1, 2]],
-                                    "pos": position_id(v, res)}}) \
-        .startswith("black played 12/6 12/11")
+    # black won the opening roll: the game's start names white to move, the turn is
+    # black's and is written in black's labels
+    assert d({"ev": "turn", "rec": {"side": "black", "steps": [[1, 7], [7, 8]],
+                                    "pos": position_id(v, res)}}) == "black played 12/5"
 
 
 @pytest.mark.parametrize("name", ["long", "short"])
@@ -232,13 +232,36 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     checkers = page.eval_on_selector_all("#checkers circle.top", """els => els.map(e => {
         const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })""")
     assert checkers and min(checkers) >= 40, checkers
-    # the log follows its newest line
+    # and everything else a thumb presses
+    small = page.evaluate("""() => [...document.querySelectorAll(
+            'button, select, input, a#download')].filter(e => e.offsetParent !== null)
+        .map(e => [e.id || e.textContent, e.getBoundingClientRect().height])
+        .filter(([_, h]) => h < 40)""")
+    assert not small, small
+    assert not errors, errors
+    ctx.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_the_log_follows_its_newest_line(browser, sim, size):  # noqa: F811
+    """Also when lines came while another tab was open: back on the log, the newest
+    line is in view."""
+    ctx, page, errors = _page(browser, size)
+    phone = size[0] < 700
+    _open(page, sim)
+    at_end = """() => { const l = document.getElementById('log');
+        return l.scrollHeight > l.clientHeight &&
+               l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }"""
     for i in range(60):
         sim.hub._on_event({"ev": "text", "text": "line %d" % i})
     wait_log(page, "line 59")
-    page.wait_for_function("""() => { const l = document.getElementById('log');
-        return l.scrollHeight > l.clientHeight &&
-               l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }""", timeout=WAIT)
+    page.wait_for_function(at_end, timeout=WAIT)
+    _press(page, phone, "#tab-analysis")
+    for i in range(60, 120):
+        sim.hub._on_event({"ev": "text", "text": "line %d" % i})
+    wait_log(page, "line 119")
+    _press(page, phone, "#tab-log")
+    page.wait_for_function(at_end, timeout=WAIT)
     assert not errors, errors
     ctx.close()
 
@@ -277,6 +300,11 @@ def test_the_dice_stay_and_a_refusal_is_logged(browser, sim, size):  # noqa: F81
     act(sim, action="place", zone=10)
     wait_log(page, "warning C")
     page.wait_for_function("() => document.body.dataset.busy === '0'", timeout=WAIT)
+    assert page.inner_text("#dice") == "6-1"
+    # the turn ended as it stands: the opponent decides, and a short OK is refused
+    _press(page, phone, 'button[data-button="ok"]')
+    _press(page, phone, 'button[data-button="ok"]')
+    wait_log(page, "the board refuses: opponent: hold OK to accept")
     assert page.inner_text("#dice") == "6-1"
     assert not errors, errors
     ctx.close()
@@ -348,6 +376,8 @@ def test_rules_panel_legal_moves_and_a_warnings_why(browser, sim, size):  # noqa
 def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
     ctx, page, errors = _page(browser, size)
     _open(page, sim)
+    if size[0] < 700:
+        page.tap("#more")                  # a phone: the language is behind "more"
     page.select_option("#lang", "ru")
     page.wait_for_selector("html[lang='ru']", timeout=WAIT)
     assert page.inner_text("#tab-log") == "Журнал"
@@ -360,11 +390,18 @@ def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
     if last.get("ev") == "error":
         # a board without the setting keeps its language; the page goes on
         assert "lang" in last["error"]
-        wait_log(page, "keeps its own language")
+        wait_log(page, "доска оставила свой язык")
     else:
         assert last["settings"].get("lang") == "ru"
-    # the page still plays, and remembers the language on a reload
+    # the log's new lines are Russian too; the page still plays, and remembers the
+    # language on a reload
     act(sim, action="new", variant="short")
+    act(sim, action="dice", dice=[6, 1])
+    act(sim, action="press", button="ok")
+    wait_log(page, "бросок на первенство: белые 6, чёрные 1 — начинают белые")
+    act(sim, action="dice", dice=[6, 1])
+    act(sim, action="press", button="ok")
+    wait_log(page, "белые: бросок 6-1")
     page.reload()
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     assert page.inner_text("#tab-log") == "Журнал"
@@ -422,3 +459,20 @@ def test_the_package_builds_without_setuptools_warnings(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for f in ("index.html", "app.js", "words.js", "style.css"):
         assert "nardy_host/web/" + f in names, sorted(names)
+
+
+def test_no_sound_where_the_browser_has_no_audio(browser, sim):  # noqa: F811
+    """A browser without WebAudio (or one that refuses it): the button says so and is
+    off; a warning still shows, nothing breaks."""
+    ctx, page, errors = _page(browser, (1366, 768))
+    page.add_init_script("delete window.AudioContext; delete window.webkitAudioContext;")
+    _open(page, sim)
+    _short_turn(sim, page, False)
+    page.wait_for_function("() => document.body.dataset.sound === 'refused'", timeout=WAIT)
+    assert page.is_disabled("#sound")
+    assert "refused" in page.inner_text("#sound")
+    act(sim, action="move", **{"from": 13, "to": 10})
+    wait_log(page, "warning C3")
+    assert page.get_attribute("body", "data-beeps") is None
+    assert not errors, errors
+    ctx.close()

@@ -4,8 +4,24 @@
 "use strict";
 
 const SVGNS = "http://www.w3.org/2000/svg";
-const W = 1000, H = 620, EDGE = 20, PW = 60, BAR_X = 380, BAR_W = 60, TRAY_X = 830;
-const R = 25;
+// Two geometries: the board as a laptop shows it (1000 x 620, P13..P24 along the
+// top), and on a phone held upright a narrower board turned a quarter (``world``, the
+// group every drawing goes into, is rotated), so that a point, a checker and the bar
+// are each at least 40 px wide under a thumb. Texts are turned back upright (CSS).
+let W, H, EDGE, PW, BAR_X, BAR_W, TRAY_X, R, STEP, TIP, TRAY_STEP, LED_R, PORTRAIT = false;
+function setGeometry(portrait) {
+  PORTRAIT = portrait;
+  if (portrait) {
+    EDGE = 10; PW = 44; BAR_W = 42; R = 22; STEP = 27; TIP = 150; H = 384; LED_R = 5;
+    TRAY_STEP = 2 * R + 2;
+    BAR_X = EDGE + 6 * PW; TRAY_X = BAR_X + BAR_W + 6 * PW + 6; W = TRAY_X + 56 + EDGE;
+  } else {
+    W = 1000; H = 620; EDGE = 20; PW = 60; BAR_X = 380; BAR_W = 60; TRAY_X = 830;
+    R = 25; STEP = 50; TIP = 250; TRAY_STEP = 60; LED_R = 9;
+  }
+}
+const PORTRAIT_MQ = window.matchMedia("(max-width: 759px) and (orientation: portrait)");
+setGeometry(PORTRAIT_MQ.matches);
 const ZONE_BAR = 25, ZONE_OFF_W = 26, ZONE_OFF_B = 27;
 const state = { s: null, lines: 0, display: 0, drag: null, queue: Promise.resolve(),
                 pending: 0, es: null, held: 0, report: null, review: null,
@@ -60,49 +76,66 @@ function zoneName(z) {
 function checkerXY(z, i) {
   if (z <= 24) {
     const g = pointGeom(z);
-    const y = g.top ? EDGE + R + 2 + i * (2 * R) : H - EDGE - R - 2 - i * (2 * R);
+    const y = g.top ? EDGE + R + 2 + i * STEP : H - EDGE - R - 2 - i * STEP;
     return [g.x, y];
   }
   if (z === ZONE_BAR) return [BAR_X + BAR_W / 2, H - EDGE - R - 10 - i * 2.1 * R * 2.4];
   const top = z === ZONE_OFF_B;
-  return [TRAY_X + 40 + i * 60, top ? EDGE + 60 : H - EDGE - 60];
+  if (PORTRAIT) {                          // the tray is narrow: its slots along it
+    const x = TRAY_X + (W - TRAY_X - EDGE) / 2;
+    return [x, top ? EDGE + R + 4 + i * TRAY_STEP : H - EDGE - R - 4 - i * TRAY_STEP];
+  }
+  return [TRAY_X + 40 + i * TRAY_STEP, top ? EDGE + 60 : H - EDGE - 60];
 }
 
+let world = null;
 function drawStatic() {
+  board.textContent = "";
+  board.setAttribute("viewBox", PORTRAIT ? `0 0 ${H} ${W}` : `0 0 ${W} ${H}`);
+  board.style.aspectRatio = PORTRAIT ? `${H} / ${W}` : `${W} / ${H}`;
+  document.body.classList.toggle("portrait", PORTRAIT);
   const defs = el("defs", {}, board);
+  world = el("g", { id: "world" }, board);
+  if (PORTRAIT) world.setAttribute("transform", `translate(${H},0) rotate(90)`);
   const wood = el("linearGradient", { id: "wood", x1: 0, y1: 0, x2: 1, y2: 0.2 }, defs);
   el("stop", { offset: "0", "stop-color": "#7a4a22" }, wood);
   el("stop", { offset: ".5", "stop-color": "#935c2c" }, wood);
   el("stop", { offset: "1", "stop-color": "#6d3f1c" }, wood);
-  el("rect", { x: 0, y: 0, width: W, height: H, rx: 14, fill: "url(#wood)" }, board);
+  el("rect", { x: 0, y: 0, width: W, height: H, rx: PORTRAIT ? 8 : 14, fill: "url(#wood)" },
+     world);
   el("rect", { x: EDGE, y: EDGE, width: 12 * PW + BAR_W, height: H - 2 * EDGE,
-               fill: "#e2c28f" }, board);
+               fill: "#e2c28f" }, world);
   el("rect", { x: BAR_X, y: EDGE, width: BAR_W, height: H - 2 * EDGE,
-               fill: "#6d3f1c" }, board);
+               fill: "#6d3f1c" }, world);
   for (const top of [true, false]) {
     el("rect", { x: TRAY_X, y: top ? EDGE : H / 2 + 10, width: W - TRAY_X - EDGE,
-                 height: H / 2 - EDGE - 10, rx: 6, fill: "#5a3417" }, board);
+                 height: H / 2 - EDGE - 10, rx: 6, fill: "#5a3417" }, world);
   }
   for (let p = 1; p <= 24; p++) {
     const g = pointGeom(p);
     const base = g.top ? EDGE : H - EDGE;
-    const tip = g.top ? EDGE + 250 : H - EDGE - 250;
+    const tip = g.top ? EDGE + TIP : H - EDGE - TIP;
     el("polygon", { points: `${g.x - PW / 2},${base} ${g.x + PW / 2},${base} ${g.x},${tip}`,
-                    fill: p % 2 ? "#a0522d" : "#f5e6c8", stroke: "#7a4a22" }, board);
-    // between the two rows of tips, clear of the checkers (on a phone they are drawn
-    // larger: style.css)
-    const lbl = el("text", { x: g.x, y: g.top ? H / 2 - 22 : H / 2 + 22, class: "label" },
-                   board);
+                    fill: p % 2 ? "#a0522d" : "#f5e6c8", stroke: "#7a4a22" }, world);
+    // between the two rows of tips, clear of the checkers
+    const dy = PORTRAIT ? 15 : 22;
+    const lbl = el("text", { x: g.x, y: g.top ? H / 2 - dy : H / 2 + dy, class: "label" },
+                   world);
     lbl.textContent = "P" + p;
   }
-  const tb = el("text", { x: TRAY_X + 75, y: H / 2 - 30, class: "tray-label" }, board);
-  tb.textContent = "black off";
-  const tl = el("text", { x: TRAY_X + 75, y: H / 2 + 40, class: "tray-label" }, board);
-  tl.textContent = "white off";
-  board.appendChild(el("g", { id: "checkers" }));
-  board.appendChild(el("g", { id: "leds" }));
-  const zones = el("g", { id: "zones" }, board);
-  board.appendChild(el("g", { id: "drag" }));
+  const tx = TRAY_X + (W - TRAY_X - EDGE) / 2;
+  const tb = el("text", { x: tx, y: H / 2 - (PORTRAIT ? H / 4 : 30), class: "tray-label" },
+                   world);
+  tb.dataset.w = "blackOff";
+  tb.textContent = w("blackOff");
+  const tl = el("text", { x: tx, y: H / 2 + (PORTRAIT ? H / 4 : 40), class: "tray-label" },
+                   world);
+  tl.dataset.w = "whiteOff";
+  tl.textContent = w("whiteOff");
+  world.appendChild(el("g", { id: "checkers" }));
+  world.appendChild(el("g", { id: "leds" }));
+  const zones = el("g", { id: "zones" }, world);
+  world.appendChild(el("g", { id: "drag" }));
   for (let p = 1; p <= 24; p++) {
     const g = pointGeom(p);
     el("rect", { x: g.x - PW / 2, y: g.top ? EDGE : H / 2, width: PW,
@@ -121,7 +154,10 @@ function drawStatic() {
 function drawChecker(g, x, y, colour, n, under) {
   if (n > 1) {
     const w = (under || colour) === "w";
-    el("circle", { cx: x + 4, cy: y + 4, r: R - 1, class: "checker",
+    // on the phone's overlapping stacks the one under peeks out towards the edge,
+    // clear of the next checker's count
+    const dy = PORTRAIT && y < H / 2 ? -4 : 4;
+    el("circle", { cx: x + 4, cy: y + dy, r: R - 1, class: "checker",
                    fill: w ? "#cfc6b4" : "#111", stroke: "#333" }, g);
   }
   const white = colour === "w";
@@ -152,14 +188,19 @@ function drawCheckers(s) {
       }
       total = row.length;
     } else {
-      slots.forEach((stack, i) => {
-        if (!stack.length) return;
+      // the phone's stacks overlap: drawn from the middle out, each checker's count
+      // stays above the next one in
+      const order = slots.map((_, i) => i);
+      if (PORTRAIT) order.reverse();
+      for (const i of order) {
+        const stack = slots[i];
+        if (!stack.length) continue;
         total += stack.length;
         let [x, y] = checkerXY(z, i);
         if (z === ZONE_BAR) y = H - EDGE - R - 12 - i * ((H - 2 * EDGE - 2 * R) / 3.2);
         drawChecker(grp, x, y, stack[stack.length - 1], stack.length,
                     stack[stack.length - 2]);
-      });
+      }
     }
     grp.setAttribute("data-count", total);
   }
@@ -177,6 +218,7 @@ function drawLeds(s, rgbHex) {
       const p = pointGeom(z);
       x = p.x + (k - 1) * 14;
       y = p.top ? EDGE / 2 : H - EDGE / 2;
+      if (PORTRAIT) x = p.x + (k - 1) * 2 * LED_R;
     } else if (z === ZONE_BAR) {
       x = BAR_X + BAR_W / 2; y = H / 2 - 30 + (k - 1) * 20;
     } else {
@@ -203,7 +245,6 @@ function drawLeds(s, rgbHex) {
 
 // which of the firmware's colours (the state's ``lights``) an LED shows: the nearest
 // in hue, the firmware dims them all alike
-const LED_R = 9;
 function lightName(r, g, b) {
   const lights = state.lights || {};
   const m = Math.max(r, g, b);
@@ -274,7 +315,9 @@ function audio() {
     if (!AC) { sound.refused = true; soundButton(); return null; }
     try { sound.ctx = new AC(); } catch (e) { sound.refused = true; soundButton(); return null; }
   }
-  if (sound.ctx.state === "suspended") sound.ctx.resume().catch(() => {});
+  if (sound.ctx.state === "suspended") {
+    sound.ctx.resume().catch(() => { sound.refused = true; soundButton(); });
+  }
   return sound.ctx;
 }
 function beep() {
@@ -360,8 +403,9 @@ async function refresh(full) {
   const s = await r.json();
   state.s = s;
   if (!state.pending) state.held = s.hand.length;   // what the page thinks it holds
-  document.getElementById("mode").textContent =
-    s.mode === "live" ? "(live: a board on USB)" : "(simulator: the real firmware)";
+  const mode = document.getElementById("mode");
+  mode.dataset.w = s.mode === "live" ? "modeLive" : "modeSim";
+  mode.textContent = w(mode.dataset.w);
   if (!state.review) {                     // a reviewed turn keeps the board
     drawCheckers(s);
     drawLeds(s, s.leds);
@@ -430,6 +474,12 @@ document.getElementById("moves-btn").addEventListener("click", () => {
   showMoves();
 });
 
+// a phone's header: the controls played less often behind "more"
+document.getElementById("more").addEventListener("click", ev => {
+  const open = document.querySelector("header").classList.toggle("open");
+  ev.currentTarget.setAttribute("aria-expanded", String(open));
+});
+
 // the language: the page's words, and the board's setting (a board that refuses it
 // keeps its own; the page switches all the same)
 document.getElementById("lang").addEventListener("change", ev => {
@@ -474,9 +524,10 @@ function zoneAt(x, y) {
   return e && e.dataset && e.dataset.zone ? Number(e.dataset.zone) : null;
 }
 function svgPoint(ev) {
+  // in the drawing's own coordinates (the phone's board is turned)
   const p = board.createSVGPoint();
   p.x = ev.clientX; p.y = ev.clientY;
-  return p.matrixTransform(board.getScreenCTM().inverse());
+  return p.matrixTransform(world.getScreenCTM().inverse());
 }
 function colourAt(z, pt) {
   let best = null, bd = Infinity;
@@ -721,10 +772,10 @@ function showReport(rep, what) {
 function zoneCentre(z) {
   if (z <= 24) {
     const g = pointGeom(z);
-    return [g.x, g.top ? EDGE + 150 : H - EDGE - 150];
+    return [g.x, g.top ? EDGE + 0.6 * TIP : H - EDGE - 0.6 * TIP];
   }
   if (z === ZONE_BAR) return [BAR_X + BAR_W / 2, H / 2];
-  return [TRAY_X + 75, z === ZONE_OFF_W ? H / 2 + 130 : H / 2 - 130];
+  return [TRAY_X + (W - TRAY_X - EDGE) / 2, z === ZONE_OFF_W ? H * 0.71 : H * 0.29];
 }
 
 function arrowDefs() {
@@ -736,7 +787,7 @@ function arrowDefs() {
     el("path", { d: "M0,0 L10,5 L0,10 z", fill: colour }, m);
   }
   const g = el("g", { id: "review" });
-  board.insertBefore(g, document.getElementById("zones"));
+  world.insertBefore(g, document.getElementById("zones"));
 }
 
 // a step as a curve bowed towards the middle of the board, the best turn's further
@@ -810,6 +861,14 @@ document.addEventListener("keydown", ev => {
 
 drawStatic();
 arrowDefs();
+// a phone turned (or a window narrowed) redraws the board in the other geometry
+PORTRAIT_MQ.addEventListener("change", ev => {
+  setGeometry(ev.matches);
+  drawStatic();
+  arrowDefs();
+  if (state.review) review(state.review.i, state.review.show);
+  else if (state.s) { drawCheckers(state.s); drawLeds(state.s, state.s.leds); }
+});
 state.lang = pickLang();
 applyWords();
 refresh(true).then(s => connect(s ? s.feed : 0));

@@ -7,13 +7,15 @@
 const WORDS = {
   en: {
     title: "Nardy board",
+    modeSim: "(simulator: the real firmware)", modeLive: "(live: a board on USB)",
+    blackOff: "black off", whiteOff: "white off",
     game: "Game", long: "long nardy", short: "short nardy", matchTo: "Match to",
     newMatch: "New match", setUp: "Set up", setUpTip: "put the checkers back in the start position",
     download: "Download log", downloadSession: "Download log (this session)",
     lang: "Language", sound: "Sound", soundOn: "sound on", soundOff: "sound off",
     soundRefused: "no sound (the browser refused audio)",
     hand: "Hand", handEmpty: "empty", from: "from", white: "white", black: "black",
-    dice: "Dice", noDice: "none (press OK to roll)",
+    dice: "Dice", noDice: "none",
     help: "Press OK to roll. Drag a checker (or tap it, then tap where it goes); on a " +
       "point holding both colours, press on the one you mean. OK ends the turn, BACK " +
       "takes a step back. A button held for a second is a long press. Points are " +
@@ -81,13 +83,15 @@ const WORDS = {
   },
   ru: {
     title: "Доска нард",
+    modeSim: "(симулятор: настоящая прошивка)", modeLive: "(доска на USB)",
+    blackOff: "чёрные вышли", whiteOff: "белые вышли",
     game: "Игра", long: "длинные нарды", short: "короткие нарды", matchTo: "Матч до",
     newMatch: "Новый матч", setUp: "Расставить", setUpTip: "вернуть шашки в начальную позицию",
     download: "Скачать журнал", downloadSession: "Скачать журнал (эта сессия)",
     lang: "Язык", sound: "Звук", soundOn: "звук вкл.", soundOff: "звук выкл.",
     soundRefused: "без звука (браузер запретил звук)",
     hand: "В руке", handEmpty: "ничего", from: "с", white: "белая", black: "чёрная",
-    dice: "Кости", noDice: "нет (нажмите OK, чтобы бросить)",
+    dice: "Кости", noDice: "нет",
     help: "OK — бросить кости. Перетащите шашку (или коснитесь её, затем места, куда она " +
       "идёт); на пункте с шашками обоих цветов нажмите на нужную. OK заканчивает ход, " +
       "BACK отменяет шаг. Кнопка, удержанная секунду, — долгое нажатие. Пункты " +
