@@ -126,7 +126,7 @@ def main(pinmap, data):
         while True:
             t1 = time.ticks_us()
             app.cycle()
-            early = len(t.early_targets) > 0      # App.cycle drew them already
+            early = bool(g.early_targets)         # App.cycle drew them already
             seen = early or len(t.targets) > 0
             if seen and not early:
                 app.show_leds()

@@ -299,7 +299,11 @@ class App:
         for k in ("brightness", "dice", "bot", "auto_end", "lang"):
             if k in cmd:
                 self.settings[k] = cmd[k]
-        self.game.settings_changed()
+        g = self.game
+        if g.phase == MOVE and g.shown is None:
+            # the turn being played follows it (the board's own turn ends when its
+            # move is on the board)
+            g.tracker.auto_end_ms = self.settings.get("auto_end", 0)
         self.save_settings()
         self.emit({"ev": "set", "settings": self.settings})
 

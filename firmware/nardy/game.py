@@ -42,7 +42,16 @@ from nardy.dice import Dice, enter_die
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, SYNC, VERDICT, Tracker
+from nardy.tracker import (
+    CONFIRM,
+    DONE,
+    IDLE,
+    ILLEGAL,
+    SYNC,
+    VERDICT,
+    Tracker,
+    nothing_played,
+)
 from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
 SETUP = "setup"
@@ -66,15 +75,16 @@ TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 HIT = "hit"                # a hit half done: the blot goes to the bar (S2)
 
 
-# What the board says to a press (the OLED shows ``Game.message``): one place each.
-_ASK_RESIGN = "%s resigns? OK: resign, BACK: play on"
-_PLAY_FIRST = "nothing played: play the dice (hold OK: end the turn anyway)"
-_NO_MOVE = "no legal move for this checker"
-_HIT_HALF = "Hit: put the checker from P%d on the bar"
-_HIT_OK = "finish the hit first (hold OK: end the turn as it stands)"
-_BACK_WRONG = "take it back: the checker on P%d goes back to P%d"
-_BACK_STEP = "to take a step back, put the checker on P%d back on P%d"
-_AUTO_END = "the turn ends by itself in %d s"
+# What the board says to a press (the OLED shows ``Game.message``): one place each
+# (const: no entry in the module's dict, which is at the size the heap allows).
+_ASK_RESIGN = const("%s resigns? OK: resign, BACK: play on")
+_PLAY_FIRST = const("nothing played: play the dice (hold OK: end the turn anyway)")
+_NO_MOVE = const("no legal move for this checker")
+_HIT_HALF = const("Hit: put the checker from P%d on the bar")
+_HIT_OK = const("finish the hit first (hold OK: end the turn as it stands)")
+_BACK_WRONG = const("take it back: the checker on P%d goes back to P%d")
+_BACK_STEP = const("to take a step back, put the checker on P%d back on P%d")
+_AUTO_END = const("the turn ends by itself in %d s")
 
 
 def variant_for(name, options):
@@ -161,8 +171,12 @@ class Game:
         self.resigning = False   # BACK held: "resign?" waits for OK or BACK
         self.resigned = None     # the colour that resigned the game just ended
         self._auto_s = -1        # the auto-end countdown's whole seconds last shown
-        self.back_shown = False  # BACK pressed: the LEDs show the step to take back
+        self.back_shown = None   # BACK pressed: (from, to) zones of the step to take back
         self.lights_now = False  # the LEDs changed with this scan: drawn at once
+        # the sensing's lift before its debounce (``Sensing.early_zone``): its zone,
+        # and the targets the LEDs light at once (None: none to show)
+        self.early_lift = 0
+        self.early_targets = None
 
     # -- helpers -----------------------------------------------------------------------
     def _changed(self):
@@ -176,12 +190,6 @@ class Game:
     def _say(self, rule, text):
         self.message = (rule, text)
         self._changed()
-
-    def _refuse(self, text):
-        """A press that does nothing, and why: on the OLED and, as a ``refused``
-        event, in the host's log."""
-        self._say(None, text)
-        self.emit({"ev": "refused", "text": text})
 
     def side_to_move(self):
         return None if self.pos is None else self.pos.turn
@@ -211,7 +219,7 @@ class Game:
              "tracker": self.tracker.state_name() if self.tracker and
              self.phase == MOVE else None,
              "message": list(self.message) if self.message else None,
-             "auto_end": self.auto_end_left() if self.auto_end_left() >= 0 else None,
+             "auto_end": _auto_end_left(self) if _auto_end_left(self) >= 0 else None,
              "turn_state": self.turn_state(),
              "resigning": self.resigning}
         if self.match is not None:
@@ -452,10 +460,10 @@ class Game:
             self.match.record(self.result)
             self.phase = MATCH_END if self.match.over else GAME_END
         elif self.phase == MOVE:
-            self.tracker.auto_end_ms = self.auto_end_setting()
+            self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
             self._auto_s = -1
             self.tracker.start_turn(self.pos, self.dice)
-            self.tracker.replay(self.jsteps)     # the partial turn on flash
+            _replay(self.tracker, self.jsteps)     # the partial turn on flash
             self.tracked = False
             if self.bot_setting() != "none":
                 _botplay().start(self)
@@ -496,7 +504,9 @@ class Game:
         self.jsteps = []
         self.last_move = []
         self.message = None
-        self.back_shown = False
+        self.back_shown = None
+        self.early_lift = 0
+        self.early_targets = None
         side = self.pos.turn
         self._commit("roll", record.roll(self.n + 1, side, dice))
         if self.variant.max_steps(self.pos, dice) == 0:
@@ -508,7 +518,9 @@ class Game:
             return
         self.phase = MOVE
         self.cand_i = 0
-        self.tracker.auto_end_ms = self.auto_end_setting()   # the board's turn: botplay
+        # ms of stillness that end a played-out turn by itself, 0: only OK does (the
+        # board's own turn: botplay sets its own)
+        self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
         self._auto_s = -1
         if self.bot_setting() != "none":
             _botplay().start(self)
@@ -547,14 +559,12 @@ class Game:
                 # the heap) would allocate on every scan
                 self._drain(obs)
             if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
-                self._count_down()
+                _count_down(self)
             # a lift on its first scan, before the debounce: the LEDs light its
             # targets now (``Sensing.early_zone``); the call only on a change (its
             # frame, which MicroPython puts on the heap, would cost 32 bytes a scan)
-            if obs.early_zone != self.tracker.early_lift and self.tracker.preview(
-                    obs.early_zone, obs.early_col):
-                self.lights_now = True
-                self._changed()
+            if obs.early_zone != self.early_lift:
+                _preview(self, obs)
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
@@ -563,49 +573,13 @@ class Game:
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
-    def auto_end_setting(self):
-        """ms of stillness that end a played-out turn by itself; 0: only OK does."""
-        return self.settings.get("auto_end", 0)
-
-    def settings_changed(self):
-        """A setting changed mid-game: the turn being played follows it (not the
-        board's own turn, which ends when its move is on the board)."""
-        if self.phase == MOVE and self.shown is None:
-            self.tracker.auto_end_ms = self.auto_end_setting()
-
-    def auto_end_left(self):
-        """ms until the turn ends by itself (the countdown), or -1."""
-        if self.phase != MOVE or self.shown is not None or self.tracker is None:
-            return -1
-        return self.tracker.auto_end_left
-
-    def _count_down(self):
-        """The auto-end countdown: on the OLED (the message line), redrawn once a
-        second; an ``auto_end`` event when it starts (ms left) or stops before the
-        end (ms null)."""
-        left = self.auto_end_left()
-        sec = -1 if left < 0 else (left + 999) // 1000
-        if sec == self._auto_s:
-            return
-        if self._auto_s < 0:
-            self.emit({"ev": "auto_end", "ms": left})
-        elif sec < 0 and self.phase == MOVE and self.tracker.state != DONE:
-            self.emit({"ev": "auto_end", "ms": None})
-        counting = self.message is not None and self.message[1].startswith(_AUTO_END[:16])
-        if sec >= 0 and (self.message is None or counting):
-            self.message = (None, _AUTO_END % sec)
-        elif sec < 0 and counting:
-            self.message = None
-        self._auto_s = sec
-        self._changed()
-
     def _drain(self, obs):
         t = self.tracker
         ev = t.events
         if not ev:
             return
         t.events = []
-        self.back_shown = False
+        self.back_shown = None
         if self.message is not None and self.message[0] is None and not self.resigning:
             self.message = None   # a hint about a press: the board moved on
         on = self._ON_EVENT
@@ -614,7 +588,13 @@ class Game:
             if f is not None:
                 f(self, e)
         self._sync_steps()
-        self._hint()
+        if not self.resigning and self.message is None:
+            # what the board now waits for that the mover may not guess (shown until
+            # the board changes): a checker with no legal step, a hit half done
+            if t.stuck and t.state != DONE:
+                self.message = (None, _NO_MOVE)
+            elif t.state == SYNC and t.hit:
+                self.message = (None, _HIT_HALF % t.hit)
         if not self.awaiting_accept():
             self.refused = False
         if t.state == DONE and t.result is not None:
@@ -643,17 +623,6 @@ class Game:
         if self.tracker.stuck and e[1]:
             ev["no_move"] = True        # the checker in the hand has no legal step
         self.emit(ev)
-
-    def _hint(self):
-        """What the board now waits for that the mover may not guess: a checker
-        with no legal step, a hit half done (shown until the board changes)."""
-        if self.resigning or self.message is not None:
-            return
-        t = self.tracker
-        if t.stuck and t.state != DONE:
-            self.message = (None, _NO_MOVE)
-        elif t.state == SYNC and t.hit:
-            self.message = (None, _HIT_HALF % t.hit)
 
     def _on_confirm(self, e):
         self.cand_i = 0
@@ -688,7 +657,7 @@ class Game:
             _botplay().end(self)
         if self.resigning:
             # the question was the mover's: the turn ended under it (the auto-end)
-            self._answer_resign("back")
+            _ask_resign(self, "back")
         v = self.variant
         self.refused = False
         side = self.pos.turn
@@ -742,25 +711,6 @@ class Game:
         self._finish(self.match.resign(loser), resigned=loser)
         return True
 
-    def _ask_resign(self):
-        """BACK held: a resignation ends the game, so it is asked first (a long
-        press can be an accident); the game goes on meanwhile."""
-        if self.phase not in (ROLL, ENTRY, MOVE, OPENING) or self.pos is None:
-            return False
-        self.resigning = True
-        self._say(None, _ASK_RESIGN % COLORS[self.pos.turn])
-        self.emit({"ev": "resign", "ask": True, "side": COLORS[self.pos.turn]})
-        return True
-
-    def _answer_resign(self, name):
-        if name == "ok":
-            return self.resign()
-        self.resigning = False          # BACK or MENU: play on
-        self.message = None
-        self.emit({"ev": "resign", "ask": False})
-        self._changed()
-        return True
-
     # -- buttons ---------------------------------------------------------------------------------
     def press(self, name, kind, obs=None):
         """A button event; returns True if it did something."""
@@ -770,9 +720,9 @@ class Game:
         ph = self.phase
         long = kind == "long"
         if self.resigning:
-            return self._answer_resign(name)
+            return _ask_resign(self, name)
         if name == "back" and long:
-            return self._ask_resign()
+            return _ask_resign(self, None)
         if ph == ENTRY:
             if long:
                 return False
@@ -786,7 +736,7 @@ class Game:
                 return self.new_game() if ph == GAME_END else self.new_match()
             if ph in (OPENING, ROLL):
                 if self.setup and not (long and self.may_roll_anyway()):
-                    self._refuse("set up the board first")
+                    _refuse(self, "set up the board first")
                     return False
                 if ph == OPENING:
                     self._roll_opening()
@@ -809,62 +759,37 @@ class Game:
             elif t.state == SYNC and not t.hit:
                 t.next_diff()
             else:
-                self._back_hint()
+                # the hands take a step back (the board follows the checkers, it
+                # cannot move them): which checker goes where, OLED and LEDs
+                step = _back_step(self)
+                if step is not None:
+                    self.back_shown = step
+                    self._say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
+                              % (step[1], step[0]))
             self._changed()
             return True
         return False
-
-    def _back_hint(self):
-        """BACK while playing: the hands take a step back (the board follows the
-        checkers, it cannot move them): which checker goes where, on the OLED and
-        the LEDs (``back_step``)."""
-        t = self.tracker
-        w = t.warning
-        step = self.back_step()
-        if step is None:
-            return
-        self.back_shown = True
-        f, to = step
-        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
-            self._say(None, _BACK_WRONG % (to, f))
-        else:
-            self._say(None, _BACK_STEP % (to, f))
-
-    def back_step(self):
-        """(zone it came from, zone it is on) of the step BACK would take back:
-        the wrong one, else the last one; None when there is none."""
-        if self.phase != MOVE:
-            return None
-        t = self.tracker
-        w = t.warning
-        if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
-            return w[2][0], w[2][1]
-        if self.jsteps and t.state == IDLE:
-            f, to = self.jsteps[-1]
-            side = self.pos.turn
-            return zone_of(self.variant, side, f), zone_of(self.variant, side, to)
-        return None
 
     def _ok_move(self, long, obs):
         t = self.tracker
         if t.state == SYNC and t.hit and not long:
             # the hitting checker is down, the blot not yet on the bar (S2)
-            self._refuse(_HIT_OK)
+            _refuse(self, _HIT_OK)
             return False
         if t.state == CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
                 # the mover's (or anyone's) short press: never an acceptance
-                self._refuse("opponent: hold OK to accept")
+                _refuse(self, "opponent: hold OK to accept")
                 return False
             t.accept(obs)
             if t.state != DONE:
                 return False
-        elif not long and t.nothing_played(obs):
+        elif not long and nothing_played(t, obs):
             # nothing played (the dice were just rolled: a second press, meant for
             # the roll): a turn without a step breaks C5, ended only on purpose
-            self._refuse(_PLAY_FIRST)
+            _refuse(self, _PLAY_FIRST)
             return False
         else:
             # also out of sync: the tracker judges the board as it stands (a legal
@@ -958,3 +883,106 @@ def _release_engine():
     import sys
     if "nardy.botplay" in sys.modules:
         _botplay().release()
+
+
+# -- the table's hints, the resign question, the countdown, the early lights: module
+# functions, not methods (the Game class's dict is at the size the heap allows) ------
+
+def _refuse(g, text):
+    """A press that does nothing, and why: on the OLED and, as a ``refused`` event,
+    in the host's log."""
+    g._say(None, text)
+    g.emit({"ev": "refused", "text": text})
+
+
+def _ask_resign(g, name):
+    """BACK held: a resignation ends the game, so it is asked first (a long press can
+    be an accident; the game goes on meanwhile). ``name``: the answer, the button
+    pressed while it is open (OK resigns; BACK or MENU: play on), or None to ask."""
+    if name is not None:
+        if name == "ok":
+            return g.resign()
+        g.resigning = False
+        g.message = None
+        g.emit({"ev": "resign", "ask": False})
+        g._changed()
+        return True
+    if g.phase not in (ROLL, ENTRY, MOVE, OPENING) or g.pos is None:
+        return False
+    g.resigning = True
+    g._say(None, _ASK_RESIGN % COLORS[g.pos.turn])
+    g.emit({"ev": "resign", "ask": True, "side": COLORS[g.pos.turn]})
+    return True
+
+
+def _back_step(g):
+    """(zone it came from, zone it is on) of the step BACK would take back: the wrong
+    one, else the last one; None when there is none."""
+    t = g.tracker
+    w = t.warning
+    if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+        return w[2][0], w[2][1]
+    if g.jsteps and t.state == IDLE:
+        f, to = g.jsteps[-1]
+        side = g.pos.turn
+        return zone_of(g.variant, side, f), zone_of(g.variant, side, to)
+    return None
+
+
+def _auto_end_left(g):
+    """ms until the turn ends by itself (the countdown), or -1."""
+    if g.phase != MOVE or g.shown is not None or g.tracker is None:
+        return -1
+    return g.tracker.auto_end_left
+
+
+def _count_down(g):
+    """The auto-end countdown: on the OLED (the message line), redrawn once a second;
+    an ``auto_end`` event when it starts (ms left) or stops before the end (ms
+    null)."""
+    left = _auto_end_left(g)
+    sec = -1 if left < 0 else (left + 999) // 1000
+    if sec == g._auto_s:
+        return
+    if g._auto_s < 0:
+        g.emit({"ev": "auto_end", "ms": left})
+    elif sec < 0 and g.phase == MOVE and g.tracker.state != DONE:
+        g.emit({"ev": "auto_end", "ms": None})
+    counting = g.message is not None and g.message[1].startswith(_AUTO_END[:16])
+    if sec >= 0 and (g.message is None or counting):
+        g.message = (None, _AUTO_END % sec)
+    elif sec < 0 and counting:
+        g.message = None
+    g._auto_s = sec
+    g._changed()
+
+
+def _preview(g, obs):
+    """The sensing's early lift changed: the targets of the mover's checker lifted
+    there (``Tracker.preview``), for the LEDs at once (App.cycle draws them)."""
+    z = obs.early_zone
+    g.early_lift = z
+    tg = g.tracker.preview(z, obs.early_col) if z else None
+    if tg is not None or g.early_targets is not None:
+        g.early_targets = tg
+        g.lights_now = True
+        g._changed()
+
+
+def _replay(t, steps):
+    """A turn resumed after a power cut: ``steps``, the partial turn the journal
+    holds, become the tracker ``t``'s, so the board is explained from them (searched
+    afresh, an equivalent path, or none where the sensors cannot show a step, would
+    be taken instead). Only legal steps: else the turn starts over, and the board is
+    explained as it comes. Returns True when taken."""
+    played = ()
+    chain = [t.pos0]
+    for st in steps:
+        st = (st[0], st[1])
+        if st not in t._next(played):
+            return False
+        chain.append(t.v.apply_step(chain[-1], st))
+        played += (st,)
+    t.hyps = [(played, chain, (0,) * len(played))]
+    t._watch_stack()
+    return True

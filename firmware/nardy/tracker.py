@@ -28,7 +28,7 @@ hides lifts, which the legal moves and the end of the turn then resolve.
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES, ZONE_BAR
+from nardy.sensing import BLIND, NZONES
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
 
 IDLE = const(0)
@@ -85,25 +85,21 @@ _B_RANK = const(4)
 _STIR_QUIET_MS = const(250)
 
 
-class Tracker(ZoneFit):
-    # Defaults kept in the class: an instance holds only those it changes. Its own
-    # attribute table stays at 59 slots (944 bytes on the unix port); one more
-    # attribute makes it 73 (a 1.2 KB block), which the 56wK soak does not have
-    # to spare (tests/firmware/test_tracker.py counts them).
-    max_hand = 3
-    hidden_end_ms = 3000
-    max_nodes = 400
+_BAR = const(25)           # nardy.sensing.ZONE_BAR (a name in this module's dict else)
 
+
+# The instance's attribute table stays at 59 slots (944 bytes on the unix port): one
+# more attribute makes it 73 (a 1.2 KB block), and the class's own dict stays at 37
+# (methods: a new one is a module function below). The 56wK soak with the board
+# playing has no room to spare (tests/firmware/test_tracker.py counts them).
+class Tracker(ZoneFit):
     def __init__(self, variant, layout, max_hand=3, auto_end_ms=0, hidden_end_ms=3000,
                  max_nodes=400):
         self.v = variant
         self.cap = layout.cap
-        if max_hand != Tracker.max_hand:
-            self.max_hand = max_hand
-        if hidden_end_ms != Tracker.hidden_end_ms:
-            self.hidden_end_ms = hidden_end_ms
-        if max_nodes != Tracker.max_nodes:
-            self.max_nodes = max_nodes
+        self.max_hand = max_hand
+        self.hidden_end_ms = hidden_end_ms
+        self.max_nodes = max_nodes
         # 0: the turn ends on the mover's OK only (seed 001 §1.7, §3.4: until the
         # mover takes the dice the checkers may be rearranged); else the ms of
         # stillness after which a played-out turn ends by itself (a setting)
@@ -133,11 +129,6 @@ class Tracker(ZoneFit):
         # are known: its cache (~2 KB here) would only crowd the board's own search
         self.look_ahead = True
         self._seen = None
-        # the lift the sensing shows before its debounce (``Sensing.early_zone``):
-        # its zone and the targets the LEDs light at once (the tracker's own lift,
-        # ``lifted``/``targets``, follows with the debounced observation)
-        self.early_lift = 0
-        self.early_targets = []
         self._clear_view()
 
     def _clear_view(self):
@@ -174,7 +165,7 @@ class Tracker(ZoneFit):
         self._ce = self._e = self._exm = self._fresh = self._layout = None
         self._miss = self._patch = self._pp = self._prev = self._zt = None
         self._wema = self._wref = self._wsum = self._why = None
-        self._fitted = self._fitted_obs = self.early_targets = None
+        self._fitted = self._fitted_obs = None
 
     # -- turn life cycle ---------------------------------------------------------------
     def start_turn(self, pos, dice, obs=None):
@@ -205,24 +196,6 @@ class Tracker(ZoneFit):
         if obs is not None:
             self._remember(obs)
             self.update(obs)
-
-    def replay(self, steps):
-        """A turn resumed after a power cut: ``steps``, the partial turn the journal
-        holds, become the tracker's, so the board is explained from them (searched
-        afresh, an equivalent path, or none where the sensors cannot show a step,
-        would be taken instead). Only legal steps: else the turn starts over, and the
-        board is explained as it comes. Returns True when taken."""
-        played = ()
-        chain = [self.pos0]
-        for st in steps:
-            st = (st[0], st[1])
-            if st not in self._next(played):
-                return False
-            chain.append(self.v.apply_step(chain[-1], st))
-            played += (st,)
-        self.hyps = [(played, chain, (0,) * len(played))]
-        self._watch_stack()
-        return True
 
     @property
     def played(self):
@@ -564,27 +537,24 @@ class Tracker(ZoneFit):
                     zz = zt[t]
                     if zz not in targets:
                         targets.append(zz)
-        self.stuck = self._no_move(lifted, targets)
+        # a checker of the mover's in the hand, dice left, and no legal step for it
+        # (long nardy's second checker off the head, L3; a blocked checker): the
+        # board says so on the lift
+        self.stuck = False
+        if lifted and not targets and self.state != ILLEGAL and not any(
+                self.hyps[0][_H_FLAGS]):
+            for z in lifted:
+                if self._miss[c][z]:
+                    self.stuck = len(self._next(self.hyps[0][_H_PLAYED])) > 0
+                    break
         if lifted != self.lifted or targets != self.targets:
             self.lifted = lifted
             self.targets = targets
             if lifted:
                 self.events.append((EV_LIFT, tuple(lifted), tuple(targets)))
 
-    def _no_move(self, lifted, targets):
-        """A checker of the mover's is in the hand, dice are left, and no legal
-        step moves it (long nardy's second checker off the head, L3; a blocked
-        checker): the board says so on the lift."""
-        if targets or not lifted or self.state == ILLEGAL or any(self.hyps[0][_H_FLAGS]):
-            return False
-        miss = self._miss[self.mover]
-        for z in lifted:
-            if miss[z]:
-                return len(self._next(self.hyps[0][_H_PLAYED])) > 0
-        return False
-
     def _out_of_sync(self, obs):
-        self.hit = self._hit_pending(obs)
+        self.hit = _hit_pending(self, obs) if self.v.HITS else 0
         self._expect(self.hyps[0][_H_CHAIN][-1])
         diffs = differences(self._e, obs, self.cap)
         if self.state != SYNC or diffs != self.diffs:
@@ -595,64 +565,18 @@ class Tracker(ZoneFit):
         self.lifted = []
         self.targets = []
 
-    def _hit_pending(self, obs):
-        """Short nardy: the zone of an opponent's blot with the mover's checker put
-        on it, the blot not yet on the bar (still on its point, or in the hand: S2,
-        a hit is done when it is there), when that explains the board with nothing
-        in the hand; else 0."""
-        if not self.v.HITS:
-            return 0
-        c = self.mover
-        opp = 1 - c
-        self._expect(self.hyps[0][_H_CHAIN][-1])
-        me = obs.vis_w if c == WHITE else obs.vis_b
-        them = obs.vis_b if c == WHITE else obs.vis_w
-        if them[ZONE_BAR] >= self.cap[ZONE_BAR]:
-            return 0
-        for z in range(1, 25):
-            if self._e[opp][z] != 1 or me[z] <= self._e[c][z]:
-                continue
-            p = self._patch
-            p.vis_w[:] = obs.vis_w
-            p.vis_b[:] = obs.vis_b
-            p.open_[:] = obs.open_
-            pv = p.vis_b if c == WHITE else p.vis_w
-            if pv[z]:
-                pv[z] -= 1
-            else:
-                # the blot is in the hand: as if on the bar already, not a checker
-                # "just lifted" that must stay in the hand (the next change resets it)
-                self._fresh[opp][z] = 0
-            pv[ZONE_BAR] += 1
-            for cand in self._candidates(p):
-                if cand[_C_HAND] == 0:
-                    return z
-            self._expect(self.hyps[0][_H_CHAIN][-1])
-        return 0
-
     def preview(self, zone, colour):
-        """The sensing's early lift (``Sensing.early_zone``, before its debounce):
-        the targets of the mover's checker lifted there, for the LEDs now. Only on a
-        quiet turn (nothing in the hand, no warning); 0 clears it. Returns True when
-        the preview changed."""
-        if zone == self.early_lift:
-            return False
-        targets = self.early_targets
-        if (zone and colour == self.mover and self.state == IDLE and not self.lifted
-                and len(self.hyps) == 1):
-            src = self._pp[colour][zone]
-            if src != NOPATH and src != 25:
-                zt = self._zt[colour]
-                targets = [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
-            else:
-                zone = 0
-        else:
-            zone = 0
-        if zone == self.early_lift:
-            return False
-        self.early_lift = zone
-        self.early_targets = targets if zone else []
-        return True
+        """The targets of the mover's checker the sensing shows lifted off ``zone``
+        before its debounce (``Sensing.early_zone``), for the LEDs now; None when
+        not shown: another colour, or not a quiet turn (a checker in the hand, a
+        warning, candidates). The tracker's own lift follows the debounce."""
+        if colour != self.mover or self.state != IDLE or self.lifted or len(self.hyps) != 1:
+            return None
+        src = self._pp[colour][zone]
+        if src == NOPATH or src == 25:
+            return None
+        zt = self._zt[colour]
+        return [zt[t] for t in self._targets(self.hyps[0][_H_PLAYED], src)]
 
     def diff(self):
         """The difference to show now (zone, colour, expected, seen), or None."""
@@ -887,23 +811,6 @@ class Tracker(ZoneFit):
         self.events.append((EV_VERDICT, verdict[0], verdict[1]))
         return False
 
-    def nothing_played(self, obs):
-        """True when the turn so far is no step at all, in view or out of it: not
-        even one no sensor can show (off a full stack into a full tray) could
-        explain the board. (A press, not a scan: the search may take a while.)"""
-        if self.state != IDLE or self.played or len(self.hyps) != 1:
-            return False
-        if obs is None:
-            return True
-        self._clear_fresh()
-        self._expect(self.pos0)
-        for c in (WHITE, BLACK):
-            self._ce[c][:] = self._e[c]
-        for c in self._candidates(obs, hidden=True):
-            if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW:
-                return False
-        return True
-
     def end_shown(self, obs, steps):
         """The board's own turn (nardy.botplay): end it with ``steps``, the turn it
         shows, if their result fits what the sensors see with nothing in the hand.
@@ -1021,3 +928,57 @@ class Tracker(ZoneFit):
         self._targ_cache = {}
         self.hyps = [self.hyps[0]]
         self.events.append((EV_TURN, played, accepted, rule[0] if rule else None))
+
+
+# -- module functions, not methods (see the class's comment) -------------------------
+
+def _hit_pending(t, obs):
+    """Short nardy: the zone of an opponent's blot with the mover's checker put on it,
+    the blot not yet on the bar (still on its point, or in the hand: S2, a hit is
+    done when it is there), when that explains the board with nothing in the hand;
+    else 0."""
+    c = t.mover
+    opp = 1 - c
+    t._expect(t.hyps[0][_H_CHAIN][-1])
+    me = obs.vis_w if c == WHITE else obs.vis_b
+    them = obs.vis_b if c == WHITE else obs.vis_w
+    if them[_BAR] >= t.cap[_BAR]:
+        return 0
+    for z in range(1, 25):
+        if t._e[opp][z] != 1 or me[z] <= t._e[c][z]:
+            continue
+        p = t._patch
+        p.vis_w[:] = obs.vis_w
+        p.vis_b[:] = obs.vis_b
+        p.open_[:] = obs.open_
+        pv = p.vis_b if c == WHITE else p.vis_w
+        if pv[z]:
+            pv[z] -= 1
+        else:
+            # the blot is in the hand: as if on the bar already, not a checker "just
+            # lifted" that must stay in the hand (the next change resets it)
+            t._fresh[opp][z] = 0
+        pv[_BAR] += 1
+        for cand in t._candidates(p):
+            if cand[_C_HAND] == 0:
+                return z
+        t._expect(t.hyps[0][_H_CHAIN][-1])
+    return 0
+
+
+def nothing_played(t, obs):
+    """True when the turn so far is no step at all, in view or out of it: not even
+    one no sensor can show (off a full stack into a full tray) could explain the
+    board. (A press, not a scan: the search may take a while.)"""
+    if t.state != IDLE or t.played or len(t.hyps) != 1:
+        return False
+    if obs is None:
+        return True
+    t._clear_fresh()
+    t._expect(t.pos0)
+    for c in (WHITE, BLACK):
+        t._ce[c][:] = t._e[c]
+    for c in t._candidates(obs, hidden=True):
+        if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW:
+            return False
+    return True

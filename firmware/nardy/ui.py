@@ -7,8 +7,12 @@ boots, and parses its pin map, without them on the heap). ``led_frame(...)`` fil
 bytearray of 3 bytes per LED in the chain order of the pin map.
 """
 
-from nardy.game import HIT, MOVE, OPENING, ROLL
-from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.game import MOVE, OPENING, ROLL
+from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W
+
+# 25 is nardy.sensing.ZONE_BAR and "hit" nardy.game.HIT (tests/firmware/test_game.py
+# checks it): each name imported would take a slot in this module's dict, which is at
+# the size the heap allows
 
 _screens = None
 
@@ -61,36 +65,36 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
         t = game.tracker
         targets = t.targets
         lifted = t.lifted
-        if not lifted and t.early_lift and game.shown is None:
+        if not lifted and game.early_targets is not None and game.shown is None:
             # a lift on its first scan (before the debounce): its targets at once
-            targets = t.early_targets
-            lifted = (t.early_lift,)
+            targets = game.early_targets
+            lifted = (game.early_lift,)
         for z in targets:
             want[z] = "off" if z in (ZONE_OFF_W, ZONE_OFF_B) else "target"
         for z in lifted:
             want[z] = "nomove" if t.stuck else "lifted"
         if game.shown is not None:
             _shown_step(want, game)
-        if game.back_shown:
+        bs = game.back_shown
+        if bs is not None:
             # BACK: the step to take back, from where the checker is to where it was
-            bs = game.back_step()
-            if bs is not None:
-                want[bs[1]] = "lifted"
-                want[bs[0]] = "target"
-        if game.turn_state() == HIT:
-            # a hit half done: the blot's point, and the bar it goes to (S2)
-            want[t.hit] = "lifted"
-            want[ZONE_BAR] = "target"
-            return _fill(frame, zones, want, col, b)
+            want[bs[1]] = "lifted"
+            want[bs[0]] = "target"
         w = game.warning()
-        if w is not None and (now_ms // 300) & 1:
+        hit = game.turn_state() == "hit"
+        if hit:
+            # a hit half done: the blot's point, and the bar it goes to (S2); not
+            # the differences it makes
+            want[t.hit] = "lifted"
+            want[25] = "target"
+        elif w is not None and (now_ms // 300) & 1:
             zs = w[2]
             if not zs:
                 # a whole-turn verdict names no point: the turn's own steps blink
                 zs = game.turn_zones()
             for z in zs:
                 want[z] = "illegal"
-        d = game.sync_diff()
+        d = None if hit else game.sync_diff()
         if d is not None and w is None and (now_ms // 500) & 1:
             want[d[0]] = "sync"
     elif ph in (ROLL, OPENING) and game.setup:
@@ -103,12 +107,6 @@ def led_frame(frame, zones, game, now_ms, brightness, cap, colours=None):
                     want[z] = "sync"
             elif want.get(z) != "sync":
                 want[z] = "need"
-    return _fill(frame, zones, want, col, b)
-
-
-def _fill(frame, zones, want, col, b):
-    """The frame's bytes for the kinds ``want`` gives zones, at brightness ``b``."""
-    n = len(zones)
     for i in range(n):
         k = want.get(zones[i])
         if k is None:

@@ -85,7 +85,7 @@ def test_the_targets_light_on_the_first_scan_that_shows_the_lift():
         assert "target" in _kinds(app, target) and "lifted" in _kinds(app, z)
         b.sense(start, b.period_ms)                               # the reading returns
         _settle(app, b)
-        assert _kinds(app, target) == [] and g.tracker.early_lift == 0
+        assert _kinds(app, target) == [] and g.early_targets is None
         b.sense(lifted, 400)                                      # a real lift
         _settle(app, b)
         assert g.tracker.lifted == [z] and target in g.tracker.targets
@@ -111,7 +111,7 @@ def test_the_auto_end_setting_is_read_at_boot_and_a_bad_one_is_reported():
     try:
         assert "auto_end" not in app.settings
         assert [e for e in events if e["ev"] == "error" and "auto_end" in e["error"]]
-        assert app.game.auto_end_setting() == 0
+        assert app.game.settings.get("auto_end", 0) == 0
     finally:
         app.journal.close()
         rmtree(d)

@@ -6,7 +6,17 @@ from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE, Position
 from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy.shortnardy import ShortNardy
-from nardy.tracker import CONFIRM, DONE, IDLE, ILLEGAL, LIFTED, SYNC, VERDICT, Tracker
+from nardy.tracker import (
+    CONFIRM,
+    DONE,
+    IDLE,
+    ILLEGAL,
+    LIFTED,
+    SYNC,
+    VERDICT,
+    Tracker,
+    nothing_played,
+)
 
 
 def setup(v, pos, dice, slots=5):
@@ -699,14 +709,12 @@ def test_the_first_scan_of_a_lift_previews_its_targets():
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
     z = v.physical(WHITE, 1)
-    assert t.preview(z, WHITE)
     want = sorted(v.physical(WHITE, k) for k in v.targets(pos, (6, 5), (), 1))
-    assert t.early_lift == z and sorted(t.early_targets) == want and want
+    assert sorted(t.preview(z, WHITE)) == want and want
     assert not t.events and t.lifted == []      # nothing told: only shown
-    assert t.preview(0, WHITE) and t.early_lift == 0 and t.early_targets == []
-    assert not t.preview(v.physical(BLACK, 1), BLACK)   # not the mover's
+    assert t.preview(v.physical(BLACK, 1), BLACK) is None     # not the mover's
     t.update(show(v, lay, pos, lift=[(WHITE, z)]))
-    assert not t.preview(v.physical(WHITE, 12), WHITE)  # a checker already in the hand
+    assert t.preview(v.physical(WHITE, 12), WHITE) is None    # one in the hand already
 
 
 def test_nothing_played_sees_a_step_no_sensor_can_show():
@@ -715,9 +723,9 @@ def test_nothing_played_sees_a_step_no_sensor_can_show():
     v = LongNardy()
     pos = v.start_position()
     lay, t = setup(v, pos, (6, 5))
-    assert t.nothing_played(show(v, lay, pos))
+    assert nothing_played(t, show(v, lay, pos))
     t.update(show(v, lay, v.apply_step(pos, (1, 7))))
-    assert not t.nothing_played(show(v, lay, v.apply_step(pos, (1, 7))))
+    assert not nothing_played(t, show(v, lay, v.apply_step(pos, (1, 7))))
     pos = position({24: 11, 25: 4}, {8: 15})
     lay, t = setup(v, pos, (1, 1))
     off = v.apply_step(pos, (24, 25))
@@ -726,4 +734,4 @@ def test_nothing_played_sees_a_step_no_sensor_can_show():
         show(v, lay, pos).vis_w[z] for z in range(1, 28)]      # nothing changed in view
     t.update(obs)
     assert t.state == IDLE and t.played == ()
-    assert not t.nothing_played(obs)
+    assert not nothing_played(t, obs)

@@ -206,7 +206,8 @@ def test_a_game_downloaded_from_the_simulator_page_exports(tmp_path):
         act(action="move", **{"from": 12, "to": 18})
         act(action="move", **{"from": 17, "to": 18})
         act(action="press", button="ok", kind="short")
-        act(action="press", button="back", kind="long")   # white resigns
+        act(action="press", button="back", kind="long")   # white resigns,
+        act(action="press", button="ok", kind="short")    # asked first
         with urllib.request.urlopen(srv.url.rstrip("/") + "/api/log", timeout=60) as r:
             body = r.read()
     finally:
