@@ -77,7 +77,7 @@ const WORDS = {
         "goes on.",
       S5: "Single game 1; gammon 2 (the loser bore off none); backgammon 3 (and still " +
         "has a checker on the bar or in the winner's home).",
-      S6: "You may resign the game: hold BACK.",
+      S6: "You may resign the game: hold BACK, then OK when the board asks.",
     },
     ruleLink: "what does it mean?",
     langRefused: "the board keeps its own language",
@@ -154,7 +154,7 @@ const WORDS = {
         "выброс продолжится.",
       S5: "Простая партия 1; марс (гаммон) 2 — проигравший не выбросил ни одной; кокс " +
         "(бэкгаммон) 3 — и у него шашка на баре или в доме победителя.",
-      S6: "Можно сдаться: удерживайте BACK.",
+      S6: "Можно сдаться: удерживайте BACK, затем OK, когда доска спросит.",
     },
     ruleLink: "что это значит?",
     langRefused: "доска оставила свой язык",
