@@ -28,7 +28,7 @@ import os
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy import record
+from nardy import drop_module, record
 from nardy.protocol import MAX_GAME
 
 OK = "ok"
@@ -36,11 +36,9 @@ _LOW = const("low")
 _FULL = const("full")
 _HELD = const("held")
 
-_MATCH_MAX = const(512)          # bytes: match.json is ~150
 _DIR = const(0x4000)            # stat mode bit of a directory
 _TAIL = const(256)              # bytes read to find a game's last line
 _ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
-_RETRY_BYTES = const(1024)      # free bytes before a file that ran out of room is read again
 _CHECK_EVERY = const(8)         # records between two looks at the free space
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
 
@@ -139,100 +137,16 @@ class Journal:
         return "%s/g%05d.%s" % (self.dir, gid, ext)
 
     # -- boot ------------------------------------------------------------------------
-    def _setup(self, reports):
-        st = _stat(self.dir)
-        if st is not None and not st[0] & _DIR:
-            # a file where the journal directory should be: keep it, under a new name
-            aside = set_aside_name(self.dir)
-            try:
-                os.rename(self.dir, aside)
-                reports.append((None, "%s was a file: set aside as %s" % (self.dir, aside)))
-            except OSError as e:
-                reports.append((None, "%s is a file and cannot be moved: %s" % (self.dir, e)))
-                self.usable = False
-                return
-            st = None
-        if st is None:
-            try:
-                os.mkdir(self.dir)
-            except OSError as e:
-                reports.append((None, "cannot make %s: %s" % (self.dir, e)))
-                self.usable = False
-
     def scan(self):
         """Find the games on flash and read the latest one (``self.latest``, a
         record.Reader that read it to the end; None if there is none or it was set
-        aside). Returns [(game id or None, problem)] to report. Never raises."""
-        reports = []
-        self._setup(reports)
-        if not self.usable:
-            return reports
-        tmps = []
-        last = 0
-        top = [0, 0, 0]     # the three latest games: if one is set aside, the next
-        count = 0
+        aside). Returns [(game id or None, problem)] to report. Never raises.
+        (``nardy.journalboot``: boot's code, dropped after it.)"""
+        from nardy import journalboot
         try:
-            for n in _names(self.dir):
-                gid, ext = parse_name(n)
-                if gid is None:
-                    continue
-                if ext == "tmp":
-                    if len(tmps) < 8:
-                        tmps.append(gid)
-                    continue
-                count += 1
-                if gid > last:
-                    last = gid
-                if ext == "jsonl" and gid > top[-1]:
-                    top[-1] = gid
-                    top.sort(reverse=True)
-        except OSError as e:
-            reports.append((None, "cannot list %s: %s" % (self.dir, e)))
-            self.usable = False
-            return reports
-        for gid in tmps:
-            # a cut was interrupted: the temp copy is complete only if the original
-            # is gone (it is removed after the copy is flushed)
-            try:
-                if _stat(self.name(gid)) is not None:
-                    os.remove(self.name(gid, "tmp"))
-                else:
-                    os.rename(self.name(gid, "tmp"), self.name(gid))
-                    count += 1
-                    last = max(last, gid)
-                    if gid > top[-1]:
-                        top[-1] = gid
-                        top.sort(reverse=True)
-            except OSError as e:
-                reports.append((gid, "cannot recover %s: %s" % (self.name(gid, "tmp"), e)))
-        self.last = last
-        self.count = count
-        self.latest = None
-        for latest in top:
-            if latest and self._read_latest(latest, reports):
-                break
-        return reports
-
-    def _read_latest(self, gid, reports):
-        r = record.Reader(self.name(gid)).scan()
-        if r.problem or r.damaged:
-            # a whole last record that fails the checks is no torn write: damage,
-            # reported and kept like any other (cutting it would hide it)
-            self.set_aside(gid, r.problem or (
-                "%s: a whole record that fails the checks" % r.damaged), reports)
-            return False
-        if r.torn:
-            try:
-                self._cut(gid, r.keep, r.newline)
-            except OSError as e:
-                self.set_aside(gid, "torn tail not cut: %s" % e, reports)
-                return False
-        self.latest = r
-        self.current = gid
-        self.ended = r.finished
-        self.lines = r.lines
-        return True
-
+            return journalboot.scan(self)
+        finally:
+            drop_module("nardy.journalboot")
     def unfinished(self):
         """The game to resume (read by ``scan``), or None."""
         r = self.latest
@@ -262,33 +176,6 @@ class Journal:
         if reports is not None:
             reports.append((gid, why))
         return why
-
-    def _cut(self, gid, keep, newline):
-        """Keep the first ``keep`` bytes (the torn tail goes), through a temp copy."""
-        tmp = self.name(gid, "tmp")
-        buf = bytearray(512)
-        dst = self._open(tmp, "wb")
-        try:
-            with open(self.name(gid), "rb") as src:
-                left = keep
-                while left > 0:
-                    n = src.readinto(buf)
-                    if not n:
-                        break
-                    if n > left:
-                        n = left
-                    dst.write(memoryview(buf)[:n])
-                    left -= n
-                if not newline:
-                    dst.write(b"\n")
-            dst.close()
-        except OSError:
-            # no room for the copy (a full flash): the original stays as it was
-            _close(dst)
-            _remove(tmp)
-            raise
-        os.remove(self.name(gid))
-        os.rename(tmp, self.name(gid))
 
     def reader(self, gid):
         """A record.Reader of game ``gid`` (also of a set-aside one), or None."""
@@ -435,8 +322,8 @@ class Journal:
         # Written as json.dump makes it, piece by piece: no block the size of the line
         # (a fragmented 56 KB heap may have none). A power cut leaves the whole line
         # or a torn one, with or without its newline, which the next boot cuts off
-        # (record.Reader's torn-tail rule, Journal._cut); so does a full flash
-        # (ENOSPC), which ``_reopen`` cuts before the next write.
+        # (record.Reader's torn-tail rule, journalfull.cut); so does a full flash
+        # (ENOSPC), which ``journalfull.flush_held`` cuts before the next write.
         f = self._f
         json.dump(rec, f)
         f.write("\n")
@@ -453,46 +340,39 @@ class Journal:
         self.lines += 1
         if rec.get("r") == "end":
             self.ended = True
-        self.held.append(rec)
-        self._flush_held()
+        if self.held or self._f is None:
+            self.held.append(rec)           # after the ones waiting: in order
+            self._rare("flush_held")
+        else:
+            try:
+                self._write(rec)
+            except OSError:
+                # flash full (or failing): the file may end in part of a line now;
+                # it is closed, and cut back to its whole lines before the next write
+                self.close()
+                self.held.append(rec)
         self._appended += 1
         if self.held or self._appended >= _CHECK_EVERY:
             # not every record: littlefs's statvfs walks the whole filesystem
             self._check_space()
         return n
 
-    def _flush_held(self):
-        """Write the records held in RAM, oldest first; what does not fit stays."""
-        if not self.held:
-            return
-        free = self.free()
-        if self._f is None and 0 <= free < _RETRY_BYTES:
-            return                      # no room yet: the file is not read again
+    def _rare(self, what, *args):
+        """Call ``nardy.journalfull``'s ``what`` (a full flash's paths, not kept on
+        the heap): imported for it, dropped after unless records wait in RAM. A
+        heap with no block for it (code in RAM) leaves the records held, for the
+        next try: None then (a torn tail not cut: OSError)."""
         try:
-            if self._f is None:
-                self._reopen()
-            while self.held:
-                self._write(self.held[0])
-                self.held.pop(0)
-        except OSError:
-            # flash full (or failing): the file may end in part of a line now; it
-            # is closed, and cut back to its whole lines before the next write
-            self.close()
-
-    def _reopen(self):
-        """After a failed write: cut the game's file back to its whole records (a
-        record whose newline did not fit is kept, its newline put back), drop the
-        held records that made it, open it for appends again."""
-        gid = self.current
-        r = record.Reader(self.name(gid)).scan()
-        if r.problem:
-            raise OSError(5, r.problem)
-        if r.torn:
-            self._cut(gid, r.keep, r.newline)
-        written = r.lines - (self.lines - len(self.held))
-        if written > 0:
-            del self.held[:written]
-        self._f = self._open(self.name(gid), "a")
+            from nardy import journalfull
+        except MemoryError:
+            if what == "cut":
+                raise OSError(12, "no memory to cut the torn tail") from None
+            return None
+        try:
+            return getattr(journalfull, what)(self, *args)
+        finally:
+            if not self.held:
+                drop_module("nardy.journalfull")
 
     def _check_space(self):
         """Say it (``warn``) when the flash gets low or full, or records wait in RAM:
@@ -504,17 +384,8 @@ class Journal:
         if s == self._said:
             return
         self._said = s
-        if self.warn is None or s == OK:
-            return
-        if s == _HELD:
-            text = "flash full: %d records kept in RAM, send games to the host" % len(
-                self.held)
-        elif s == _FULL:
-            text = "flash full (%d bytes free): no new game, send games to the host" % (
-                self.free())
-        else:
-            text = "flash low: %d bytes free, send games to the host" % self.free()
-        self.warn(text)
+        if self.warn is not None and s != OK:
+            self.warn(self._rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
 
     def close(self):
         if self._f is not None:
@@ -540,7 +411,8 @@ class Journal:
             self.count = 0
             self.last = 0           # an empty journal numbers from 1 again
         # room has come back: what the game in play holds in RAM goes to flash
-        self._flush_held()
+        if self.held:
+            self._rare("flush_held")
         self._check_space()
         return True
 
@@ -566,20 +438,8 @@ class Journal:
 
     def load_match(self):
         """(match dict or None, problem or None); a bad file is set aside."""
-        p = self.dir + "/match.json"
-        st = _stat(p)
-        if st is None:
-            return None, None
+        from nardy import journalboot
         try:
-            if st[0] & _DIR or st[6] > _MATCH_MAX:
-                raise ValueError("not a small file")
-            with open(p, "rb") as f:
-                m = json.loads(f.read().decode())
-            return record.check_match(m), None
-        except (OSError, ValueError, UnicodeError, TypeError, RuntimeError) as e:
-            why = "match.json unreadable (%s)" % e
-            try:
-                os.rename(p, set_aside_name(p))
-            except OSError:
-                pass
-            return None, why
+            return journalboot.load_match(self)
+        finally:
+            drop_module("nardy.journalboot")
