@@ -19,10 +19,14 @@ for the game in play); it never deletes an unconfirmed game to make room.
 
 Memory does not grow with the number of games: nothing is kept per game. Boot
 (``scan``) lists the names once and reads only the latest game (to resume it);
-``index`` pages through the games by id, reading only each file's last line.
+the ``index`` command (``nardy.appcmds.index_page``) pages through the games by id,
+reading only each file's last line.
+
+What a board needs only now and then is not kept on the heap: boot's scan and the
+match file (``nardy.journalboot``, dropped after boot), a full flash's records held
+in RAM and warnings (``nardy.journalfull``, loaded only while needed), the index.
 """
 
-import gc
 import json
 import os
 
@@ -37,7 +41,6 @@ _FULL = const("full")
 _HELD = const("held")
 
 _DIR = const(0x4000)            # stat mode bit of a directory
-_TAIL = const(256)              # bytes read to find a game's last line
 _ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
 _CHECK_EVERY = const(8)         # records between two looks at the free space
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
@@ -184,74 +187,6 @@ class Journal:
             if _stat(p) is not None:
                 return record.Reader(p)
         return None
-
-    # -- the index ----------------------------------------------------------------------
-    def _ends(self, path, size):
-        """Whether the file's last line is an ``end`` record (reads only the tail:
-        an end record is ~100 bytes)."""
-        try:
-            with open(path, "rb") as f:
-                if size > _TAIL:
-                    f.seek(size - _TAIL)
-                tail = f.read(_TAIL)
-        except OSError:
-            return False
-        end = len(tail)
-        while end > 0 and tail[end - 1] in (10, 13, 32):
-            end -= 1
-        start = tail.rfind(b"\n", 0, end) + 1
-        try:
-            return record.loads(tail[start:end])["r"] == "end"
-        except ValueError:
-            return False
-
-    def info(self, gid):
-        """One game of the index: {game, finished, current, bytes, broken}."""
-        p = self.name(gid)
-        st = _stat(p)
-        broken = None
-        if st is None:
-            st = _stat(self.name(gid, "bad"))
-            if st is None:
-                return None
-            broken = "set aside: unreadable"
-        elif st[0] & _DIR:
-            broken = "not a file"
-        if gid == self.current:
-            finished = self.ended
-        else:
-            finished = broken is None and self._ends(p, st[6])
-        # current: the game being played (the only one that can still go on)
-        return {"game": gid, "finished": finished,
-                "current": gid == self.current and not self.ended,
-                "bytes": st[6], "broken": broken}
-
-    def index(self, after=0, limit=8):
-        """The games with ids after ``after``, at most ``limit``, in order, and the id
-        to ask after for the next page (None on the last page)."""
-        ids = []
-        for n in _names(self.dir):
-            gid, ext = parse_name(n)
-            if gid is None or ext == "tmp" or gid <= after or gid in ids:
-                continue
-            i = len(ids)
-            while i > 0 and ids[i - 1] > gid:
-                i -= 1
-            if i <= limit:
-                ids.insert(i, gid)
-                if len(ids) > limit + 1:
-                    ids.pop()
-        more = len(ids) > limit
-        del ids[limit:]
-        # the names read above are garbage now, scattered: collected before the
-        # page (and its one-piece JSON line) is built, it finds whole free blocks
-        gc.collect()
-        games = []
-        for gid in ids:
-            g = self.info(gid)
-            if g is not None:
-                games.append(g)
-        return games, (ids[-1] if more and ids else None)
 
     # -- writing ----------------------------------------------------------------------
     def free(self):
