@@ -150,6 +150,7 @@ class Journal:
             return journalboot.scan(self)
         finally:
             drop_module("nardy.journalboot")
+
     def unfinished(self):
         """The game to resume (read by ``scan``), or None."""
         r = self.latest

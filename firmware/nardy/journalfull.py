@@ -7,6 +7,8 @@ a board whose flash has room never has it on the heap (issue 22's full-flash wor
 had grown the resident journal by ~1.2 KB with the code in flash, ~3.4 KB in RAM).
 """
 
+import os
+
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import record
@@ -49,7 +51,6 @@ def _reopen(j):
 def cut(j, gid, keep, newline):
     """Keep the first ``keep`` bytes of game ``gid`` (the torn tail goes), through a
     temp copy; OSError (the original as it was) when the flash has no room for it."""
-    import os
     tmp = j.name(gid, "tmp")
     buf = bytearray(512)
     dst = j._open(tmp, "wb")
@@ -68,6 +69,7 @@ def cut(j, gid, keep, newline):
                 dst.write(b"\n")
         dst.close()
     except OSError:
+        # no room for the copy (a full flash): the original stays as it was
         try:
             dst.close()
         except OSError:
