@@ -144,12 +144,10 @@ class Journal:
         """Find the games on flash and read the latest one (``self.latest``, a
         record.Reader that read it to the end; None if there is none or it was set
         aside). Returns [(game id or None, problem)] to report. Never raises.
-        (``nardy.journalboot``: boot's code, dropped after it.)"""
+        (``nardy.journalboot``: boot's code, left loaded for the ``load_match``
+        that boot asks next, which drops it: one load, one hole in the heap.)"""
         from nardy import journalboot
-        try:
-            return journalboot.scan(self)
-        finally:
-            drop_module("nardy.journalboot")
+        return journalboot.scan(self)
 
     def unfinished(self):
         """The game to resume (read by ``scan``), or None."""
@@ -373,7 +371,8 @@ class Journal:
             pass    # losing it costs the match after a power cut, not the board
 
     def load_match(self):
-        """(match dict or None, problem or None); a bad file is set aside."""
+        """(match dict or None, problem or None); a bad file is set aside. Boot's
+        last use of ``nardy.journalboot``: dropped after it."""
         from nardy import journalboot
         try:
             return journalboot.load_match(self)

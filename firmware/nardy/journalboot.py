@@ -1,7 +1,8 @@
 """Boot's part of the journal (``nardy.journal``): finding the games on flash, reading
 the latest one to resume it, and the match between games. Imported by
-``Journal.scan`` and ``Journal.load_match`` and dropped after them: with the code in
-RAM its bytecode goes back to the heap once the board is up.
+``Journal.scan`` and dropped after ``Journal.load_match``, which boot asks last:
+with the code in RAM its bytecode goes back to the heap once the board is up,
+loaded and dropped once (each load and drop can leave a hole in the heap).
 """
 
 import json
