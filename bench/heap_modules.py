@@ -34,8 +34,8 @@ RESIDENT = ("app", "dice", "game", "hal", "hal_virtual", "journal", "longnardy",
             "notation", "oled", "protocol", "record", "rules", "scoring", "sensing",
             "tracker", "ui", "vcommands", "xtalk", "zonefit")
 BOT = ("evaluate", "bot", "botplay")
-DROPPED = ("appboot", "pinmap", "lines", "calibration", "calibfile", "menu", "movesvc",
-           "posjson", "variants", "netfile")
+DROPPED = ("appboot", "journalboot", "pinmap", "lines", "calibration", "calibfile", "menu",
+           "movesvc", "posjson", "variants", "netfile")
 
 _PROBE = r'''
 import gc, os, sys, micropython

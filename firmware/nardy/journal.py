@@ -19,16 +19,20 @@ for the game in play); it never deletes an unconfirmed game to make room.
 
 Memory does not grow with the number of games: nothing is kept per game. Boot
 (``scan``) lists the names once and reads only the latest game (to resume it);
-``index`` pages through the games by id, reading only each file's last line.
+the ``index`` command (``nardy.appcmds.index_page``) pages through the games by id,
+reading only each file's last line.
+
+What a board needs only now and then is not kept on the heap: boot's scan and the
+match file (``nardy.journalboot``, dropped after boot), a full flash's records held
+in RAM and warnings (``nardy.journalfull``, loaded only while needed), the index.
 """
 
-import gc
 import json
 import os
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy import record
+from nardy import drop_module, record
 from nardy.protocol import MAX_GAME
 
 OK = "ok"
@@ -36,11 +40,8 @@ _LOW = const("low")
 _FULL = const("full")
 _HELD = const("held")
 
-_MATCH_MAX = const(512)          # bytes: match.json is ~150
 _DIR = const(0x4000)            # stat mode bit of a directory
-_TAIL = const(256)              # bytes read to find a game's last line
 _ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
-_RETRY_BYTES = const(1024)      # free bytes before a file that ran out of room is read again
 _CHECK_EVERY = const(8)         # records between two looks at the free space
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
 
@@ -139,99 +140,14 @@ class Journal:
         return "%s/g%05d.%s" % (self.dir, gid, ext)
 
     # -- boot ------------------------------------------------------------------------
-    def _setup(self, reports):
-        st = _stat(self.dir)
-        if st is not None and not st[0] & _DIR:
-            # a file where the journal directory should be: keep it, under a new name
-            aside = set_aside_name(self.dir)
-            try:
-                os.rename(self.dir, aside)
-                reports.append((None, "%s was a file: set aside as %s" % (self.dir, aside)))
-            except OSError as e:
-                reports.append((None, "%s is a file and cannot be moved: %s" % (self.dir, e)))
-                self.usable = False
-                return
-            st = None
-        if st is None:
-            try:
-                os.mkdir(self.dir)
-            except OSError as e:
-                reports.append((None, "cannot make %s: %s" % (self.dir, e)))
-                self.usable = False
-
     def scan(self):
         """Find the games on flash and read the latest one (``self.latest``, a
         record.Reader that read it to the end; None if there is none or it was set
-        aside). Returns [(game id or None, problem)] to report. Never raises."""
-        reports = []
-        self._setup(reports)
-        if not self.usable:
-            return reports
-        tmps = []
-        last = 0
-        top = [0, 0, 0]     # the three latest games: if one is set aside, the next
-        count = 0
-        try:
-            for n in _names(self.dir):
-                gid, ext = parse_name(n)
-                if gid is None:
-                    continue
-                if ext == "tmp":
-                    if len(tmps) < 8:
-                        tmps.append(gid)
-                    continue
-                count += 1
-                if gid > last:
-                    last = gid
-                if ext == "jsonl" and gid > top[-1]:
-                    top[-1] = gid
-                    top.sort(reverse=True)
-        except OSError as e:
-            reports.append((None, "cannot list %s: %s" % (self.dir, e)))
-            self.usable = False
-            return reports
-        for gid in tmps:
-            # a cut was interrupted: the temp copy is complete only if the original
-            # is gone (it is removed after the copy is flushed)
-            try:
-                if _stat(self.name(gid)) is not None:
-                    os.remove(self.name(gid, "tmp"))
-                else:
-                    os.rename(self.name(gid, "tmp"), self.name(gid))
-                    count += 1
-                    last = max(last, gid)
-                    if gid > top[-1]:
-                        top[-1] = gid
-                        top.sort(reverse=True)
-            except OSError as e:
-                reports.append((gid, "cannot recover %s: %s" % (self.name(gid, "tmp"), e)))
-        self.last = last
-        self.count = count
-        self.latest = None
-        for latest in top:
-            if latest and self._read_latest(latest, reports):
-                break
-        return reports
-
-    def _read_latest(self, gid, reports):
-        r = record.Reader(self.name(gid)).scan()
-        if r.problem or r.damaged:
-            # a whole last record that fails the checks is no torn write: damage,
-            # reported and kept like any other (cutting it would hide it)
-            self.set_aside(gid, r.problem or (
-                "%s: a whole record that fails the checks" % r.damaged), reports)
-            return False
-        if r.torn:
-            try:
-                self._cut(gid, r.keep, r.newline)
-            except OSError as e:
-                self.set_aside(gid, "torn tail not cut: %s" % e, reports)
-                return False
-        self.latest = r
-        self.current = gid
-        self.ended = r.finished
-        self.lines = r.lines
-        return True
+        aside). Returns [(game id or None, problem)] to report. Never raises.
+        (``nardy.journalboot``: boot's code, left loaded for the ``load_match``
+        that boot asks next, which drops it: one load, one hole in the heap.)"""
+        from nardy import journalboot
+        return journalboot.scan(self)
 
     def unfinished(self):
         """The game to resume (read by ``scan``), or None."""
@@ -263,33 +179,6 @@ class Journal:
             reports.append((gid, why))
         return why
 
-    def _cut(self, gid, keep, newline):
-        """Keep the first ``keep`` bytes (the torn tail goes), through a temp copy."""
-        tmp = self.name(gid, "tmp")
-        buf = bytearray(512)
-        dst = self._open(tmp, "wb")
-        try:
-            with open(self.name(gid), "rb") as src:
-                left = keep
-                while left > 0:
-                    n = src.readinto(buf)
-                    if not n:
-                        break
-                    if n > left:
-                        n = left
-                    dst.write(memoryview(buf)[:n])
-                    left -= n
-                if not newline:
-                    dst.write(b"\n")
-            dst.close()
-        except OSError:
-            # no room for the copy (a full flash): the original stays as it was
-            _close(dst)
-            _remove(tmp)
-            raise
-        os.remove(self.name(gid))
-        os.rename(tmp, self.name(gid))
-
     def reader(self, gid):
         """A record.Reader of game ``gid`` (also of a set-aside one), or None."""
         for ext in ("jsonl", "bad"):
@@ -297,74 +186,6 @@ class Journal:
             if _stat(p) is not None:
                 return record.Reader(p)
         return None
-
-    # -- the index ----------------------------------------------------------------------
-    def _ends(self, path, size):
-        """Whether the file's last line is an ``end`` record (reads only the tail:
-        an end record is ~100 bytes)."""
-        try:
-            with open(path, "rb") as f:
-                if size > _TAIL:
-                    f.seek(size - _TAIL)
-                tail = f.read(_TAIL)
-        except OSError:
-            return False
-        end = len(tail)
-        while end > 0 and tail[end - 1] in (10, 13, 32):
-            end -= 1
-        start = tail.rfind(b"\n", 0, end) + 1
-        try:
-            return record.loads(tail[start:end])["r"] == "end"
-        except ValueError:
-            return False
-
-    def info(self, gid):
-        """One game of the index: {game, finished, current, bytes, broken}."""
-        p = self.name(gid)
-        st = _stat(p)
-        broken = None
-        if st is None:
-            st = _stat(self.name(gid, "bad"))
-            if st is None:
-                return None
-            broken = "set aside: unreadable"
-        elif st[0] & _DIR:
-            broken = "not a file"
-        if gid == self.current:
-            finished = self.ended
-        else:
-            finished = broken is None and self._ends(p, st[6])
-        # current: the game being played (the only one that can still go on)
-        return {"game": gid, "finished": finished,
-                "current": gid == self.current and not self.ended,
-                "bytes": st[6], "broken": broken}
-
-    def index(self, after=0, limit=8):
-        """The games with ids after ``after``, at most ``limit``, in order, and the id
-        to ask after for the next page (None on the last page)."""
-        ids = []
-        for n in _names(self.dir):
-            gid, ext = parse_name(n)
-            if gid is None or ext == "tmp" or gid <= after or gid in ids:
-                continue
-            i = len(ids)
-            while i > 0 and ids[i - 1] > gid:
-                i -= 1
-            if i <= limit:
-                ids.insert(i, gid)
-                if len(ids) > limit + 1:
-                    ids.pop()
-        more = len(ids) > limit
-        del ids[limit:]
-        # the names read above are garbage now, scattered: collected before the
-        # page (and its one-piece JSON line) is built, it finds whole free blocks
-        gc.collect()
-        games = []
-        for gid in ids:
-            g = self.info(gid)
-            if g is not None:
-                games.append(g)
-        return games, (ids[-1] if more and ids else None)
 
     # -- writing ----------------------------------------------------------------------
     def free(self):
@@ -435,8 +256,8 @@ class Journal:
         # Written as json.dump makes it, piece by piece: no block the size of the line
         # (a fragmented 56 KB heap may have none). A power cut leaves the whole line
         # or a torn one, with or without its newline, which the next boot cuts off
-        # (record.Reader's torn-tail rule, Journal._cut); so does a full flash
-        # (ENOSPC), which ``_reopen`` cuts before the next write.
+        # (record.Reader's torn-tail rule, journalfull.cut); so does a full flash
+        # (ENOSPC), which ``journalfull.flush_held`` cuts before the next write.
         f = self._f
         json.dump(rec, f)
         f.write("\n")
@@ -453,46 +274,39 @@ class Journal:
         self.lines += 1
         if rec.get("r") == "end":
             self.ended = True
-        self.held.append(rec)
-        self._flush_held()
+        if self.held or self._f is None:
+            self.held.append(rec)           # after the ones waiting: in order
+            self._rare("flush_held")
+        else:
+            try:
+                self._write(rec)
+            except OSError:
+                # flash full (or failing): the file may end in part of a line now;
+                # it is closed, and cut back to its whole lines before the next write
+                self.close()
+                self.held.append(rec)
         self._appended += 1
         if self.held or self._appended >= _CHECK_EVERY:
             # not every record: littlefs's statvfs walks the whole filesystem
             self._check_space()
         return n
 
-    def _flush_held(self):
-        """Write the records held in RAM, oldest first; what does not fit stays."""
-        if not self.held:
-            return
-        free = self.free()
-        if self._f is None and 0 <= free < _RETRY_BYTES:
-            return                      # no room yet: the file is not read again
+    def _rare(self, what, *args):
+        """Call ``nardy.journalfull``'s ``what`` (a full flash's paths, not kept on
+        the heap): imported for it, dropped after unless records wait in RAM. A
+        heap with no block for it (code in RAM) leaves the records held, for the
+        next try: None then (a torn tail not cut: OSError)."""
         try:
-            if self._f is None:
-                self._reopen()
-            while self.held:
-                self._write(self.held[0])
-                self.held.pop(0)
-        except OSError:
-            # flash full (or failing): the file may end in part of a line now; it
-            # is closed, and cut back to its whole lines before the next write
-            self.close()
-
-    def _reopen(self):
-        """After a failed write: cut the game's file back to its whole records (a
-        record whose newline did not fit is kept, its newline put back), drop the
-        held records that made it, open it for appends again."""
-        gid = self.current
-        r = record.Reader(self.name(gid)).scan()
-        if r.problem:
-            raise OSError(5, r.problem)
-        if r.torn:
-            self._cut(gid, r.keep, r.newline)
-        written = r.lines - (self.lines - len(self.held))
-        if written > 0:
-            del self.held[:written]
-        self._f = self._open(self.name(gid), "a")
+            from nardy import journalfull
+        except MemoryError:
+            if what == "cut":
+                raise OSError(12, "no memory to cut the torn tail") from None
+            return None
+        try:
+            return getattr(journalfull, what)(self, *args)
+        finally:
+            if not self.held:
+                drop_module("nardy.journalfull")
 
     def _check_space(self):
         """Say it (``warn``) when the flash gets low or full, or records wait in RAM:
@@ -504,17 +318,8 @@ class Journal:
         if s == self._said:
             return
         self._said = s
-        if self.warn is None or s == OK:
-            return
-        if s == _HELD:
-            text = "flash full: %d records kept in RAM, send games to the host" % len(
-                self.held)
-        elif s == _FULL:
-            text = "flash full (%d bytes free): no new game, send games to the host" % (
-                self.free())
-        else:
-            text = "flash low: %d bytes free, send games to the host" % self.free()
-        self.warn(text)
+        if self.warn is not None and s != OK:
+            self.warn(self._rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
 
     def close(self):
         if self._f is not None:
@@ -540,7 +345,8 @@ class Journal:
             self.count = 0
             self.last = 0           # an empty journal numbers from 1 again
         # room has come back: what the game in play holds in RAM goes to flash
-        self._flush_held()
+        if self.held:
+            self._rare("flush_held")
         self._check_space()
         return True
 
@@ -565,21 +371,10 @@ class Journal:
             pass    # losing it costs the match after a power cut, not the board
 
     def load_match(self):
-        """(match dict or None, problem or None); a bad file is set aside."""
-        p = self.dir + "/match.json"
-        st = _stat(p)
-        if st is None:
-            return None, None
+        """(match dict or None, problem or None); a bad file is set aside. Boot's
+        last use of ``nardy.journalboot``: dropped after it."""
+        from nardy import journalboot
         try:
-            if st[0] & _DIR or st[6] > _MATCH_MAX:
-                raise ValueError("not a small file")
-            with open(p, "rb") as f:
-                m = json.loads(f.read().decode())
-            return record.check_match(m), None
-        except (OSError, ValueError, UnicodeError, TypeError, RuntimeError) as e:
-            why = "match.json unreadable (%s)" % e
-            try:
-                os.rename(p, set_aside_name(p))
-            except OSError:
-                pass
-            return None, why
+            return journalboot.load_match(self)
+        finally:
+            drop_module("nardy.journalboot")

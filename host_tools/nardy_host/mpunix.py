@@ -89,9 +89,11 @@ def micropython():
     return exe
 
 
-def virtual_board_cmd(data, heap="112wK", pinmap=None):
-    """The command line of a virtual board with flash directory ``data``."""
+def virtual_board_cmd(data, heap="112wK", pinmap=None, flash_size=None):
+    """The command line of a virtual board with flash directory ``data`` (and a flash
+    of ``flash_size`` bytes: None, the directory's filesystem)."""
     if not data:
         raise UserError("a virtual board needs a flash directory")
+    extra = [] if flash_size is None else ["--flash-size=%d" % flash_size]
     return [micropython(), "-X", "heapsize=" + heap, VLAUNCH, compiled_firmware(), data,
-            pinmap or pinmap_path()]
+            pinmap or pinmap_path()] + extra

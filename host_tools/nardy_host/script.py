@@ -10,6 +10,7 @@ Exit status: 0 all went well, 1 an ``expect`` failed, 2 a malformed line, a bad
 action (e.g. lifting from an empty point) or the board went away.
 """
 
+import argparse
 import json
 import os
 import re
@@ -27,6 +28,25 @@ from nardy_host.session import ZONE_WORDS, LinkError, Session, VirtualLink, pars
 # A script line: a ``send`` carries one protocol line (at most protocol.MAX_LINE
 # bytes) and its word; nothing else comes near. Longer lines are refused unread.
 MAX_LINE = 4200
+
+
+def flash_size_arg(text):
+    """``--flash-size``: the virtual board's flash in bytes, ``K``/``M`` allowed
+    (``48K``: 49152), so a full flash can be tried (docs/PROTOCOL.md "Limits")."""
+    t = text.strip().upper()
+    unit = {"K": 1024, "M": 1024 * 1024}.get(t[-1:], 1)
+    if unit > 1:
+        t = t[:-1]
+    if not t.isdigit() or int(t) * unit < 1 or int(t) * unit > 1 << 31:
+        raise argparse.ArgumentTypeError(
+            "%r is no flash size: bytes (1 to 2G), or a number with K or M" % text)
+    return int(t) * unit
+
+
+def add_flash_size(p):
+    p.add_argument("--flash-size", type=flash_size_arg, default=None, metavar="BYTES",
+                   help="give the virtual board's flash this size (e.g. 24K) to see "
+                        "what a full flash does (default: the directory's filesystem)")
 
 
 def _send_json(text, n):
@@ -65,6 +85,7 @@ def register(sub):
     p.add_argument("--seed", type=int, default=0, help="noise seed (default 0)")
     p.add_argument("--hold", type=int, default=300, metavar="MS",
                    help="virtual time each hand action holds still (default 300 ms)")
+    add_flash_size(p)
     p.set_defaults(func=run)
 
 
@@ -485,7 +506,8 @@ def run(args):
     if data is None:
         tmp = tempfile.mkdtemp(prefix="nardy-script-")
         data = os.path.join(tmp, "flash")
-    s = Session(lambda cb: VirtualLink(data, cb), seed=args.seed, hold_ms=args.hold)
+    s = Session(lambda cb: VirtualLink(data, cb, flash_size=args.flash_size),
+                seed=args.seed, hold_ms=args.hold)
     r = Runner(s, sys.stdout, quiet=args.quiet, no_display=args.no_display, name=name)
     try:
         s.start()

@@ -155,9 +155,10 @@ class _Link:
 class VirtualLink(_Link):
     virtual = True
 
-    def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False):
+    def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False, flash_size=None):
         super().__init__(on_event)
         self.data = data_dir
+        self.flash_size = flash_size    # bytes (--flash-size); None: no size
         self.pinmap = pinmap
         self.pty = pty
         self.proc = None
@@ -167,7 +168,8 @@ class VirtualLink(_Link):
 
     def start(self):
         heap = os.environ.get("NARDY_VBOARD_HEAP", "112wK")    # as nardy_host.link
-        cmd = virtual_board_cmd(self.data, heap=heap, pinmap=self.pinmap)
+        cmd = virtual_board_cmd(self.data, heap=heap, pinmap=self.pinmap,
+                                flash_size=self.flash_size)
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE)

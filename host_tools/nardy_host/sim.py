@@ -17,6 +17,7 @@ from nardy.notation import apply_text, format_turn, parse_turn
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, opening_winner
 from nardy.variants import find_variant
+from nardy_host.script import add_flash_size
 
 HELP = ("type a turn (%s), 'moves' to list the legal turns, 'accept' to accept the "
         "last refused turn as played, 'quit' to stop")
@@ -34,6 +35,7 @@ def register(sub):
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     p.add_argument("--data", metavar="DIR",
                    help="the virtual board's flash directory (default: a temporary one)")
+    add_flash_size(p)
     p.add_argument("--noise", dest="noise_counts", type=float, default=0.0,
                    metavar="COUNTS", help="ADC noise of the emulated sensors (default 0)")
     p.add_argument("--variant", choices=("long", "short"), default="long",

@@ -1,7 +1,9 @@
 """The virtual board for host tools (runs under unix MicroPython, not CPython).
 
-    micropython vlaunch.py FIRMWARE_DIR DATA_DIR PINMAP.json
+    micropython vlaunch.py FIRMWARE_DIR DATA_DIR PINMAP.json [--flash-size=BYTES]
 
+``--flash-size`` gives the flash a size, as ``firmware/main.py`` does (a full flash
+tried on the simulator page or in a script: docs/PROTOCOL.md "Limits").
 Exactly ``firmware/main.py``'s virtual board, plus one host-only line that never
 reaches the firmware's protocol: ``{"cmd": "_dice", "dice": [w, b, ...]}`` loads the
 board's electronic dice with the next values (a script's ``opening W B`` and
@@ -33,13 +35,22 @@ class HostBoard(Board):
                 self.out({"ev": "error", "error": "_dice: %s" % e})
 
 
+def flash_size(args):
+    """The ``--flash-size=BYTES`` among the arguments after the pin map; -1: none."""
+    size = -1
+    for a in args:
+        if a.startswith("--flash-size="):
+            size = int(a.split("=", 1)[1])
+    return size
+
+
 def main():
     data = sys.argv[2]
     try:  # noqa: SIM105 - MicroPython has no contextlib
         os.mkdir(data)
     except OSError:
         pass
-    b = HostBoard(sys.argv[3], data)
+    b = HostBoard(sys.argv[3], data, flash_bytes=flash_size(sys.argv[4:]))
     app = App(b, data)
     b.app = app
     app.run()

@@ -145,7 +145,8 @@ def test_ids_past_99999_are_read_back_by_the_parser_of_the_writer():
     j2 = Journal(d)
     assert j2.scan() == [] and j2.last == 100000 and j2.count == 2
     assert j2.unfinished() == 100000 and j2.lines == 2
-    games, _ = j2.index()
+    from nardy.appcmds import index_page
+    games, _ = index_page(j2)
     assert [g["game"] for g in games] == [99999, 100000]
     j2.resume(100000)
     j2.close()
@@ -296,4 +297,91 @@ def test_the_flash_getting_low_then_full_is_said_once_each():
     assert len(said) == 2 and "flash low: 40000 bytes" in said[0] and "full" in said[1]
     assert j.free() == 4000 and not j.held
     j.close()
+    _cleanup(d)
+
+
+def test_the_full_flash_code_is_loaded_only_while_records_wait_in_ram():
+    # issue 22's full-flash paths had grown the resident journal (+1.2 KB of heap
+    # with the code in flash, +3.4 KB in RAM): they live in nardy.journalfull, on the
+    # heap only while the flash cannot take a record, and boot's scan in
+    # nardy.journalboot, dropped once the board is up. (CPython keeps its modules:
+    # the drops are checked under MicroPython.)
+    import sys
+    micropython = sys.implementation.name == "micropython"
+    from nardy import drop_module
+    drop_module("nardy.journalfull")
+    d = _dir("lazy")
+    flash = _Flash(d, 100000)
+    said = []
+    j = Journal(d, flash.flash_free, low_bytes=0, full_bytes=0, opener=flash.open)
+    j.warn = said.append
+    j.scan()
+    assert j.load_match() == (None, None)       # boot's last question to journalboot
+    if micropython:
+        assert "nardy.journalboot" not in sys.modules
+    j.start(_HEADER)
+    rec = {"r": "roll", "n": 2, "side": "white", "dice": [6, 5]}
+    for _ in range(20):
+        j.append(rec)
+    assert not said
+    if micropython:
+        assert "nardy.journalfull" not in sys.modules     # a flash with room
+    flash.leave(30)
+    for _ in range(3):
+        j.append(rec)
+    assert j.held and "kept in RAM" in said[-1]
+    assert "nardy.journalfull" in sys.modules              # held: it writes them later
+    flash.leave(100000)
+    j.append(rec)
+    assert not j.held
+    if micropython:
+        assert "nardy.journalfull" not in sys.modules      # written: dropped again
+    j.close()
+    recs = list(Journal(d).records(1))
+    assert len(recs) == 25 and recs[-1] == rec
+    _cleanup(d)
+
+
+class _NoRoomForModule:
+    """A finder that fails the import of nardy.journalfull as a fragmented heap with
+    the code in RAM would (MemoryError: no block for its bytecode). CPython only."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "nardy.journalfull":
+            raise MemoryError("memory allocation failed, allocating 1027 bytes")
+        return None
+
+
+def test_no_heap_for_the_full_flash_code_keeps_the_records_held():
+    import sys
+    if sys.implementation.name == "micropython":
+        return          # (an import cannot be made to fail there; the logic is shared)
+    import nardy
+    saved = sys.modules.pop("nardy.journalfull", None)
+    nardy.__dict__.pop("journalfull", None)
+    sys.meta_path.insert(0, _NoRoomForModule())
+    d = _dir("nomem")
+    flash = _Flash(d, 100000)
+    said = []
+    try:
+        j = Journal(d, flash.flash_free, low_bytes=0, full_bytes=0, opener=flash.open)
+        j.warn = said.append
+        j.scan()
+        j.start(_HEADER)
+        flash.leave(10)
+        rec = {"r": "roll", "n": 2, "side": "white", "dice": [6, 5]}
+        for _ in range(3):
+            j.append(rec)
+        assert len(j.held) >= 2 and said == ["flash full"]   # the short words
+        flash.leave(100000)
+        j.append(rec)
+        assert len(j.held) >= 3                 # not written, not lost: tried again
+    finally:
+        sys.meta_path.pop(0)
+        if saved is not None:
+            sys.modules["nardy.journalfull"] = saved
+    j.append(rec)                               # the module can load again
+    assert not j.held
+    j.close()
+    assert len(list(Journal(d).records(1))) == 6
     _cleanup(d)

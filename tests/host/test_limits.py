@@ -213,3 +213,77 @@ def test_the_boards_utf8_check_is_cpythons_strict_decoder():
             assert (protocol._bad_bytes(b, len(b)) == "control byte") == controls, b
 
     check()
+
+
+FULL_FLASH_SCRIPT = """\
+new long bot both
+expect error 'error~flash low'
+expect dump flash=low game=1
+opening 5 3
+press ok
+play shown
+dice 6 5
+play shown
+dice 4 2
+play shown
+dice 3 1
+play shown
+expect error 'error~flash full'
+expect dump flash=full flash_held=0
+send '{"cmd": "new", "variant": "short"}'
+expect error 'error~flash full'
+expect no game
+expect dump variant=long game=1 flash=full
+dice 5 2
+play shown
+expect turn side=black
+expect oled contains flash full
+"""
+
+
+def test_nardy_script_tries_a_full_flash_with_flash_size(tmp_path, capsys):
+    # issue 22 leftover: `nardy script` (and `nardy sim`) had no --flash-size, so a
+    # full flash could only be tried by hand on the virtual board's command line.
+    # A 17,500-byte flash is low from the start and full after a few turns: the
+    # board warns, refuses the new game and plays the game in play on, whole.
+    from nardy_host import cli
+    p = tmp_path / "full.nardy"
+    p.write_text(FULL_FLASH_SCRIPT)
+    data = tmp_path / "flash"
+    rc = cli.main(["script", "--no-display", "--data", str(data), "--flash-size=17500",
+                   str(p)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert os.listdir(data / "journal") == ["g00001.jsonl"]
+    evs = [json.loads(ln) for ln in out.splitlines()]
+    steps = [e["seq"] for e in evs if "seq" in e]
+    with open(data / "journal" / "g00001.jsonl") as f:
+        assert len(f.read().splitlines()) == max(steps) + 1    # every record on flash
+    # the same script without a size: the host's filesystem is the flash, never low
+    rc = cli.main(["script", "--no-display", str(p)])
+    _, err = capsys.readouterr()
+    assert rc == 1 and ":2: expect failed" in err
+
+
+def test_flash_size_is_read_in_bytes_k_or_m_and_bad_sizes_refused(capsys):
+    from nardy_host import cli
+    parser = cli.build_parser()
+    assert parser.parse_args(["script", "x", "--flash-size=24K"]).flash_size == 24576
+    assert parser.parse_args(["script", "x", "--flash-size", "1M"]).flash_size == 1 << 20
+    assert parser.parse_args(["sim", "--flash-size=17500"]).flash_size == 17500
+    assert parser.parse_args(["sim"]).flash_size is None
+    for bad in ("0", "-5", "12Q", "K", "1.5K", "9999999999"):
+        try:
+            parser.parse_args(["script", "x", "--flash-size=" + bad])
+        except SystemExit as e:
+            assert e.code == 2
+        else:
+            raise AssertionError("flash size %r accepted" % bad)
+        assert "no flash size" in capsys.readouterr().err
+
+
+def test_the_virtual_board_command_carries_the_flash_size():
+    from nardy_host import mpunix
+    cmd = mpunix.virtual_board_cmd("/tmp/flash", flash_size=20000)
+    assert cmd[-1] == "--flash-size=20000" and cmd[3] == mpunix.VLAUNCH
+    assert not [w for w in mpunix.virtual_board_cmd("/tmp/flash") if "flash-size" in w]
