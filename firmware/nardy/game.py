@@ -39,7 +39,7 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
 from nardy.dice import Dice, enter_die
-from nardy.notation import parse_position_id, position_id
+from nardy.notation import position_id
 from nardy.rules import COLORS, WHITE
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.tracker import (
@@ -394,80 +394,16 @@ class Game:
         ``record.Reader``: read one at a time). If they do not make a game, the
         error is raised with the game cleared (SETUP): half a game left behind would
         fail on every scan."""
+        # the code is on the heap only while it runs (boot, a test): nardy.resume
+        from nardy import resume
         try:
-            self._resume(gid, recs)
+            resume.load(self, gid, recs)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             self._clear()
             raise
-
-    def _resume(self, gid, recs):
-        recs = iter(recs)
-        hdr = next(recs)
-        if hdr.get("r") != "game":
-            raise ValueError("journal without a game line")
-        v = variant_for(hdr["variant"], hdr.get("options") or {})
-        self.variant = v
-        self._new_tracker(v)
-        m = (hdr.get("meta") or {}).get("match") or {}
-        self.match = Match(v, int(m.get("length", 1)), int(m.get("white_player", 0)))
-        self.match.score = list(m.get("score", [0, 0]))
-        self.game_no = int(m.get("game", 1))
-        self.match_no = int(m.get("no", 1))
-        self.gid = gid
-        self.pos = parse_position_id(hdr["start"])[1]
-        self.phase = ROLL if v.name == "long" and self.game_no > 1 else OPENING
-        self.n = 0
-        self.dice = None
-        self.jsteps = []
-        self.opening = []
-        self.last_roll = False
-        self.result = None
-        self.resigned = None
-        for rec in recs:
-            k = rec.get("r")
-            if k == "open":
-                self.opening = [tuple(x) for x in rec["rolls"]]
-                w, b = self.opening[-1]
-                self.pos.turn = opening_winner(w, b)
-                self.phase = ROLL
-            elif k == "roll":
-                self.dice = (rec["dice"][0], rec["dice"][1])
-                self.pos.turn = COLORS.index(rec["side"])
-                self.jsteps = []
-                self.phase = MOVE
-            elif k == "step":
-                self.jsteps.append((rec["from"], rec["to"]))
-            elif k == "undo":
-                if self.jsteps and self.jsteps[-1] == (rec["from"], rec["to"]):
-                    self.jsteps.pop()
-            elif k == "turn":
-                self.pos = parse_position_id(rec["pos"])[1]
-                self.n = rec["n"]
-                self.dice = None
-                self.jsteps = []
-                self.phase = ROLL
-                if rec.get("last_roll"):
-                    self.last_roll = True
-            elif k == "end":
-                w = rec.get("winner")
-                r = rec.get("resigned")
-                self.resigned = COLORS.index(r) if r in COLORS else None
-                self.result = (None if w is None else COLORS.index(w), rec["kind"],
-                               rec["points"])
-        if needs_last_roll(v, self.pos):
-            self.last_roll = True
-        if self.result is not None:
-            self.match.record(self.result)
-            self.phase = MATCH_END if self.match.over else GAME_END
-        elif self.phase == MOVE:
-            self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
-            self._auto_s = -1
-            self.tracker.start_turn(self.pos, self.dice)
-            _replay(self.tracker, self.jsteps)     # the partial turn on flash
-            self.tracked = False
-            if self.bot_setting() != "none":
-                _botplay().start(self)
-        self._changed()
+        finally:
+            resume = None
+            drop_module("nardy.resume")
 
     # -- rolling ----------------------------------------------------------------------------
     def _roll_opening(self):
@@ -967,22 +903,3 @@ def _preview(g, obs):
         g.early_targets = tg
         g.lights_now = True
         g._changed()
-
-
-def _replay(t, steps):
-    """A turn resumed after a power cut: ``steps``, the partial turn the journal
-    holds, become the tracker ``t``'s, so the board is explained from them (searched
-    afresh, an equivalent path, or none where the sensors cannot show a step, would
-    be taken instead). Only legal steps: else the turn starts over, and the board is
-    explained as it comes. Returns True when taken."""
-    played = ()
-    chain = [t.pos0]
-    for st in steps:
-        st = (st[0], st[1])
-        if st not in t._next(played):
-            return False
-        chain.append(t.v.apply_step(chain[-1], st))
-        played += (st,)
-    t.hyps = [(played, chain, (0,) * len(played))]
-    t._watch_stack()
-    return True
