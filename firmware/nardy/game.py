@@ -200,42 +200,17 @@ class Game:
         return dice_left(self.dice, self.jsteps)
 
     def state(self):
-        """Plain data for ``dump`` and tests."""
-        pos = None
-        if self.pos is not None:
-            # a collection first: the import (a compile, with the code from source)
-            # wants a block of ~1.3 KB, which the last turn's garbage may hide
-            gc.collect()
-            from nardy.posjson import to_json
-            pos = to_json(self.pos)
+        """Plain data for ``dump`` and tests (nardy.gamestate: its code is on the heap
+        only while it runs)."""
+        # a collection first: the imports want blocks the last turn's garbage may hide
+        gc.collect()
+        from nardy import gamestate
+        try:
+            return gamestate.state(self)
+        finally:
+            gamestate = None
+            drop_module("nardy.gamestate")
             drop_module("nardy.posjson")    # only ``dump`` needs it
-        d = {"phase": self.phase, "game": self.gid,
-             "variant": self.variant.name if self.variant else None,
-             "options": dict(self.variant.options) if self.variant else None,
-             "position": pos,
-             "dice": list(self.dice) if self.dice else None,
-             "steps": [[f, t] for f, t in self.jsteps], "turn_no": self.n,
-             "opening": [list(x) for x in self.opening],
-             "tracker": self.tracker.state_name() if self.tracker and
-             self.phase == MOVE else None,
-             "message": list(self.message) if self.message else None,
-             "auto_end": _auto_end_left(self) if _auto_end_left(self) >= 0 else None,
-             "turn_state": self.turn_state(),
-             "resigning": self.resigning}
-        if self.match is not None:
-            d["match"] = {"length": self.match.length, "score": list(self.match.score),
-                          "white_player": self.match.white_player, "game": self.game_no,
-                          "over": self.match.over}
-        if self.shown is not None:
-            d["bot"] = self.shown.state()
-            d["bot"]["next"] = self.shown.next_step(self.jsteps)
-        if self.result is not None:
-            d["result"] = {"winner": None if self.result[0] is None
-                           else COLORS[self.result[0]], "kind": self.result[1],
-                           "points": self.result[2],
-                           "resigned": None if self.resigned is None
-                           else COLORS[self.resigned]}
-        return d
 
     # -- starting -------------------------------------------------------------------------
     def _abandon(self):

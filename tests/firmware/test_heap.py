@@ -167,9 +167,10 @@ def test_the_boot_code_is_dropped_after_boot():
         assert b.events[-1]["ev"] == "hello"
         if MICROPYTHON:
             # what boot asked once (the calibration and its file's parser, the
-            # options' defaults from the variants registry and both games) is gone too
+            # options' defaults from the variants registry and both games, the
+            # settings' checks) is gone too
             for m in ("calibration", "calibfile", "variants", "longnardy", "shortnardy",
-                      "menu"):
+                      "menu", "setcheck"):
                 assert "nardy." + m not in sys.modules, m
         app.game.new_match()
         st = app.game.state()                   # dump: the position as JSON
@@ -190,6 +191,7 @@ def test_the_boot_code_is_dropped_after_boot():
         if MICROPYTHON:
             assert "nardy.appcmds" not in sys.modules
             assert "nardy.posjson" not in sys.modules
+            assert "nardy.gamestate" not in sys.modules     # Game.state's code
             assert "nardy.appboot" not in sys.modules
             assert "nardy.menu" not in sys.modules
     finally:
