@@ -33,26 +33,27 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
-import gc
-
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
 from nardy.dice import Dice, enter_die
 from nardy.notation import position_id
-from nardy.rules import COLORS, WHITE
+from nardy.rules import COLORS
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.tracker import (
-    CONFIRM,
-    DONE,
-    IDLE,
-    ILLEGAL,
-    SYNC,
-    VERDICT,
-    Tracker,
-    nothing_played,
-)
+from nardy.tracker import Tracker, nothing_played
 from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
+
+# nardy.tracker's states and nardy.rules' WHITE, as consts of this module
+# (tests/firmware/test_game.py checks they are the same): imported names would be
+# slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes of the
+# 56wK heap). ``gc`` is imported where it is used, for the same reason.
+_IDLE = const(0)
+_ILLEGAL = const(2)
+_SYNC = const(3)
+_CONFIRM = const(4)
+_VERDICT = const(5)
+_DONE = const(6)
+_WHITE = const(0)
 
 SETUP = "setup"
 OPENING = "opening"
@@ -203,6 +204,7 @@ class Game:
         """Plain data for ``dump`` and tests (nardy.gamestate: its code is on the heap
         only while it runs)."""
         # a collection first: the imports want blocks the last turn's garbage may hide
+        import gc
         gc.collect()
         from nardy import gamestate
         try:
@@ -302,6 +304,7 @@ class Game:
         _release_engine()     # an abandoned game of the board's kept its engine (~8 KB)
         # collected now, so the new engine's tables (a ~600-byte attribute table
         # among them) are placed in the holes the old game left
+        import gc
         gc.collect()
         try:
             v = variant_for(name, opts)
@@ -321,7 +324,7 @@ class Game:
         if self.match is None or self.match.over:
             return self.new_match()
         v = self.variant
-        start = v.start_position(WHITE)
+        start = v.start_position(_WHITE)
         meta = {"match": {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player,
                           "game": self.game_no + 1, "no": self.match_no}}
@@ -329,7 +332,7 @@ class Game:
             meta["bot"] = self.bot_setting()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll: the header says who is first
-        first = WHITE if v.name == "long" and self.game_no > 0 else None
+        first = _WHITE if v.name == "long" and self.game_no > 0 else None
         hdr = record.game(v, start, meta, first)
         try:
             self.gid = self.journal.start(hdr)
@@ -502,13 +505,13 @@ class Game:
         if not self.resigning and self.message is None:
             # what the board now waits for that the mover may not guess (shown until
             # the board changes): a checker with no legal step, a hit half done
-            if t.stuck and t.state != DONE:
+            if t.stuck and t.state != _DONE:
                 self.message = (None, _NO_MOVE)
-            elif t.state == SYNC and t.hit:
+            elif t.state == _SYNC and t.hit:
                 self.message = (None, _HIT_HALF % t.hit)
         if not self.awaiting_accept():
             self.refused = False
-        if t.state == DONE and t.result is not None:
+        if t.state == _DONE and t.result is not None:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
         self._changed()
@@ -661,13 +664,13 @@ class Game:
             return False
         if name == "back" and ph == MOVE:
             t = self.tracker
-            if t.state == CONFIRM and t.candidates:
+            if t.state == _CONFIRM and t.candidates:
                 self.cand_i = (self.cand_i + 1) % len(t.candidates)
             elif self.awaiting_accept():
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == SYNC and not t.hit:
+            elif t.state == _SYNC and not t.hit:
                 t.next_diff()
             else:
                 # the hands take a step back (the board follows the checkers, it
@@ -675,7 +678,7 @@ class Game:
                 step = _back_step(self)
                 if step is not None:
                     self.back_shown = step
-                    self._say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
+                    self._say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
                               % (step[1], step[0]))
             self._changed()
             return True
@@ -683,11 +686,11 @@ class Game:
 
     def _ok_move(self, long, obs):
         t = self.tracker
-        if t.state == SYNC and t.hit and not long:
+        if t.state == _SYNC and t.hit and not long:
             # the hitting checker is down, the blot not yet on the bar (S2)
             _refuse(self, _HIT_OK)
             return False
-        if t.state == CONFIRM:
+        if t.state == _CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
@@ -695,7 +698,7 @@ class Game:
                 _refuse(self, "opponent: hold OK to accept")
                 return False
             t.accept(obs)
-            if t.state != DONE:
+            if t.state != _DONE:
                 return False
         elif not long and nothing_played(t, obs):
             # nothing played (the dice were just rolled: a second press, meant for
@@ -723,15 +726,15 @@ class Game:
         st = t.state
         if self.awaiting_accept():
             return TAKE_BACK if self.refused else ACCEPT
-        if st == ILLEGAL:
+        if st == _ILLEGAL:
             return WARNED
-        if st == SYNC:
+        if st == _SYNC:
             return HIT if t.hit and t.warning is None else OUT_OF_SYNC
-        if st == CONFIRM:
+        if st == _CONFIRM:
             return CHOOSE
         if t.lifted:
             return LIFTED
-        if st == IDLE and not self.left():
+        if st == _IDLE and not self.left():
             return TURN_DONE
         return PLAYING
 
@@ -754,7 +757,7 @@ class Game:
         if self.phase != MOVE:
             return False
         st = self.tracker.state
-        return st == VERDICT
+        return st == _VERDICT
 
     # -- for the UI ----------------------------------------------------------------------------
     def warning(self):
@@ -762,16 +765,16 @@ class Game:
         if self.phase != MOVE:
             return None
         st = self.tracker.state
-        if self.shown is not None and self.shown.warned and st == IDLE:
+        if self.shown is not None and self.shown.warned and st == _IDLE:
             return self.shown.warning
-        if st in (ILLEGAL, VERDICT, SYNC):
+        if st in (_ILLEGAL, _VERDICT, _SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
         return None
 
     def sync_diff(self):
         """The out-of-sync difference to show: (zone, colour, expected, seen)."""
-        if self.phase == MOVE and self.tracker.state == SYNC:
+        if self.phase == MOVE and self.tracker.state == _SYNC:
             return self.tracker.diff()
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
@@ -831,9 +834,9 @@ def _back_step(g):
     one, else the last one; None when there is none."""
     t = g.tracker
     w = t.warning
-    if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+    if t.state == _ILLEGAL and w is not None and len(w[2]) == 2:
         return w[2][0], w[2][1]
-    if g.jsteps and t.state == IDLE:
+    if g.jsteps and t.state == _IDLE:
         f, to = g.jsteps[-1]
         side = g.pos.turn
         return zone_of(g.variant, side, f), zone_of(g.variant, side, to)
@@ -857,7 +860,7 @@ def _count_down(g):
         return
     if g._auto_s < 0:
         g.emit({"ev": "auto_end", "ms": left})
-    elif sec < 0 and g.phase == MOVE and g.tracker.state != DONE:
+    elif sec < 0 and g.phase == MOVE and g.tracker.state != _DONE:
         g.emit({"ev": "auto_end", "ms": None})
     counting = g.message is not None and g.message[1].startswith(_AUTO_END[:16])
     if sec >= 0 and (g.message is None or counting):

@@ -783,3 +783,13 @@ def test_a_resign_question_goes_with_the_turn_it_was_asked_in():
         assert g.phase == MOVE and g.result is None and g.pos.turn == BLACK
     finally:
         b.close()
+
+
+def test_the_games_own_consts_are_the_trackers_states():
+    # game.py keeps the tracker's states (and WHITE) as consts of its own, so they
+    # take no slot in its dict; MicroPython folds them away, CPython keeps the names
+    from nardy import game, rules, tracker
+    if sys.implementation.name != "micropython":
+        for name in ("IDLE", "ILLEGAL", "SYNC", "CONFIRM", "VERDICT", "DONE"):
+            assert getattr(game, "_" + name) == getattr(tracker, name), name
+        assert game._WHITE == rules.WHITE

@@ -261,13 +261,15 @@ def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
     assert len(t._next_cache) == 0
 
 
-def test_the_oled_module_and_the_sensing_class_keep_their_dicts_small():
+def test_the_game_and_oled_modules_and_the_sensing_class_keep_their_dicts_small():
     # A MicroPython dict is a table of prime size that grows only when full, to the
     # next prime (47 -> 59, 11 -> 17: 16 bytes a slot here). The oled module's names
-    # and the Sensing class's methods fill 47 and 11: one more costs the 56wK heap
-    # 192 (96) bytes, for good.
+    # and the game module's, and the Sensing class's methods fill 47, 47 and 11: one
+    # more costs the 56wK heap 192 (96) bytes, for good.
+    import nardy.game
     import nardy.oled
     from nardy.sensing import Sensing
     if MICROPYTHON:
         assert len(nardy.oled.__dict__) <= 47, sorted(nardy.oled.__dict__)
+        assert len(nardy.game.__dict__) <= 47, sorted(nardy.game.__dict__)
         assert len(Sensing.__dict__) <= 11, sorted(Sensing.__dict__)
