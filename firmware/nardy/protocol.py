@@ -19,7 +19,6 @@ INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, w
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
-_DICE_MODES = const(("auto", "manual"))
 VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
 
 
@@ -63,11 +62,6 @@ def check_settings(d):
     finally:
         setcheck = None
         drop_module("nardy.setcheck")
-
-
-def _check_bot(obj):
-    if obj.get("bot", "none") not in BOT_SIDES:
-        raise ValueError('bot must be "none", "white", "black" or "both"')
 
 
 def _plain_id(v):
@@ -158,26 +152,14 @@ def parse(line):
     elif cmd == "index":
         _int(obj, "after", 0, MAX_GAME, 0)
         _int(obj, "limit", 1, INDEX_LIMIT, INDEX_LIMIT)
-    elif cmd == "new":
-        v = obj.get("variant", "long")
-        if v not in VARIANTS:
-            raise ValueError('variant must be "long" or "short"')
-        _int(obj, "match", 1, 99, 1)
-        check_options(v, obj.get("options", {}))
-        _check_bot(obj)
-    elif cmd == "set":
-        if "brightness" in obj:
-            _int(obj, "brightness", 0, 255)
-        if "dice" in obj and obj["dice"] not in _DICE_MODES:
-            raise ValueError('dice must be "auto" or "manual"')
-        _check_bot(obj)
-        if "auto_end" in obj:
-            _int(obj, "auto_end", 0, AUTO_END_MAX)
-        if obj.get("lang", "en") not in LANGS:
-            raise ValueError('lang must be "en" or "ru"')
-        for k in ("oled", "leds"):
-            if k in obj and not isinstance(obj[k], bool):
-                raise ValueError("%s must be true or false" % k)
+    elif cmd == "new" or cmd == "set":
+        # the settings' checks (nardy.setcheck): on the heap only while they run
+        from nardy import setcheck
+        try:
+            setcheck.check_command(obj)
+        finally:
+            setcheck = None
+            drop_module("nardy.setcheck")
     elif cmd == "sense":
         if not isinstance(obj.get("raw"), list):
             raise ValueError("sense needs raw: a list of readings")

@@ -1,13 +1,19 @@
-"""The saved settings checked whole (``nardy.protocol.check_settings``): imported
+"""The settings checked: whole, as saved (``nardy.protocol.check_settings``), and
+the fields of a ``new`` or ``set`` command (``nardy.protocol.parse``). Imported
 only while it runs and dropped after (nardy.drop_module), so the code is off the
 heap in play.
 """
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.protocol import AUTO_END_MAX, BOT_SIDES, LANGS, VARIANTS, check_options
+from nardy.protocol import AUTO_END_MAX, BOT_SIDES, LANGS, VARIANTS, _int, check_options
 
-_DICE_MODES = const(("auto", "manual"))    # nardy.protocol's (a const: not in its dict)
+_DICE_MODES = const(("auto", "manual"))
+
+
+def _check_bot(obj):
+    if obj.get("bot", "none") not in BOT_SIDES:
+        raise ValueError('bot must be "none", "white", "black" or "both"')
 
 
 def check_settings(d):
@@ -47,3 +53,28 @@ def check_settings(d):
                 bad.append("options")
                 break
     return bad
+
+
+def check_command(obj):
+    """``new`` or ``set``'s fields (``nardy.protocol.parse`` checked the names):
+    ValueError for the first one out of its type or range."""
+    if obj["cmd"] == "new":
+        v = obj.get("variant", "long")
+        if v not in VARIANTS:
+            raise ValueError('variant must be "long" or "short"')
+        _int(obj, "match", 1, 99, 1)
+        check_options(v, obj.get("options", {}))
+        _check_bot(obj)
+        return
+    if "brightness" in obj:
+        _int(obj, "brightness", 0, 255)
+    if "dice" in obj and obj["dice"] not in _DICE_MODES:
+        raise ValueError('dice must be "auto" or "manual"')
+    _check_bot(obj)
+    if "auto_end" in obj:
+        _int(obj, "auto_end", 0, AUTO_END_MAX)
+    if obj.get("lang", "en") not in LANGS:
+        raise ValueError('lang must be "en" or "ru"')
+    for k in ("oled", "leds"):
+        if k in obj and not isinstance(obj[k], bool):
+            raise ValueError("%s must be true or false" % k)

@@ -50,6 +50,10 @@ def test_protocol_checks_options_without_keeping_the_registry():
     assert refused is not None and "home_mars" in refused
     if MICROPYTHON:
         assert "nardy.variants" not in sys.modules
+        assert "nardy.setcheck" not in sys.modules      # dropped on an error too
+    assert protocol.parse('{"cmd": "set", "lang": "ru", "auto_end": 500}')
+    if MICROPYTHON:
+        assert "nardy.setcheck" not in sys.modules
     from nardy import variants
     assert protocol.VARIANTS == variants.NAMES
 
