@@ -33,26 +33,27 @@ Buttons (short / long press):
 - menu is the app's (nardy.menu).
 """
 
-import gc
-
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
 from nardy.dice import Dice, enter_die
-from nardy.notation import parse_position_id, position_id
-from nardy.rules import COLORS, WHITE
+from nardy.notation import position_id
+from nardy.rules import COLORS
 from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
-from nardy.tracker import (
-    CONFIRM,
-    DONE,
-    IDLE,
-    ILLEGAL,
-    SYNC,
-    VERDICT,
-    Tracker,
-    nothing_played,
-)
+from nardy.tracker import Tracker, nothing_played
 from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
+
+# nardy.tracker's states and nardy.rules' WHITE, as consts of this module
+# (tests/firmware/test_game.py checks they are the same): imported names would be
+# slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes of the
+# 56wK heap). ``gc`` is imported where it is used, for the same reason.
+_IDLE = const(0)
+_ILLEGAL = const(2)
+_SYNC = const(3)
+_CONFIRM = const(4)
+_VERDICT = const(5)
+_DONE = const(6)
+_WHITE = const(0)
 
 SETUP = "setup"
 OPENING = "opening"
@@ -200,42 +201,18 @@ class Game:
         return dice_left(self.dice, self.jsteps)
 
     def state(self):
-        """Plain data for ``dump`` and tests."""
-        pos = None
-        if self.pos is not None:
-            # a collection first: the import (a compile, with the code from source)
-            # wants a block of ~1.3 KB, which the last turn's garbage may hide
-            gc.collect()
-            from nardy.posjson import to_json
-            pos = to_json(self.pos)
+        """Plain data for ``dump`` and tests (nardy.gamestate: its code is on the heap
+        only while it runs)."""
+        # a collection first: the imports want blocks the last turn's garbage may hide
+        import gc
+        gc.collect()
+        from nardy import gamestate
+        try:
+            return gamestate.state(self)
+        finally:
+            gamestate = None
+            drop_module("nardy.gamestate")
             drop_module("nardy.posjson")    # only ``dump`` needs it
-        d = {"phase": self.phase, "game": self.gid,
-             "variant": self.variant.name if self.variant else None,
-             "options": dict(self.variant.options) if self.variant else None,
-             "position": pos,
-             "dice": list(self.dice) if self.dice else None,
-             "steps": [[f, t] for f, t in self.jsteps], "turn_no": self.n,
-             "opening": [list(x) for x in self.opening],
-             "tracker": self.tracker.state_name() if self.tracker and
-             self.phase == MOVE else None,
-             "message": list(self.message) if self.message else None,
-             "auto_end": _auto_end_left(self) if _auto_end_left(self) >= 0 else None,
-             "turn_state": self.turn_state(),
-             "resigning": self.resigning}
-        if self.match is not None:
-            d["match"] = {"length": self.match.length, "score": list(self.match.score),
-                          "white_player": self.match.white_player, "game": self.game_no,
-                          "over": self.match.over}
-        if self.shown is not None:
-            d["bot"] = self.shown.state()
-            d["bot"]["next"] = self.shown.next_step(self.jsteps)
-        if self.result is not None:
-            d["result"] = {"winner": None if self.result[0] is None
-                           else COLORS[self.result[0]], "kind": self.result[1],
-                           "points": self.result[2],
-                           "resigned": None if self.resigned is None
-                           else COLORS[self.resigned]}
-        return d
 
     # -- starting -------------------------------------------------------------------------
     def _abandon(self):
@@ -327,6 +304,7 @@ class Game:
         _release_engine()     # an abandoned game of the board's kept its engine (~8 KB)
         # collected now, so the new engine's tables (a ~600-byte attribute table
         # among them) are placed in the holes the old game left
+        import gc
         gc.collect()
         try:
             v = variant_for(name, opts)
@@ -346,7 +324,7 @@ class Game:
         if self.match is None or self.match.over:
             return self.new_match()
         v = self.variant
-        start = v.start_position(WHITE)
+        start = v.start_position(_WHITE)
         meta = {"match": {"length": self.match.length, "score": list(self.match.score),
                           "white_player": self.match.white_player,
                           "game": self.game_no + 1, "no": self.match_no}}
@@ -354,7 +332,7 @@ class Game:
             meta["bot"] = self.bot_setting()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll: the header says who is first
-        first = WHITE if v.name == "long" and self.game_no > 0 else None
+        first = _WHITE if v.name == "long" and self.game_no > 0 else None
         hdr = record.game(v, start, meta, first)
         try:
             self.gid = self.journal.start(hdr)
@@ -394,80 +372,16 @@ class Game:
         ``record.Reader``: read one at a time). If they do not make a game, the
         error is raised with the game cleared (SETUP): half a game left behind would
         fail on every scan."""
+        # the code is on the heap only while it runs (boot, a test): nardy.resume
+        from nardy import resume
         try:
-            self._resume(gid, recs)
+            resume.load(self, gid, recs)
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             self._clear()
             raise
-
-    def _resume(self, gid, recs):
-        recs = iter(recs)
-        hdr = next(recs)
-        if hdr.get("r") != "game":
-            raise ValueError("journal without a game line")
-        v = variant_for(hdr["variant"], hdr.get("options") or {})
-        self.variant = v
-        self._new_tracker(v)
-        m = (hdr.get("meta") or {}).get("match") or {}
-        self.match = Match(v, int(m.get("length", 1)), int(m.get("white_player", 0)))
-        self.match.score = list(m.get("score", [0, 0]))
-        self.game_no = int(m.get("game", 1))
-        self.match_no = int(m.get("no", 1))
-        self.gid = gid
-        self.pos = parse_position_id(hdr["start"])[1]
-        self.phase = ROLL if v.name == "long" and self.game_no > 1 else OPENING
-        self.n = 0
-        self.dice = None
-        self.jsteps = []
-        self.opening = []
-        self.last_roll = False
-        self.result = None
-        self.resigned = None
-        for rec in recs:
-            k = rec.get("r")
-            if k == "open":
-                self.opening = [tuple(x) for x in rec["rolls"]]
-                w, b = self.opening[-1]
-                self.pos.turn = opening_winner(w, b)
-                self.phase = ROLL
-            elif k == "roll":
-                self.dice = (rec["dice"][0], rec["dice"][1])
-                self.pos.turn = COLORS.index(rec["side"])
-                self.jsteps = []
-                self.phase = MOVE
-            elif k == "step":
-                self.jsteps.append((rec["from"], rec["to"]))
-            elif k == "undo":
-                if self.jsteps and self.jsteps[-1] == (rec["from"], rec["to"]):
-                    self.jsteps.pop()
-            elif k == "turn":
-                self.pos = parse_position_id(rec["pos"])[1]
-                self.n = rec["n"]
-                self.dice = None
-                self.jsteps = []
-                self.phase = ROLL
-                if rec.get("last_roll"):
-                    self.last_roll = True
-            elif k == "end":
-                w = rec.get("winner")
-                r = rec.get("resigned")
-                self.resigned = COLORS.index(r) if r in COLORS else None
-                self.result = (None if w is None else COLORS.index(w), rec["kind"],
-                               rec["points"])
-        if needs_last_roll(v, self.pos):
-            self.last_roll = True
-        if self.result is not None:
-            self.match.record(self.result)
-            self.phase = MATCH_END if self.match.over else GAME_END
-        elif self.phase == MOVE:
-            self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
-            self._auto_s = -1
-            self.tracker.start_turn(self.pos, self.dice)
-            _replay(self.tracker, self.jsteps)     # the partial turn on flash
-            self.tracked = False
-            if self.bot_setting() != "none":
-                _botplay().start(self)
-        self._changed()
+        finally:
+            resume = None
+            drop_module("nardy.resume")
 
     # -- rolling ----------------------------------------------------------------------------
     def _roll_opening(self):
@@ -591,13 +505,13 @@ class Game:
         if not self.resigning and self.message is None:
             # what the board now waits for that the mover may not guess (shown until
             # the board changes): a checker with no legal step, a hit half done
-            if t.stuck and t.state != DONE:
+            if t.stuck and t.state != _DONE:
                 self.message = (None, _NO_MOVE)
-            elif t.state == SYNC and t.hit:
+            elif t.state == _SYNC and t.hit:
                 self.message = (None, _HIT_HALF % t.hit)
         if not self.awaiting_accept():
             self.refused = False
-        if t.state == DONE and t.result is not None:
+        if t.state == _DONE and t.result is not None:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
         self._changed()
@@ -750,13 +664,13 @@ class Game:
             return False
         if name == "back" and ph == MOVE:
             t = self.tracker
-            if t.state == CONFIRM and t.candidates:
+            if t.state == _CONFIRM and t.candidates:
                 self.cand_i = (self.cand_i + 1) % len(t.candidates)
             elif self.awaiting_accept():
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == SYNC and not t.hit:
+            elif t.state == _SYNC and not t.hit:
                 t.next_diff()
             else:
                 # the hands take a step back (the board follows the checkers, it
@@ -764,7 +678,7 @@ class Game:
                 step = _back_step(self)
                 if step is not None:
                     self.back_shown = step
-                    self._say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
+                    self._say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
                               % (step[1], step[0]))
             self._changed()
             return True
@@ -772,11 +686,11 @@ class Game:
 
     def _ok_move(self, long, obs):
         t = self.tracker
-        if t.state == SYNC and t.hit and not long:
+        if t.state == _SYNC and t.hit and not long:
             # the hitting checker is down, the blot not yet on the bar (S2)
             _refuse(self, _HIT_OK)
             return False
-        if t.state == CONFIRM:
+        if t.state == _CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
@@ -784,7 +698,7 @@ class Game:
                 _refuse(self, "opponent: hold OK to accept")
                 return False
             t.accept(obs)
-            if t.state != DONE:
+            if t.state != _DONE:
                 return False
         elif not long and nothing_played(t, obs):
             # nothing played (the dice were just rolled: a second press, meant for
@@ -812,15 +726,15 @@ class Game:
         st = t.state
         if self.awaiting_accept():
             return TAKE_BACK if self.refused else ACCEPT
-        if st == ILLEGAL:
+        if st == _ILLEGAL:
             return WARNED
-        if st == SYNC:
+        if st == _SYNC:
             return HIT if t.hit and t.warning is None else OUT_OF_SYNC
-        if st == CONFIRM:
+        if st == _CONFIRM:
             return CHOOSE
         if t.lifted:
             return LIFTED
-        if st == IDLE and not self.left():
+        if st == _IDLE and not self.left():
             return TURN_DONE
         return PLAYING
 
@@ -843,7 +757,7 @@ class Game:
         if self.phase != MOVE:
             return False
         st = self.tracker.state
-        return st == VERDICT
+        return st == _VERDICT
 
     # -- for the UI ----------------------------------------------------------------------------
     def warning(self):
@@ -851,16 +765,16 @@ class Game:
         if self.phase != MOVE:
             return None
         st = self.tracker.state
-        if self.shown is not None and self.shown.warned and st == IDLE:
+        if self.shown is not None and self.shown.warned and st == _IDLE:
             return self.shown.warning
-        if st in (ILLEGAL, VERDICT, SYNC):
+        if st in (_ILLEGAL, _VERDICT, _SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
         return None
 
     def sync_diff(self):
         """The out-of-sync difference to show: (zone, colour, expected, seen)."""
-        if self.phase == MOVE and self.tracker.state == SYNC:
+        if self.phase == MOVE and self.tracker.state == _SYNC:
             return self.tracker.diff()
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
@@ -920,9 +834,9 @@ def _back_step(g):
     one, else the last one; None when there is none."""
     t = g.tracker
     w = t.warning
-    if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
+    if t.state == _ILLEGAL and w is not None and len(w[2]) == 2:
         return w[2][0], w[2][1]
-    if g.jsteps and t.state == IDLE:
+    if g.jsteps and t.state == _IDLE:
         f, to = g.jsteps[-1]
         side = g.pos.turn
         return zone_of(g.variant, side, f), zone_of(g.variant, side, to)
@@ -946,7 +860,7 @@ def _count_down(g):
         return
     if g._auto_s < 0:
         g.emit({"ev": "auto_end", "ms": left})
-    elif sec < 0 and g.phase == MOVE and g.tracker.state != DONE:
+    elif sec < 0 and g.phase == MOVE and g.tracker.state != _DONE:
         g.emit({"ev": "auto_end", "ms": None})
     counting = g.message is not None and g.message[1].startswith(_AUTO_END[:16])
     if sec >= 0 and (g.message is None or counting):
@@ -967,22 +881,3 @@ def _preview(g, obs):
         g.early_targets = tg
         g.lights_now = True
         g._changed()
-
-
-def _replay(t, steps):
-    """A turn resumed after a power cut: ``steps``, the partial turn the journal
-    holds, become the tracker ``t``'s, so the board is explained from them (searched
-    afresh, an equivalent path, or none where the sensors cannot show a step, would
-    be taken instead). Only legal steps: else the turn starts over, and the board is
-    explained as it comes. Returns True when taken."""
-    played = ()
-    chain = [t.pos0]
-    for st in steps:
-        st = (st[0], st[1])
-        if st not in t._next(played):
-            return False
-        chain.append(t.v.apply_step(chain[-1], st))
-        played += (st,)
-    t.hyps = [(played, chain, (0,) * len(played))]
-    t._watch_stack()
-    return True

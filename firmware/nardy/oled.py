@@ -43,7 +43,13 @@ from nardy.game import (
     WARNED,
     misplaced,
 )
-from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+
+# nardy.sensing's zones (tests/firmware/test_ui.py checks them): consts, not imported
+# names, and ``framebuf`` deleted once the font is made, keep this module's dict at
+# 47 entries (one more and it grows to 59 slots: 192 bytes of the 56wK heap)
+_ZONE_BAR = const(25)
+_ZONE_OFF_W = const(26)
+_ZONE_OFF_B = const(27)
 
 try:
     import framebuf
@@ -105,6 +111,7 @@ if framebuf is not None:
     _FONT_FB = (GLYPHS, len(GLYPHS), HEIGHT, framebuf.MONO_VLSB)
     _SWAP = framebuf.FrameBuffer(bytearray(1), 2, 1, framebuf.MONO_HLSB)
     _SWAP.pixel(0, 0, 1)
+del framebuf
 _CYR = None          # nardy.cyrillic, from the first character outside ASCII
 
 
@@ -141,11 +148,11 @@ def T(text):
 
 
 def zone_name(z):
-    if z == ZONE_BAR:
+    if z == _ZONE_BAR:
         return T("bar")
-    if z == ZONE_OFF_W:
+    if z == _ZONE_OFF_W:
         return T("W off")
-    if z == ZONE_OFF_B:
+    if z == _ZONE_OFF_B:
         return T("B off")
     return "P%d" % z
 

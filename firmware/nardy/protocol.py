@@ -19,7 +19,6 @@ INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, w
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
-_DICE_MODES = const(("auto", "manual"))
 VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
 
 
@@ -54,46 +53,15 @@ def _int(obj, key, lo, hi, default=None):
 
 def check_settings(d):
     """The saved settings (settings.json, the menu, ``new``/``set``): returns a list
-    of problems, empty when every field has the right type and range."""
-    if not isinstance(d, dict):
-        return ["not an object"]
-    bad = []
-    if d.get("variant") not in VARIANTS:
-        bad.append("variant")
-    m = d.get("match")
-    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= 99:
-        bad.append("match")
-    b = d.get("brightness")
-    if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b <= 255:
-        bad.append("brightness")
-    if d.get("dice") not in _DICE_MODES:
-        bad.append("dice")
-    if d.get("bot", "none") not in BOT_SIDES:
-        bad.append("bot")
-    a = d.get("auto_end", 0)
-    if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= AUTO_END_MAX:
-        bad.append("auto_end")
-    if d.get("lang", "en") not in LANGS:
-        bad.append("lang")
-    o = d.get("options")
-    if not isinstance(o, dict):
-        bad.append("options")
-    else:
-        for v in VARIANTS:
-            try:
-                check_options(v, o.get(v, {}))
-            except ValueError:
-                bad.append("options." + v)
-        for k in o:
-            if k not in VARIANTS:
-                bad.append("options")
-                break
-    return bad
-
-
-def _check_bot(obj):
-    if obj.get("bot", "none") not in BOT_SIDES:
-        raise ValueError('bot must be "none", "white", "black" or "both"')
+    of problems, empty when every field has the right type and range. The checks
+    are nardy.setcheck's, on the heap only while they run (boot reads the settings
+    once)."""
+    from nardy import setcheck
+    try:
+        return setcheck.check_settings(d)
+    finally:
+        setcheck = None
+        drop_module("nardy.setcheck")
 
 
 def _plain_id(v):
@@ -184,26 +152,14 @@ def parse(line):
     elif cmd == "index":
         _int(obj, "after", 0, MAX_GAME, 0)
         _int(obj, "limit", 1, INDEX_LIMIT, INDEX_LIMIT)
-    elif cmd == "new":
-        v = obj.get("variant", "long")
-        if v not in VARIANTS:
-            raise ValueError('variant must be "long" or "short"')
-        _int(obj, "match", 1, 99, 1)
-        check_options(v, obj.get("options", {}))
-        _check_bot(obj)
-    elif cmd == "set":
-        if "brightness" in obj:
-            _int(obj, "brightness", 0, 255)
-        if "dice" in obj and obj["dice"] not in _DICE_MODES:
-            raise ValueError('dice must be "auto" or "manual"')
-        _check_bot(obj)
-        if "auto_end" in obj:
-            _int(obj, "auto_end", 0, AUTO_END_MAX)
-        if obj.get("lang", "en") not in LANGS:
-            raise ValueError('lang must be "en" or "ru"')
-        for k in ("oled", "leds"):
-            if k in obj and not isinstance(obj[k], bool):
-                raise ValueError("%s must be true or false" % k)
+    elif cmd == "new" or cmd == "set":
+        # the settings' checks (nardy.setcheck): on the heap only while they run
+        from nardy import setcheck
+        try:
+            setcheck.check_command(obj)
+        finally:
+            setcheck = None
+            drop_module("nardy.setcheck")
     elif cmd == "sense":
         if not isinstance(obj.get("raw"), list):
             raise ValueError("sense needs raw: a list of readings")

@@ -265,7 +265,7 @@ class Sensing:
                     pend[i] = c
                     since[i] = now
                     self.moved = now
-                    self._early(i, c, stab[i])
+                    _early(self, i, c, stab[i])
             if pend[i] != stab[i] and ((now - since[i]) & _TICKS_MASK) >= hold:
                 stab[i] = pend[i]
                 self.pending -= 1
@@ -283,18 +283,6 @@ class Sensing:
                 self._news_t = now
             return n
         return 0
-
-    def _early(self, i, c, st):
-        """Channel ``i``'s latest class became ``c`` (debounced: ``st``): one
-        checker fewer of the same colour is an early lift; another change of that
-        channel ends it."""
-        if C_EMPTY <= c < st <= C_WHITE2 or st < c <= C_EMPTY:
-            self._early_ch = i
-            self.early_zone = self.layout.zone[i]
-            self.early_col = 0 if st > C_EMPTY else 1
-        elif i == self._early_ch:
-            self.early_zone = 0
-            self._early_ch = -1
 
     def ready(self, now):
         """True once per new observation, when it is whole: every channel settled
@@ -359,3 +347,17 @@ class Sensing:
         """Debounced class of one channel: -2..2 (black2..white2), None if unknown."""
         c = self._stab[ch]
         return None if c >= C_UNKNOWN else c - C_EMPTY
+
+
+def _early(s, i, c, st):
+    """Channel ``i``'s latest class became ``c`` (debounced: ``st``): one
+    checker fewer of the same colour is an early lift; another change of that
+    channel ends it. (A module function: one more method would grow the class's
+    dict from 11 to 17 slots.)"""
+    if C_EMPTY <= c < st <= C_WHITE2 or st < c <= C_EMPTY:
+        s._early_ch = i
+        s.early_zone = s.layout.zone[i]
+        s.early_col = 0 if st > C_EMPTY else 1
+    elif i == s._early_ch:
+        s.early_zone = 0
+        s._early_ch = -1

@@ -1,5 +1,6 @@
 """The match flow on the tracker, driven by observations built from positions."""
 
+import sys
 
 from apputil import Obs, Rand, rmtree, tmpdir
 from gameboard import LAYOUT, GameBoard
@@ -118,6 +119,8 @@ def test_resume_mid_turn_keeps_dice_and_steps():
     assert gid == g.gid
     g2 = Game(j2, LAYOUT, [].append)
     g2.resume(gid, j2.records(gid))
+    if sys.implementation.name == "micropython":
+        assert "nardy.resume" not in sys.modules    # its code is on the heap only at boot
     after = g2.state()
     for k in ("phase", "position", "dice", "steps", "turn_no", "variant", "match"):
         assert after[k] == before[k], (k, after[k], before[k])
@@ -780,3 +783,13 @@ def test_a_resign_question_goes_with_the_turn_it_was_asked_in():
         assert g.phase == MOVE and g.result is None and g.pos.turn == BLACK
     finally:
         b.close()
+
+
+def test_the_games_own_consts_are_the_trackers_states():
+    # game.py keeps the tracker's states (and WHITE) as consts of its own, so they
+    # take no slot in its dict; MicroPython folds them away, CPython keeps the names
+    from nardy import game, rules, tracker
+    if sys.implementation.name != "micropython":
+        for name in ("IDLE", "ILLEGAL", "SYNC", "CONFIRM", "VERDICT", "DONE"):
+            assert getattr(game, "_" + name) == getattr(tracker, name), name
+        assert game._WHITE == rules.WHITE

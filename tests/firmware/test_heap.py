@@ -50,6 +50,10 @@ def test_protocol_checks_options_without_keeping_the_registry():
     assert refused is not None and "home_mars" in refused
     if MICROPYTHON:
         assert "nardy.variants" not in sys.modules
+        assert "nardy.setcheck" not in sys.modules      # dropped on an error too
+    assert protocol.parse('{"cmd": "set", "lang": "ru", "auto_end": 500}')
+    if MICROPYTHON:
+        assert "nardy.setcheck" not in sys.modules
     from nardy import variants
     assert protocol.VARIANTS == variants.NAMES
 
@@ -167,9 +171,10 @@ def test_the_boot_code_is_dropped_after_boot():
         assert b.events[-1]["ev"] == "hello"
         if MICROPYTHON:
             # what boot asked once (the calibration and its file's parser, the
-            # options' defaults from the variants registry and both games) is gone too
+            # options' defaults from the variants registry and both games, the
+            # settings' checks) is gone too
             for m in ("calibration", "calibfile", "variants", "longnardy", "shortnardy",
-                      "menu"):
+                      "menu", "setcheck"):
                 assert "nardy." + m not in sys.modules, m
         app.game.new_match()
         st = app.game.state()                   # dump: the position as JSON
@@ -190,6 +195,7 @@ def test_the_boot_code_is_dropped_after_boot():
         if MICROPYTHON:
             assert "nardy.appcmds" not in sys.modules
             assert "nardy.posjson" not in sys.modules
+            assert "nardy.gamestate" not in sys.modules     # Game.state's code
             assert "nardy.appboot" not in sys.modules
             assert "nardy.menu" not in sys.modules
     finally:
@@ -257,3 +263,17 @@ def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
     t._next_cache = _FullDict()
     assert sorted(t._next(())) == sorted(v.next_steps(pos, (6, 5), ()))
     assert len(t._next_cache) == 0
+
+
+def test_the_game_and_oled_modules_and_the_sensing_class_keep_their_dicts_small():
+    # A MicroPython dict is a table of prime size that grows only when full, to the
+    # next prime (47 -> 59, 11 -> 17: 16 bytes a slot here). The oled module's names
+    # and the game module's, and the Sensing class's methods fill 47, 47 and 11: one
+    # more costs the 56wK heap 192 (96) bytes, for good.
+    import nardy.game
+    import nardy.oled
+    from nardy.sensing import Sensing
+    if MICROPYTHON:
+        assert len(nardy.oled.__dict__) <= 47, sorted(nardy.oled.__dict__)
+        assert len(nardy.game.__dict__) <= 47, sorted(nardy.game.__dict__)
+        assert len(Sensing.__dict__) <= 11, sorted(Sensing.__dict__)
