@@ -287,6 +287,14 @@ class Runner:
             raise ScriptError("line %d: usage: play shown" % n)
         d = self.s.dump()
         shown = d.get("bot")
+        for _ in range(50):
+            # the board chooses its turn after the roll, on its own time (a search
+            # takes a while): wait for a move that still has steps to play
+            if shown and shown["next"] < len(shown["zones"]):
+                break
+            self.s.sense(100)
+            d = self.s.dump()
+            shown = d.get("bot")
         if not shown:
             raise ScriptError("line %d: the board shows no move of its own (phase %s)"
                               % (n, d.get("phase")))
