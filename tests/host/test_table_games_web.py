@@ -9,8 +9,7 @@ on the page, in the log and on the board agree, and the game ends with the resul
 the rules give and the end screen's words.
 
 The turns are the rules engine's (nardy.rules: the turn that leaves the mover the
-fewest pips, so that a game is short); the board plays black in one game (MENU ->
-"Board plays"), its turns moved by hand as it shows them. The dice come from the
+fewest pips, so that a game is short), both sides by hand. The dice come from the
 board's own roll, loaded (``dice``) only to keep each game to some dozens of turns.
 With NARDY_SHOTS=DIR the page is photographed at the first turn, a hit, a warning,
 the bear-off and the end screen. Fixtures: tests/host/test_sim_web.py."""
