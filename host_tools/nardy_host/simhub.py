@@ -158,6 +158,13 @@ class Describer:
         return self._(" - %s starts: press OK to roll both dice (C2; the opening dice are "
                       "not played: setting opening_dice_played off)") % first
 
+    def _kind(self, kind):
+        """A win's kind as the end screen says it: short nardy in backgammon's words
+        (S5: single game, gammon, backgammon), long nardy in the seeds' (L6)."""
+        from nardy.scoring import kind_name
+        name = self.variant.name if self.variant is not None else "long"
+        return self._(kind_name(name, kind))
+
     def __call__(self, ev):
         k = ev.get("ev")
         r = ev.get("rec") or {}
@@ -238,7 +245,8 @@ class Describer:
             if r.get("winner") is None:
                 return self._("game over: %s, nobody scores") % (r.get("kind") or "no winner")
             return self._("game over: %s wins%s, +%s") % (
-                self._(r.get("winner")), " (%s)" % r["kind"] if r.get("kind") else "",
+                self._(r.get("winner")), " (%s)" % self._kind(r["kind"])
+                if r.get("kind") else "",
                 r.get("points")) + (self._(" (%s resigned)") % self._(r["resigned"])
                                     if r.get("resigned") else "")
         if k == "hello":
