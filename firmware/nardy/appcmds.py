@@ -11,13 +11,13 @@ is the app's own, so that it measures the heap as the game has it, and so is
 ``ping``, the host's most frequent line.
 """
 
-import gc
-
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy import protocol, record
-from nardy.journal import _names, _stat, parse_name
-
+# The module's globals are kept to 16 names: its dict then takes 17 slots (272 bytes
+# on the 64-bit port); an 18th name makes it 23 (368 bytes), which a 56wK board with
+# its player loaded had no block for at ``new`` (the import runs for each command).
+# So the modules only some commands use are imported in those (all are loaded
+# already: a look-up).
 _TAIL = const(256)              # bytes read to find a game's last line
 _DIR = const(0x4000)            # stat mode bit of a directory
 
@@ -43,6 +43,9 @@ def dump(app, cmd):
 
 
 def index(app, cmd):
+    import gc
+
+    from nardy import protocol
     gc.collect()        # a page is built in one piece (~600 bytes)
     games, nxt = index_page(app.journal, cmd.get("after", 0),
                             cmd.get("limit", protocol.INDEX_LIMIT))
@@ -53,6 +56,7 @@ def index(app, cmd):
 def _ends(path, size):
     """Whether the file's last line is an ``end`` record (reads only the tail:
     an end record is ~100 bytes)."""
+    from nardy import record
     try:
         with open(path, "rb") as f:
             if size > _TAIL:
@@ -71,6 +75,7 @@ def _ends(path, size):
 
 def _info(j, gid):
     """One game of the index: {game, finished, current, bytes, broken}."""
+    from nardy.journal import _stat
     p = j.name(gid)
     st = _stat(p)
     broken = None
@@ -93,6 +98,9 @@ def _info(j, gid):
 def index_page(j, after=0, limit=8):
     """The games with ids after ``after``, at most ``limit``, in order, and the id
     to ask after for the next page (None on the last page)."""
+    import gc
+
+    from nardy.journal import _names, parse_name
     ids = []
     for n in _names(j.dir):
         gid, ext = parse_name(n)

@@ -277,3 +277,18 @@ def test_the_game_and_oled_modules_and_the_sensing_class_keep_their_dicts_small(
         assert len(nardy.oled.__dict__) <= 47, sorted(nardy.oled.__dict__)
         assert len(nardy.game.__dict__) <= 47, sorted(nardy.game.__dict__)
         assert len(Sensing.__dict__) <= 11, sorted(Sensing.__dict__)
+
+
+def test_the_commands_module_keeps_its_dict_within_17_slots():
+    # With the code in flash the app imports nardy.appcmds for each host command and
+    # drops it after: its globals' dict is allocated anew each time. 22 names made it
+    # 23 slots (368 bytes), a block a 56wK board with its player loaded lacked at
+    # ``new`` ("new failed: allocating 368 bytes"); 17 names take 17 slots (272).
+    import nardy.appcmds
+    names = nardy.appcmds.__dict__
+    if MICROPYTHON:
+        assert len(names) <= 17, sorted(names)
+    # both runs: MicroPython adds __name__ and __file__ to the module's own names
+    # and folds out its _NAME = const(...) lines
+    own = [n for n in names if not n.startswith("__") and not n[1:2].isupper()]
+    assert len(own) <= 15, sorted(own)
