@@ -84,7 +84,6 @@ class App:
         self.frame = bytearray(3 * pm.led_count)
         self.drawn = -1
         self.ready = False
-        self.busy = 0        # protocol commands being worked on (for ping)
         self.board_commands = _board_commands(board)   # looked up before appcmds
         # The host's command table (nardy.appcmds, ~1 KB): with the code in flash it
         # is imported for each command and dropped after it (a few function objects);
