@@ -18,7 +18,6 @@ is kept under ``_ERRORS_MAX`` bytes (the older half goes to errors.old).
 import asyncio
 import gc
 import json
-import sys
 from array import array
 
 # The biggest modules first, each on a heap collected after the one before:
@@ -379,6 +378,9 @@ class App:
                 os.rename(path, self.dir + "/errors.old")
             with open(path, "a") as f:
                 f.write(text[:200] + "\n")
+                # imported here: one name less keeps the module's dict at 23 slots
+                import sys
+
                 pe = getattr(sys, "print_exception", None)   # MicroPython: where
                 if exc is not None and pe is not None:
                     pe(exc, f)
