@@ -18,7 +18,6 @@ is kept under ``_ERRORS_MAX`` bytes (the older half goes to errors.old).
 import asyncio
 import gc
 import json
-import sys
 from array import array
 
 # The biggest modules first, each on a heap collected after the one before:
@@ -84,7 +83,6 @@ class App:
         self.frame = bytearray(3 * pm.led_count)
         self.drawn = -1
         self.ready = False
-        self.busy = 0        # protocol commands being worked on (for ping)
         self.board_commands = _board_commands(board)   # looked up before appcmds
         # The host's command table (nardy.appcmds, ~1 KB): with the code in flash it
         # is imported for each command and dropped after it (a few function objects);
@@ -380,6 +378,9 @@ class App:
                 os.rename(path, self.dir + "/errors.old")
             with open(path, "a") as f:
                 f.write(text[:200] + "\n")
+                # imported here: one name less keeps the module's dict at 23 slots
+                import sys
+
                 pe = getattr(sys, "print_exception", None)   # MicroPython: where
                 if exc is not None and pe is not None:
                     pe(exc, f)

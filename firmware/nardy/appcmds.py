@@ -4,22 +4,18 @@ answers them after ``nardy.protocol.parse`` checked the line whole.
 A dozen function objects, about 1 KB of heap even with the code in flash: there
 the app imports this module for each command and drops it after; with the code in
 RAM it is loaded once, at boot (``App.drop_cmds``). The journal's index pages are
-built here, not in ``nardy.journal``, so that with the code in flash they are on
-the heap only while an ``index`` is answered. A board's own commands (the
+built in ``nardy.jindex``, not in ``nardy.journal``, so that with the code in flash
+they are on the heap only while an ``index`` is answered. A board's own commands (the
 virtual board's ``sense``, ``button``...) are the board's (``nardy.hal``); ``mem``
 is the app's own, so that it measures the heap as the game has it, and so is
 ``ping``, the host's most frequent line.
 """
 
-import gc
-
-from micropython import const  # CPython: the shim nardy/__init__.py installs
-
-from nardy import protocol, record
-from nardy.journal import _names, _stat, parse_name
-
-_TAIL = const(256)              # bytes read to find a game's last line
-_DIR = const(0x4000)            # stat mode bit of a directory
+# The module's globals are kept to 12 names: its dict then takes 12 slots (192 bytes
+# on the 64-bit port; 22 names made it 23, 368 bytes), a block a 56wK board with its
+# player loaded must find at each command (the import runs for each one). So the
+# index's pages are built in nardy.jindex, imported only for ``index``, and the
+# modules only some commands use are imported in those (all are loaded already).
 
 
 def hello(app, cmd):
@@ -43,79 +39,18 @@ def dump(app, cmd):
 
 
 def index(app, cmd):
+    import gc
+
+    from nardy import drop_module, jindex, protocol
     gc.collect()        # a page is built in one piece (~600 bytes)
-    games, nxt = index_page(app.journal, cmd.get("after", 0),
-                            cmd.get("limit", protocol.INDEX_LIMIT))
+    try:
+        games, nxt = jindex.index_page(app.journal, cmd.get("after", 0),
+                                       cmd.get("limit", protocol.INDEX_LIMIT))
+    finally:
+        jindex = None
+        if app.drop_cmds:
+            drop_module("nardy.jindex")
     app.emit({"ev": "index", "games": games, "next": nxt})
-
-
-# -- the index: the journal's games a page at a time (only ``index`` asks) ----------
-def _ends(path, size):
-    """Whether the file's last line is an ``end`` record (reads only the tail:
-    an end record is ~100 bytes)."""
-    try:
-        with open(path, "rb") as f:
-            if size > _TAIL:
-                f.seek(size - _TAIL)
-            tail = f.read(_TAIL)
-    except OSError:
-        return False
-    end = len(tail)
-    while end > 0 and tail[end - 1] in (10, 13, 32):
-        end -= 1
-    start = tail.rfind(b"\n", 0, end) + 1
-    try:
-        return record.loads(tail[start:end])["r"] == "end"
-    except ValueError:
-        return False
-
-def _info(j, gid):
-    """One game of the index: {game, finished, current, bytes, broken}."""
-    p = j.name(gid)
-    st = _stat(p)
-    broken = None
-    if st is None:
-        st = _stat(j.name(gid, "bad"))
-        if st is None:
-            return None
-        broken = "set aside: unreadable"
-    elif st[0] & _DIR:
-        broken = "not a file"
-    if gid == j.current:
-        finished = j.ended
-    else:
-        finished = broken is None and _ends(p, st[6])
-    # current: the game being played (the only one that can still go on)
-    return {"game": gid, "finished": finished,
-            "current": gid == j.current and not j.ended,
-            "bytes": st[6], "broken": broken}
-
-def index_page(j, after=0, limit=8):
-    """The games with ids after ``after``, at most ``limit``, in order, and the id
-    to ask after for the next page (None on the last page)."""
-    ids = []
-    for n in _names(j.dir):
-        gid, ext = parse_name(n)
-        if gid is None or ext == "tmp" or gid <= after or gid in ids:
-            continue
-        i = len(ids)
-        while i > 0 and ids[i - 1] > gid:
-            i -= 1
-        if i <= limit:
-            ids.insert(i, gid)
-            if len(ids) > limit + 1:
-                ids.pop()
-    more = len(ids) > limit
-    del ids[limit:]
-    # the names read above are garbage now, scattered: collected before the
-    # page (and its one-piece JSON line) is built, it finds whole free blocks
-    gc.collect()
-    games = []
-    for gid in ids:
-        g = _info(j, gid)
-        if g is not None:
-            games.append(g)
-    return games, (ids[-1] if more and ids else None)
 
 
 def log(app, cmd):

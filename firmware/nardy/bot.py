@@ -29,18 +29,20 @@ class Bot:
         if self.net.variant != variant.name:
             raise ValueError("weights are for %s nardy" % self.net.variant)
         self.keep = keep
-        # allocated once: the candidates' quick scores and packed steps, two boards
-        self._score = array("i", bytes(4 * keep))
-        self._codes = array("i", bytes(4 * keep))
+        # allocated once: the candidates' quick scores [0, keep) and packed steps
+        # [keep, 2 keep), then the best game-ending result's steps and points (one
+        # array and fewer attributes: the instance's dict fits 12 slots, not 17), and
+        # two boards
+        self._cand = array("i", bytes(4 * (2 * keep + 2)))
+        self._cand[2 * keep] = self._cand[2 * keep + 1] = -1    # none yet
         self._start = bytearray(52)
         self._board = bytearray(52)
         # the table other rolls' results go to, kept from one choice to the next
         self._out = _table(4)       # (rules._OUT_CHUNKS)
         # _take's state over one search: the mover's side, the roll's dice order,
-        # how many are kept and the weakest, the best game-ending result
+        # how many are kept and the weakest
         self._me = self._n = self._worst = 0
         self._root = None
-        self._end_code = self._end_pts = -1
 
     def choose(self, pos, dice):
         """``(steps, position)``: the turn to play; ``steps == ()`` if none is legal."""
@@ -75,22 +77,24 @@ class Bot:
         op = 26 - me
         opp_of = v._O
         hits = v.HITS
-        if self._end_code >= 0:
-            return self._build(self._end_code, root, me, op, opp_of, hits, pos.turn)
+        cand = self._cand
+        keep = self.keep
+        if cand[2 * keep] >= 0:     # a result that ends the game
+            return self._build(cand[2 * keep], root, me, op, opp_of, hits, pos.turn)
         net = self.net
         b = self._board
         start = self._start
-        codes = self._codes
         best = 0
         best_v = 0
         for i in range(self._n):
+            code = cand[keep + i]
             b[:] = start
-            _apply_board(codes[i], root, b, me, op, opp_of, hits)
+            _apply_board(code, root, b, me, op, opp_of, hits)
             val = -net.value_of(b, 1 - pos.turn)
             if i == 0 or val > best_v or (
-                    val == best_v and _steps_of(codes[i], root) < _steps_of(codes[best], root)):
+                    val == best_v and _steps_of(code, root) < _steps_of(cand[keep + best], root)):
                 best, best_v = i, val
-        return self._build(codes[best], root, me, op, opp_of, hits, pos.turn)
+        return self._build(cand[keep + best], root, me, op, opp_of, hits, pos.turn)
 
     # (Bytecode, not @micropython.native: the board drops this module after each game
     # it plays and imports it again for the next, and native code is never freed,
@@ -101,10 +105,12 @@ class Bot:
         """One legal result of the roll (its packed step code), in the engine's
         order: the linear pre-filter keeps the best ``keep``; a result that ends the
         game is remembered apart (the most points). -1: a search starts (again)."""
+        cand = self._cand
+        keep = self.keep
         if code < 0:
             self._root = self.variant._root
             self._n = self._worst = 0
-            self._end_code = self._end_pts = -1
+            cand[2 * keep] = cand[2 * keep + 1] = -1    # no game-ending result yet
             return
         v = self.variant
         b = self._board
@@ -114,26 +120,25 @@ class Bot:
         _apply_board(code, self._root, b, me, op, v._O, v.HITS)
         if b[me + OFF] == CHECKERS:
             pts = self._points(b, me // 26)
-            if pts > self._end_pts:
-                self._end_pts = pts
-                self._end_code = code
+            if pts > cand[2 * keep + 1]:
+                cand[2 * keep + 1] = pts
+                cand[2 * keep] = code
             return
         # the opponent moves next: the lower its score, the better for the mover
         s = -_quick(self.net.lin, b, op, me)
-        score = self._score
         n = self._n
-        if n < self.keep:
-            score[n] = s
-            self._codes[n] = code
+        if n < keep:
+            cand[n] = s
+            cand[keep + n] = code
             n += 1
             self._n = n
-            if n == self.keep:
-                self._worst = _lowest(score, n)
-        elif s > score[self._worst]:
+            if n == keep:
+                self._worst = _lowest(cand, n)
+        elif s > cand[self._worst]:
             w = self._worst
-            score[w] = s
-            self._codes[w] = code
-            self._worst = _lowest(score, n)
+            cand[w] = s
+            cand[keep + w] = code
+            self._worst = _lowest(cand, n)
 
     def _build(self, code, root, me, op, opp_of, hits, turn):
         new = Position(self._start, 1 - turn)

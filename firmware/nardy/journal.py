@@ -19,7 +19,7 @@ for the game in play); it never deletes an unconfirmed game to make room.
 
 Memory does not grow with the number of games: nothing is kept per game. Boot
 (``scan``) lists the names once and reads only the latest game (to resume it);
-the ``index`` command (``nardy.appcmds.index_page``) pages through the games by id,
+the ``index`` command (``nardy.jindex.index_page``) pages through the games by id,
 reading only each file's last line.
 
 What a board needs only now and then is not kept on the heap: boot's scan and the

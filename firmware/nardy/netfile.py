@@ -67,7 +67,6 @@ def _load(net, f, mapped=None):
     if q1 > 14 or q2 > 14 or qlin > 14:
         raise WeightsError("weights file: bad scales")
     crc = _u32(head, 12)
-    net.mapped = False
     # the linear pre-filter, the hidden biases and the input weights are read by
     # viper only: in a mapped file (ROMFS) they are used in place, no heap at all
     at = _HEADER
@@ -88,7 +87,6 @@ def _load(net, f, mapped=None):
             if mapped is not None and len(mapped) >= at + size:
                 # the file lies in memory-mapped flash (ROMFS): used in place
                 parts.append(mapped[at:at + size])
-                net.mapped = True
             else:
                 parts.append(_words("h", size))
             at += size

@@ -30,7 +30,7 @@ from array import array
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.rules import BLACK, CHECKERS, WHITE, Position
+from nardy.rules import BLACK, CHECKERS, WHITE
 from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 
 NOPATH = const(255)     # a zone that is no path point of that colour (the other tray)
@@ -306,6 +306,8 @@ class ZoneFit:
                 self._why = "a checker is off the board"
             if self._why is not None:
                 return None
+        # imported here: 23 module names keep the module's dict at 23 slots (not 29)
+        from nardy.rules import Position
         pos = Position(turn=self.mover)
         b = pos.board
         for c in (WHITE, BLACK):

@@ -346,3 +346,16 @@ def test_with_no_room_for_the_full_order_search_a_double_is_still_played():
         rules.array = real
     assert refused and v._sink is None and not v._full_order
     assert res.board in legal and len(steps) == 4
+
+
+def test_the_players_objects_keep_their_dicts_within_12_slots():
+    # The board's player stays on the heap through a game of the board's (at 56wK
+    # with the code in flash, the soak's peak was 96 bytes over its limit). An
+    # instance's dict grows only when full, 12 slots -> 17 (16 bytes each on the
+    # 64-bit port): the Bot held 14 attributes (two arrays and the game-ending
+    # result's code and points are one array now) and the Net 13 (``mapped``,
+    # which nothing read, is gone).
+    net = _net("long")
+    bot = Bot(LongNardy(), net)
+    assert len(bot.__dict__) <= 12, sorted(bot.__dict__)
+    assert len(net.__dict__) <= 12, sorted(net.__dict__)

@@ -163,6 +163,9 @@ def test_the_boot_code_is_dropped_after_boot():
     try:
         app = App(b, path)
         app.boot()
+        # the App lives through every game: 17 attributes fill a 17-slot dict, an
+        # 18th (``busy``, which nothing read) made it 23 slots, 96 bytes more
+        assert len(app.__dict__) <= 17, sorted(app.__dict__)
         # the settings were read (a bad match length gets its default) and reported
         assert app.settings["variant"] == "short"
         assert app.settings["brightness"] == 40
@@ -277,3 +280,34 @@ def test_the_game_and_oled_modules_and_the_sensing_class_keep_their_dicts_small(
         assert len(nardy.oled.__dict__) <= 47, sorted(nardy.oled.__dict__)
         assert len(nardy.game.__dict__) <= 47, sorted(nardy.game.__dict__)
         assert len(Sensing.__dict__) <= 11, sorted(Sensing.__dict__)
+
+
+def test_the_commands_module_keeps_its_dict_within_12_slots():
+    # With the code in flash the app imports nardy.appcmds for each host command and
+    # drops it after: its globals' dict is allocated anew each time. 22 names made it
+    # 23 slots (368 bytes), a block a 56wK board with its player loaded lacked at
+    # ``new`` ("new failed: allocating 368 bytes"), and 17 slots (272 bytes) were
+    # lacking there too, once the App's dict shrank; 12 names take 12 slots (192).
+    import nardy.appcmds
+    names = nardy.appcmds.__dict__
+    if MICROPYTHON:
+        assert len(names) <= 12, sorted(names)
+    # both runs: MicroPython adds __name__ and __file__ to the module's own names
+    # and folds out its _NAME = const(...) lines
+    own = [n for n in names if not n.startswith("__") and not n[1:2].isupper()]
+    assert len(own) <= 10, sorted(own)
+
+
+def test_the_app_and_zonefit_modules_keep_their_dicts_within_23_slots():
+    # nardy.app and nardy.zonefit stay loaded through every game: 24 names made
+    # each dict 29 slots, 96 bytes more than 23 at 56wK (``sys``, used only to log
+    # a crash, and ``Position``, used only by observed_position, are imported there).
+    import nardy.app
+    import nardy.zonefit
+    names = nardy.app.__dict__
+    if MICROPYTHON:
+        assert len(names) <= 23, sorted(names)
+        assert len(nardy.zonefit.__dict__) <= 23, sorted(nardy.zonefit.__dict__)
+    own = [n for n in names if not n.startswith("__") and not n[1:2].isupper()]
+    assert len(own) <= 18, sorted(own)
+    assert "Position" not in nardy.zonefit.__dict__

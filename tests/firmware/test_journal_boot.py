@@ -145,7 +145,7 @@ def test_ids_past_99999_are_read_back_by_the_parser_of_the_writer():
     j2 = Journal(d)
     assert j2.scan() == [] and j2.last == 100000 and j2.count == 2
     assert j2.unfinished() == 100000 and j2.lines == 2
-    from nardy.appcmds import index_page
+    from nardy.jindex import index_page
     games, _ = index_page(j2)
     assert [g["game"] for g in games] == [99999, 100000]
     j2.resume(100000)
