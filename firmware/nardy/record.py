@@ -39,12 +39,12 @@ empty for an accepted turn whose steps the board could not tell. A game always e
 with an ``end`` record (finished, resigned, or abandoned); a journal without one is
 the game being played (or one cut off by a power failure before it ended).
 
-Reading (:class:`Reader`): a line at a time, at most ``MAX_LINE`` bytes held, never
+Reading (:class:`Reader`): a line at a time, at most ``_MAX_LINE`` bytes held, never
 an exception for what is in the file. The torn-tail rule: an unreadable LAST line (a
 power cut during a write, an erased-flash tail of 0xFF or NUL bytes) is dropped and
 ``torn`` is set; an unreadable line with a readable one after it makes the whole
 file unreadable (``problem`` says which line and why; nothing after it is read).
-Unreadable: not UTF-8, not JSON, longer than ``MAX_LINE``, a kind this module does
+Unreadable: not UTF-8, not JSON, longer than ``_MAX_LINE``, a kind this module does
 not know, or a field of the wrong type or range (``check``).
 """
 
@@ -55,10 +55,10 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 from nardy.notation import parse_position_id, position_id
 from nardy.rules import COLORS
 
-VERSION = 1
+_VERSION = const(1)
 KINDS = ("game", "open", "roll", "step", "undo", "warn", "turn", "end")
 _END_KINDS = const(("oin", "mars", "home_mars", "koks", "draw", "abandoned"))
-MAX_LINE = 2048          # bytes: the longest record the board writes is ~600
+_MAX_LINE = const(2048)         # bytes: the longest record the board writes is ~600
 _PIECE = const(256)
 
 
@@ -69,7 +69,7 @@ def _side(first):
 def game(variant, start, meta=None, first=None):
     """The header. ``first``: the colour that moves first when no opening roll
     decides it (else None: the ``open`` record will say)."""
-    return {"r": "game", "v": VERSION, "variant": variant.name,
+    return {"r": "game", "v": _VERSION, "variant": variant.name,
             "options": dict(variant.options), "start": position_id(variant, start),
             "first": _side(first), "meta": meta or {}}
 
@@ -113,7 +113,7 @@ def dumps(rec):
 # (few functions and few distinct texts: each costs heap on the board even when the
 # code itself stays in flash)
 _N = const(99999)
-_MAYBE_SIDE = (None,) + tuple(COLORS)
+_MAYBE_SIDE = const((None, "white", "black"))   # None and COLORS
 
 
 def _is_int(v, lo, hi):
@@ -161,7 +161,7 @@ def check(rec):
     if k in ("roll", "step", "undo", "warn", "turn") and not _is_int(g("n"), 1, _N):
         bad = "n"
     elif k == "game":
-        if g("v") != VERSION:
+        if g("v") != _VERSION:
             raise ValueError("journal version %r" % (g("v"),))
         meta = g("meta", {})
         if g("variant") not in ("long", "short"):
@@ -248,7 +248,7 @@ def _parse(line):
     """A line's JSON value, unchecked; ValueError if it is not UTF-8 or not JSON:
     the damage a power cut can leave (a torn write, an erased tail)."""
     if isinstance(line, (bytes, bytearray)):
-        if len(line) > MAX_LINE:
+        if len(line) > _MAX_LINE:
             raise ValueError("line too long")
         try:
             text = bytes(line).decode()
@@ -261,7 +261,7 @@ def _parse(line):
             if _bad_bytes(line, len(line), False):
                 raise ValueError("not UTF-8")
         line = text
-    if len(line) > MAX_LINE:
+    if len(line) > _MAX_LINE:
         raise ValueError("line too long")
     try:
         return json.loads(line)
@@ -318,7 +318,7 @@ class Reader:
     @staticmethod
     def _lines(f):
         """(bytes of a line with its newline, its length), or (None, length) for a
-        line over ``MAX_LINE`` (skipped, never held). Read ``_PIECE`` bytes at a
+        line over ``_MAX_LINE`` (skipped, never held). Read ``_PIECE`` bytes at a
         time: a file's readline goes a byte at a time, and a fragmented heap has no
         2 KB block to spare for every line."""
         rest = b""
@@ -342,7 +342,7 @@ class Reader:
                 rest = piece[j + 1:]
                 continue
             rest += piece
-            if len(rest) > MAX_LINE:
+            if len(rest) > _MAX_LINE:
                 skipped = len(rest)
                 rest = b""
         if skipped:
