@@ -437,6 +437,19 @@ def test_live_page_mirrors_a_board_on_a_serial_port(browser, tmp_path):
         vl.kill()
 
 
+def new_page(browser, size):
+    """A page at ``size`` (width, height): a phone (narrower than 700 px) has touch.
+    Returns (context, page, errors the page raised, phone)."""
+    w, h = size
+    phone = w < 700
+    ctx = browser.new_context(viewport={"width": w, "height": h}, has_touch=phone,
+                              is_mobile=phone)
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return ctx, page, errors, phone
+
+
 def boxes(page, sels):
     return {s: page.locator(s).bounding_box() for s in sels}
 
@@ -451,10 +464,7 @@ def test_layout_fits_the_screen(browser, sim, tmp_path, size):
     """Issue 11: board, OLED and buttons in view without scrolling, nothing sideways,
     no box over another; on the phone the player plays with taps."""
     w, h = size
-    phone = w < 700
-    ctx = browser.new_context(viewport={"width": w, "height": h}, has_touch=phone,
-                              is_mobile=phone)
-    page = ctx.new_page()
+    ctx, page, _, phone = new_page(browser, size)
     page.goto(sim.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     page.select_option("#variant", "short")

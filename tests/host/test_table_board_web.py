@@ -16,6 +16,7 @@ from test_sim_web import (  # noqa: F401 (browser, sim: fixtures)
     call,
     led_rgb,
     log_texts,
+    new_page,
     sim,
     wait_log,
 )
@@ -28,13 +29,7 @@ IDS = ["laptop", "phone"]
 
 def _page(chromium, srv, size, variant):
     """A page at ``size`` that started a one-game match of ``variant``."""
-    w, h = size
-    phone = w < 700
-    ctx = chromium.new_context(viewport={"width": w, "height": h}, has_touch=phone,
-                              is_mobile=phone)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    _, page, errors, phone = new_page(chromium, size)
     page.goto(srv.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     page.select_option("#variant", variant)

@@ -18,7 +18,7 @@ import json
 import os
 
 import pytest
-from test_sim_web import WAIT, act, browser, call, log_texts, sim  # noqa: F401
+from test_sim_web import WAIT, act, browser, call, log_texts, new_page, sim  # noqa: F401
 
 from nardy.game import zone_of
 from nardy.longnardy import LongNardy
@@ -252,13 +252,7 @@ def _check_alternation(texts):
 
 
 def _start(browser, srv, size, variant, name):  # noqa: F811
-    w, h = size
-    phone = w < 700
-    ctx = browser.new_context(viewport={"width": w, "height": h}, has_touch=phone,
-                              is_mobile=phone)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page, errors, phone = new_page(browser, size)
     page.goto(srv.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     t = Table(page, srv, phone, name)

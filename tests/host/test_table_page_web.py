@@ -18,7 +18,16 @@ import zipfile
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_sim_web import WAIT, act, browser, call, log_texts, sim, wait_log  # noqa: F401
+from test_sim_web import (  # noqa: F401 (browser, sim: fixtures)
+    WAIT,
+    act,
+    browser,
+    call,
+    log_texts,
+    new_page,
+    sim,
+    wait_log,
+)
 from vboard import ROOT
 
 from nardy import botplay, ui
@@ -36,14 +45,7 @@ STEP = re.compile(r"(bar|\d+)/(off|\d+)")
 
 
 def _page(browser, size):  # noqa: F811
-    w, h = size
-    phone = w < 700
-    ctx = browser.new_context(viewport={"width": w, "height": h}, has_touch=phone,
-                              is_mobile=phone)
-    page = ctx.new_page()
-    errors = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return ctx, page, errors
+    return new_page(browser, size)[:3]
 
 
 def _box(page, sel):
