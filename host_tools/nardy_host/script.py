@@ -18,12 +18,15 @@ import shlex
 import shutil
 import sys
 import tempfile
+import time
 
 from nardy.rules import BLACK, WHITE
 from nardy.ui import DEFAULT_COLOURS
 from nardy_host import oledtext
 from nardy_host.errors import UserError
 from nardy_host.session import ZONE_WORDS, LinkError, Session, VirtualLink, parse_zone
+
+_CHOICE_WAIT_S = 60    # s: the longest a board may take to choose its turn, loaded
 
 # A script line: a ``send`` carries one protocol line (at most protocol.MAX_LINE
 # bytes) and its word; nothing else comes near. Longer lines are refused unread.
@@ -287,11 +290,12 @@ class Runner:
             raise ScriptError("line %d: usage: play shown" % n)
         d = self.s.dump()
         shown = d.get("bot")
-        for _ in range(50):
-            # the board chooses its turn after the roll, on its own time (a search
-            # takes a while): wait for a move that still has steps to play
-            if shown and shown["next"] < len(shown["zones"]):
-                break
+        give_up = time.monotonic() + _CHOICE_WAIT_S
+        while not (shown and shown["next"] < len(shown["zones"])) and \
+                time.monotonic() < give_up:
+            # the board chooses its turn after the roll in its own time (its first
+            # search of a game also loads the net): wait for a move with steps to play
+            time.sleep(0.05)
             self.s.sense(100)
             d = self.s.dump()
             shown = d.get("bot")
