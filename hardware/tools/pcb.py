@@ -392,13 +392,27 @@ def plot_gerbers(board, outdir, name):
         _strip_dates(os.path.join(gdir, f))
 
 
+def _pads_centre(fp):
+    """The centre of a part's pads (mm, KiCad's y down): where the assembly service
+    centres the part, on either side (pcblib/fab.py); the footprint origin when the
+    part has no pads."""
+    pads = list(fp.Pads())
+    if not pads:
+        return to_mm(fp.GetPosition().x), to_mm(fp.GetPosition().y)
+    box = pads[0].GetBoundingBox()
+    for pad in pads[1:]:
+        box.Merge(pad.GetBoundingBox())
+    c = box.GetCenter()
+    return to_mm(c.x), to_mm(c.y)
+
+
 def write_bom_cpl(fps, outdir, design):
     parts = []
     for ref, fp in sorted(fps.items()):
         if ref.startswith("MH"):
             continue  # mounting holes: drilled, not placed
-        parts.append((ref, fp.GetValue(), str(fp.GetFPID().GetLibItemName()),
-                      to_mm(fp.GetPosition().x), -to_mm(fp.GetPosition().y),
+        x, y = _pads_centre(fp)
+        parts.append((ref, fp.GetValue(), str(fp.GetFPID().GetLibItemName()), x, -y,
                       fp.GetOrientationDegrees(), fp.IsFlipped()))
     files = fab.bom_cpl_text(parts)
     for name, text in files.items():

@@ -6,7 +6,9 @@ every test here also feeds the check a broken input, so it is known to fail.
 """
 
 import copy
+import math
 import os
+import re
 import sys
 
 import pytest
@@ -144,6 +146,55 @@ def test_placement_files_use_jlcpcb_rotations_and_leave_out_hand_parts(d):
                               fps[r["Designator"]]["rot"]) for r in rows]
     if any(fab.jlc_rotation(fps[r["Designator"]]["fp"], 0, False) for r in rows):
         assert C.check_placement(pcb, "\n".join(raw) + "\n")
+
+
+def _pads_centre(block, rot):
+    """The centre of a footprint's pads, (dx, dy) from its origin in board axes (mm,
+    y down), read from the .kicad_pcb text: pad positions there are in the footprint's
+    own axes, pad angles include the footprint's."""
+    xs, ys = [], []
+    for m in re.finditer(r'\(pad "[^"]*" \w+ \w+ \(at ([-\d.]+) ([-\d.]+)(?: ([-\d.]+))?\)'
+                         r" \(size ([\d.]+) ([\d.]+)\)", block):
+        px, py, w, h = (float(m.group(i)) for i in (1, 2, 4, 5))
+        if abs((float(m.group(3) or 0) - rot) % 180 - 90) < 1:
+            w, h = h, w
+        xs += [px - w / 2, px + w / 2]
+        ys += [py - h / 2, py + h / 2]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    a = math.radians(rot)  # KiCad turns counter-clockwise as seen, with y down
+    return cx * math.cos(a) + cy * math.sin(a), -cx * math.sin(a) + cy * math.cos(a)
+
+
+@pytest.mark.parametrize("d", layout.DESIGNS)
+def test_bottom_parts_follow_jlcpcbs_bottom_side_convention(d):
+    """JLCPCB's bottom side, stated here on its own (the sources are in pcblib/fab.py):
+    the part's centre as seen from the top, X not mirrored, Y up; the rotation is
+    180 minus KiCad's angle, plus the package's offset. The offset is the one the same
+    part gets on the top side, so only the bottom rule is under test here."""
+    text = C.read_text(C.board_file(d))
+    rows = dict((r["Designator"], r) for r in C.read_csv_text(
+        C.read_text(os.path.join(HW, "pcb", d, "cpl.csv"))))
+    checked = 0
+    for block in text.split("\n  (footprint ")[1:]:
+        ref = re.search(r'\(fp_text reference "([^"]+)"', block).group(1)
+        if ref not in rows:
+            continue
+        fp = block.split('"')[1]
+        at = re.search(r"\n    \(at ([-\d.]+) ([-\d.]+)(?: ([-\d.]+))?\)", block)
+        x, y, rot = float(at.group(1)), float(at.group(2)), float(at.group(3) or 0)
+        dx, dy = _pads_centre(block, rot)
+        row = rows[ref]
+        assert float(row["Mid X"].rstrip("m")) == pytest.approx(x + dx, abs=0.002), ref
+        assert float(row["Mid Y"].rstrip("m")) == pytest.approx(-(y + dy), abs=0.002), ref
+        if '(layer "B.Cu")' not in block.split("\n")[0]:
+            continue
+        assert row["Layer"] == "Bottom", ref
+        offset = fab.jlc_rotation(fp, 0.0, False)  # the package's offset, top side
+        want = (180.0 - rot + offset) % 360
+        got = float(row["Rotation"])
+        assert abs((got - want + 180) % 360 - 180) < 0.05, (ref, fp, rot, got, want)
+        checked += 1
+    assert checked or d in ("spot", "bar")  # main and quarter have bottom-side parts
 
 
 def test_hand_soldered_parts_have_their_own_list():

@@ -7,6 +7,16 @@ orientation than KiCad's library. The offsets below are the ones the KiCad commu
 keeps for JLCPCB (KiBot's JLCPCB rotation table, which grew out of Matthew Lai's
 JLCKicadTools rotation database): SOT-23 family +180, SOIC +270, WS2812B (PLCC4 5050)
 +180, Omron B3S +90. A part not matched keeps KiCad's rotation.
+
+Bottom-side parts (JLCPCB's convention, as the KiCad community's JLCPCB exporters
+apply it): the position is the part's centre seen from the top (X not mirrored, Y up),
+and the rotation is KiCad's mirrored about the Y axis before the package offset is
+added: (180 - KiCad rotation + offset) mod 360. Sources: Bouni/kicad-jlcpcb-tools,
+fabrication.py (`rotation = (180 - rotation) % 360` for a footprint not on F.Cu, then
+the correction added; the correction's sign on the bottom fixed in its PR #395), and
+the same rule as KiBot's author states it after checking it in JLCPCB's placement
+viewer (bennymeg/Fabrication-Toolkit issue #101: "(180 - KiCad_Angle) +
+JLCPCB_Rotation", not "180 - (KiCad_Angle + JLCPCB_Rotation)").
 """
 
 import re
@@ -69,13 +79,20 @@ def hand_soldered(fpname):
     return _match(HAND_SOLDERED, fpname)
 
 
-def jlc_rotation(fpname, rot, bottom):
-    """The rotation JLCPCB's placement file wants for a part KiCad has at `rot`.
-    A bottom-side part is seen through the board: the offset turns the other way."""
+def jlc_offset(fpname):
+    """Degrees JLCPCB's library turns this package from KiCad's zero orientation."""
     for pattern, offset in JLC_ROTATION:
         if re.search(pattern, fpname):
-            return (rot - offset if bottom else rot + offset) % 360
-    return rot % 360
+            return offset
+    return 0.0
+
+
+def jlc_rotation(fpname, rot, bottom):
+    """The rotation JLCPCB's placement file wants for a part KiCad has at `rot` (the
+    footprint's orientation as KiCad stores it, flipped or not). On the bottom, KiCad's
+    angle is mirrored about the Y axis first (module docstring, with its sources)."""
+    base = (180.0 - rot) if bottom else rot
+    return (base + jlc_offset(fpname)) % 360
 
 
 def _lcsc(value):
@@ -83,7 +100,8 @@ def _lcsc(value):
 
 
 def bom_cpl_text(parts):
-    """parts: (ref, value, footprint, x mm, y mm (y up), KiCad rotation, on bottom).
+    """parts: (ref, value, footprint, x mm, y mm, KiCad rotation, on bottom), x and y
+    the part's centre (its pads' centre) seen from the top, y up, on either side.
     Returns {file name: text}: bom.csv and cpl.csv for the machine-placed parts,
     hand.csv for those soldered by hand."""
     rows = {}
