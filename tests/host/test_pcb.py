@@ -253,6 +253,23 @@ def test_fabrication_files_are_complete():
                 assert f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
+def test_every_placed_semiconductor_has_an_lcsc_number():
+    """The service matches a BOM row to its catalogue by the LCSC number: every
+    integrated circuit, sensor, transistor, diode, LED and fuse it places has one (a
+    passive may be left to the service's basic library), and the number is an LCSC
+    code."""
+    missing = []
+    for d in DESIGNS:
+        with open(os.path.join(PCB, d, "bom.csv"), newline="") as f:
+            for row in csv.DictReader(f):
+                refs = row["Designator"].split(",")
+                lcsc = row["LCSC Part #"]
+                assert lcsc == "" or re.match(r"^C\d+$", lcsc), (d, row)
+                if refs[0].startswith(("U", "Q", "D", "H", "F")) and not lcsc:
+                    missing.append((d, row["Comment"], refs[0]))
+    assert missing == []
+
+
 def test_readme_shows_the_renders_and_the_cost():
     with open(os.path.join(HW, "README.md")) as f:
         text = f.read()

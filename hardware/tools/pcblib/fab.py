@@ -36,14 +36,28 @@ HAND_SOLDERED = (
 )
 NOT_PLACED = (r"^TestPoint_", r"^MountingHole_")  # copper or a hole: nothing to place
 
-# LCSC numbers (the service's own catalogue) of the parts it places.
+# LCSC numbers (the service's own catalogue) of the parts it places. Where each of the
+# numbers added for issue 23 comes from (no catalogue is reachable from the build):
+# SN74LV1T125DBVR C473338: two public BOMs that link it as that part (LCSC product
+# page, and a parts index "SN74LV1T125DBVR | LED data level shift | C473338");
+# SN74LVC125ADR C7661: a design's parts list checked against JLCPCB's parts API
+# ("SN74LVC125ADR C7661 ... SOIC-14"; the same list gives AP2112K-3.3TRG1 C51118,
+# as here); DRV5055A3QDBZR C266128: JLCPCB's part page
+# (jlcpcb.com/partdetail/TexasInstruments-DRV5055A3QDBZR/C266128) and two BOMs;
+# SMF6.0A C19077499: JLCPCB's catalogue as audited by a public parts index (SMF6.0A,
+# actual package SOD-123FL) and a board's JLC BOM (VBUS TVS). Its maker is not named
+# by either source: SMF_NOTE says what any SMF6.0A there must meet.
 LCSC = {
     "CD74HC4067M96": "C98457", "AO3401A": "C15127", "MCP3208-CI/SL": "C626503",
-    "SN74HC138D": "C5605", "SN74LV1T125DBVR": "", "AP2112K-3.3": "C51118",
+    "SN74HC138D": "C5605", "SN74LV1T125DBVR": "C473338", "AP2112K-3.3": "C51118",
     "TPS22918": "C130338", "WS2812B": "C2761795", "PESD3V3S2UT": "C85393",
-    "SMF6.0A": "", "PESD3V3L1BA": "C85397", "MF-MSMF050-2": "C70119",
-    "DRV5055": "",
+    "SMF6.0A": "C19077499", "PESD3V3L1BA": "C85397", "MF-MSMF050-2": "C70119",
+    "DRV5055": "C266128", "SN74LVC125ADR": "C7661",
 }
+SMF_NOTE = ("SMF6.0A in SOD-123FL, 200 W (10/1000 us): VBR 6.67-7.37 V at 10 mA, VC 10.3 V"
+            " max at IPP 19.4 A (the series' datasheets: Littelfuse SMF, EIC, Kexin)")
+NOTES = {"DRV5055": "DRV5055A3QDBZR (SOT-23, DBZ): A3 sensitivity per hardware/README.md",
+         "SMF6.0A": SMF_NOTE}
 
 # The package each part is made in (its datasheet), as a regex over KiCad footprint
 # names: the footprint the generator gives a part must match it.
@@ -119,9 +133,7 @@ def bom_cpl_text(parts):
                                                   jlc_rotation(fpn, rot, bottom)))
     bom = ["Comment,Designator,Footprint,LCSC Part #,Note"]
     for (value, fpn), refs in sorted(rows.items()):
-        note = ""
-        if value == "DRV5055":
-            note = "DRV5055A3QDBZR (SOT-23, DBZ): A3 sensitivity per hardware/README.md"
+        note = NOTES.get(value, "")
         bom.append('"%s","%s","%s","%s","%s"' % (value, ",".join(refs), fpn, _lcsc(value),
                                                  note))
     hl = ["Comment,Designator,Footprint,Side"]
