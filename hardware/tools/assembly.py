@@ -82,6 +82,7 @@ HEIGHTS = {  # footprint name (KiCad library item) -> (height mm, source)
     "SOT-23": (1.12, "datasheet: SOT-23 (DBZ/SOT-23-3) max body height"),
     "SOT-23-5": (1.45, "datasheet: SOT-23-5 (DBV) max height, TI DBV0005A"),
     "SOT-23-6": (1.45, "datasheet: SOT-23-6 (DBV) max height, TI DBV0006A"),
+    "SOIC-8-1EP_3.9x4.9mm_P1.27mm_EP2.41x3.3mm": (1.7, "datasheet: TI DDA (HSOIC-8) 1.7"),
     "SOIC-16_3.9x9.9mm_P1.27mm": (1.75, "datasheet: JEDEC MS-012 max"),
     "SOIC-24W_7.5x15.4mm_P1.27mm": (2.65, "datasheet: JEDEC MS-013 max"),
     "SOIC-14_3.9x8.7mm_P1.27mm": (1.75, "datasheet: JEDEC MS-012 max"),

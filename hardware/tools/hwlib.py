@@ -177,7 +177,8 @@ def wiring_markdown(pm):
               "| rail | from | feeds |", "| --- | --- | --- |",
               "| USB data port | DevKit USB (the ESP32's own) | ESP32, DevKit 3V3 |",
               "| 3V3 | DevKit 3V3 pin | DS1, R34/R35 (I2C pull-ups) |",
-              "| 5V_IN | J5 USB-C power input (5 V only, CC 5.1k) | U3 TPS22918 load switch |",
+              "| 5V_IN | J5 USB-C power input (5 V only, CC 5.1k) | U3 TPS259621 eFuse"
+              " (21 V input, 5.7 V clamp) |",
               "| 5V_F | U3 (soft start) -> F1 | LEDs, U19, U2 |",
               "| 3V3S | U2 AP2112K-3.3 | Q1-Q8 sources, U10-U17, U4 MCP3208 VDD/VREF, U18,"
               " U20-U22 |",

@@ -5,7 +5,7 @@
 
 Two USB inputs: the ESP32's own USB data port (DevKit) feeds only the MCU and the
 3V3 logic on its regulator; the USB-C power input (J5) feeds the LEDs, the sensors
-and the logic that drives them through the TPS22918 soft-start switch. Figures are
+and the logic that drives them through the TPS259621 eFuse (soft start, current limit). Figures are
 datasheet maxima at the LED cap of the pin map.
 """
 
@@ -20,7 +20,8 @@ import hwlib  # noqa: E402
 DATA_PORT_LIMIT_MA = 250  # bMaxPower the stock MicroPython build declares
 POWER_PORT_LIMIT_MA = 500  # USB-C sink with 5.1k Rd, default USB 2.0 power
 BULK_UF = 470.0  # C157, behind the switch
-SOFT_START_MS = 10.0  # TPS22918 rise time with CT = 10 nF at 5 V (datasheet tR vs CT)
+SOFT_START_MS = 10.0  # estimate: the eFuse's output ramp with 10 nF on DVDT
+EFUSE_LIMIT_MA = 903.0 / 1.21 + 11.2  # TPS259621 ILIM with 1.21k (TI SLVSET8A eq. 7)
 
 # (rail, ref, part, drawing at once, mA each, port)
 LOADS = (
@@ -33,7 +34,9 @@ LOADS = (
     ("3V3S", "U4", "MCP3208", 1, 0.5, "power"),
     ("3V3S", "U2", "AP2112K quiescent", 1, 0.08, "power"),
     ("5V_F", "U19", "SN74LV1T125", 1, 1.5, "power"),
-    ("5V_F", "U3", "TPS22918 quiescent", 1, 0.01, "power"),
+    ("5V_F", "U3", "TPS259621 quiescent (estimate: the TPS2595's 0.25 max)", 1, 0.25,
+     "power"),
+    ("5V_IN", "R37-R38", "eFuse EN divider (147k)", 1, 0.04, "power"),
 )
 
 
@@ -57,7 +60,8 @@ def budget(pm=None):
         "usb_power_port_worst_ma": round(ports["power"], 1),
         "usb_power_port_limit_ma": POWER_PORT_LIMIT_MA,
         "rails_ma": dict((k, round(v, 1)) for k, v in sorted(rails.items())),
-        "inrush_ma": round(BULK_UF * 5.0 / SOFT_START_MS, 1),
+        "inrush_ma": round(min(BULK_UF * 5.0 / SOFT_START_MS, EFUSE_LIMIT_MA), 1),
+        "efuse_limit_ma": round(EFUSE_LIMIT_MA, 1),
         "vbus_capacitance_uf": 4.7,
         "loads": [{"rail": r[0], "ref": r[1], "part": r[2], "qty": r[3], "ma_each": r[4],
                    "port": r[5]} for r in rows],
@@ -80,8 +84,9 @@ def markdown(b=None):
               " with 5.1k CC pull-downs)." % (b["usb_power_port_worst_ma"],
                                               b["usb_power_port_limit_ma"]),
               "Soft start: %.1f uF on VBUS at attach; the %g uF reservoir charges through"
-              " the TPS22918 in ~%g ms: ~%.0f mA inrush." % (
-                  b["vbus_capacitance_uf"], BULK_UF, SOFT_START_MS, b["inrush_ma"])]
+              " the eFuse in ~%g ms (estimate): ~%.0f mA inrush, and never more than its"
+              " %.0f mA current limit." % (b["vbus_capacitance_uf"], BULK_UF, SOFT_START_MS,
+                                          b["inrush_ma"], b["efuse_limit_ma"])]
     return "\n".join(lines)
 
 

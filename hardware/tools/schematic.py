@@ -73,10 +73,15 @@ def _templates(pm):
     t["ldo"] = _template("AP2112K-3.3", "Package_TO_SOT_SMD:SOT-23-5",
                          [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "EN", T.INPUT),
                           (5, "VOUT", T.PWROUT)])
-    t["switch"] = _template("TPS22918", "Package_TO_SOT_SMD:SOT-23-6",
-                            [(1, "VIN", T.PWRIN), (2, "GND", T.PWRIN), (3, "ON", T.INPUT),
-                             (4, "CT", T.PASSIVE), (5, "QOD", T.PASSIVE),
-                             (6, "VOUT", T.PWROUT)])
+    # TPS259621DDAR eFuse (TI SLVSET8A, TPS2596 family), SOIC-8 with exposed pad (DDA):
+    # 1 GND, 2 DVDT, 3 EN/UVLO, 4 IN, 5 OUT, 6 FLT (open drain, unused here), 7 ILM,
+    # 8 OVCSEL, 9 exposed pad (GND). The DDA's pad is 2.4 x 3.1 mm; KiCad's 2.41 x 3.3 mm
+    # land covers it.
+    t["efuse"] = _template("TPS259621DDAR",
+                           "Package_SO:SOIC-8-1EP_3.9x4.9mm_P1.27mm_EP2.41x3.3mm",
+                           [(1, "GND", T.PWRIN), (2, "DVDT", T.PASSIVE), (3, "EN", T.INPUT),
+                            (4, "IN", T.PWRIN), (5, "OUT", T.PWROUT), (7, "ILM", T.PASSIVE),
+                            (8, "OVCSEL", T.PASSIVE), (9, "EP", T.PASSIVE)])
     t["adc"] = _template("MCP3208", "Package_SO:SOIC-16_3.9x9.9mm_P1.27mm",
                          [(i + 1, "CH%d" % i, T.INPUT) for i in range(8)]
                          + [(9, "DGND", T.PWRIN), (10, "~CS", T.INPUT), (11, "DIN", T.INPUT),
@@ -202,8 +207,10 @@ def build(pm):
         return r
 
     # Power input: USB-C (5 V only: 5.1k on CC1/CC2 asks for default USB power), TVS,
-    # at most 4.7 uF on VBUS, then a load switch whose CT capacitor sets a slow rise,
-    # so the 470 uF behind it charges without an inrush spike, then the PTC fuse.
+    # at most 4.7 uF on VBUS, then an eFuse: rated 21 V on its input, above anything
+    # the TVS lets through (README, "The TVS and the eFuse"), it clamps its output at
+    # 5.7 V, limits the current, and its DVDT capacitor ramps the 470 uF behind it up
+    # slowly; then the PTC fuse.
     j5 = _part(t["usbc"], "J5", "USB-C power")
     for pin in ("VBUS1", "VBUS2"):
         j5[pin] += vin
@@ -219,15 +226,30 @@ def build(pm):
     d["K"] += vin
     d["A"] += gnd
     cap(new_ref("C"), "4.7u", vin, gnd, "cap_bulk")
-    u3 = _part(t["switch"], "U3", "TPS22918")
-    u3["VIN"] += vin
-    u3["ON"] += vin
+    u3 = _part(t["efuse"], "U3", "TPS259621DDAR")
+    u3["IN"] += vin
+    u3["OUT"] += v5s
     u3["GND"] += gnd
-    u3["VOUT"] += v5s
-    u3["QOD"] += v5s
-    ct = Net("SW_CT")
-    u3["CT"] += ct
-    cap(new_ref("C"), "10n", ct, gnd)
+    u3["EP"] += gnd
+    dvdt = Net("EF_DVDT")
+    u3["DVDT"] += dvdt
+    cap(new_ref("C"), "10n", dvdt, gnd)
+    # EN/UVLO (absolute maximum 7 V) from VBUS through a divider: 0.32 x VBUS, 6.7 V at
+    # the input's own 21 V rating; it switches on near 3.8 V of VBUS.
+    en = Net("EF_EN")
+    u3["EN"] += en
+    res("R37", "100k", vin, en)
+    res("R38", "47k", en, gnd)
+    # ILM: the current limit, 903 / R + 0.011 A (SLVSET8A eq. 7): 0.76 A with 1.21k,
+    # above the board's power budget (power.py), so it bounds a fault or the inrush.
+    ilm = Net("EF_ILM")
+    u3["ILM"] += ilm
+    res("R39", "1.21k", ilm, gnd)
+    # OVCSEL through 400 kOhm to GND selects the 5.7 V output clamp (SLVSET8A table 1;
+    # 402k is the E96 value).
+    ovc = Net("EF_OVCSEL")
+    u3["OVCSEL"] += ovc
+    res("R40", "402k", ovc, gnd)
     f1 = _part(t["fuse"], "F1", "MF-MSMF050-2")
     f1[1] += v5s
     f1[2] += v5f

@@ -1,6 +1,6 @@
 """Circuit simulations with ngspice, decks generated from the schematic's netlist.
 
-    python hardware/tools/spice.py [NETLIST]   # run all three, print the figures
+    python hardware/tools/spice.py [NETLIST]   # run all four, print the figures
 
 (a) power sequencing: the power input alone (DevKit unplugged) and the DevKit alone
     (power input unplugged): the group switches' gate-source voltage, the sensor rail
@@ -9,7 +9,10 @@
     into the MCP3208's sample capacitor, after a channel switch: the settling error
     in LSB at the end of the sample window;
 (c) the LED data line: a quarter board's last LED driving the ribbon back to the
-    main board and on to the next quarter: overshoot, undershoot, false edges.
+    main board and on to the next quarter: overshoot, undershoot, false edges;
+(d) the power input at the surge the design claims (the TVS's rated pulse) and at a
+    hot plug: the voltage on the input part the TVS protects, against its absolute
+    maximum, and on the 5 V rail behind it.
 
 What the decks take from the netlist: which rail the decoder (U18) and the input
 buffers run on, whether a GPIO reaches a 3V3S part directly, through a resistor or
@@ -65,6 +68,38 @@ RIBBON_S_PER_M = 4.8e-9  # PVC flat cable, velocity ~0.7 c: estimate
 LED_VIH = 0.7 * LED_VDD  # WS2812B datasheet: VIH 0.7 VDD, VIL 0.3 VDD
 LED_VIL = 0.3 * LED_VDD
 LED_ABS_MARGIN = 0.5  # WS2812B inputs: -0.5 V .. VDD + 0.5 V absolute maximum
+
+# (d) the power input at a surge. The surge the design claims: the TVS's own rated
+# pulse (10/1000 us at its IPP), on a USB source at its 5.25 V maximum, the board
+# running; and a hot plug of that source through its cable onto the input capacitor.
+VBUS_MAX = 5.25  # USB 2.0 sec. 7.2.1
+TVS_VBR_MAX = 7.37  # SMF6.0A VBR at 10 mA, max (Littelfuse SMF; EIC and Kexin SMF sheets)
+TVS_VC = 10.3  # SMF6.0A clamping voltage at IPP, max (same sheets)
+TVS_IPP = 19.4  # SMF6.0A peak pulse current, 10/1000 us (same sheets)
+VBUS_C = 4.7e-6  # C162
+CABLE_L = 1.0e-6  # a 1 m USB cable's loop inductance: estimate
+CABLE_R = 0.1  # its VBUS and GND wires together: estimate
+FUSE_R = 0.15  # MF-MSMF050-2 resistance, minimum (Bourns MF-MSMF datasheet)
+BULK_ESR = 0.05  # C157 (Panasonic FR 470 uF): estimate
+SURGE_LOAD_OHMS = 10.0  # 0.5 A on 5V_F, the power input's budget (power.py)
+# The part behind the TVS, by the value the netlist gives U3: its input's absolute
+# maximum, on-resistance and, for an eFuse, its output clamp and response time.
+SWITCHES = {
+    "TPS22918": {"abs_max": 6.0, "ron": 0.052, "clamp": None, "t_clamp": None,
+                 "source": "TI TPS22918: VIN 6 V absolute maximum, RON 52 mOhm typ"},
+    "TPS259621DDAR": {"abs_max": 21.0, "ron": 0.089, "clamp": 5.7, "t_clamp": 10e-6,
+                      "source": "TI SLVSET8A: IN 21 V absolute maximum, RON 89 mOhm typ,"
+                                " output clamp 5.7 V (OVCSEL 400k) within 5 us typ;"
+                                " 10 us here (estimate: no maximum is given)"},
+}
+# What the 5 V rail (5V_F) may reach during the surge: 6.0 V, the highest input the
+# AP2112K (on 5V_F) is rated to work at (Diodes AP2112: 2.5-6.0 V). Without a clamp
+# the 470 uF charges towards the TVS's voltage. The WS2812B's electrical
+# characteristics stop at VDD 5.5 V: the README says what the eFuse's 5.7 V clamp
+# means for them.
+RAIL_5V_LIMIT = 6.0
+EN_ABS_MAX = 7.0  # TPS259621 EN/UVLO absolute maximum (TI SLVSET8A)
+EN_DIVIDER = 47.0 / (100.0 + 47.0)  # R38 / (R37 + R38)
 
 # -- netlist -----------------------------------------------------------------------
 
@@ -136,7 +171,17 @@ def topology(path=NETLIST):
     led = _net_of(nets, "D6", "2")  # quarter 0's sixth LED, DOUT
     r = _resistor_between(values, nets, led)
     t["led_series"] = r[1] if r and r[0] != "R12" else 0.0
+    t["input_switch"] = values[_power_input_switch(nets)]
     return t
+
+
+def _power_input_switch(nets):
+    """The part whose supply pin sits on the TVS's node (5V_IN) and that feeds 5V_SW:
+    the one the TVS protects."""
+    on_vin = set(r for r, _ in nets["5V_IN"])
+    on_sw = set(r for r, _ in nets["5V_SW"])
+    (ref,) = sorted(r for r in on_vin & on_sw if r.startswith("U"))
+    return ref
 
 
 # -- running ---------------------------------------------------------------------------
@@ -321,10 +366,73 @@ def led_line(series_ohms=None, length_m=None):
             "false_high_v": round(r["vhigh_after_fall"], 3)}
 
 
+def surge_deck(switch, case):
+    """case 'surge': the TVS's rated 10/1000 us pulse into VBUS with the board running
+    (every capacitor at 5.25 V); 'surge_off': the same with the input part off (nothing
+    but the TVS takes the pulse); 'hot_plug': a 5.25 V source switched onto the input
+    through its cable, the input part still off."""
+    sw = SWITCHES[switch]
+    rs = (TVS_VC - TVS_VBR_MAX) / TVS_IPP  # the TVS's slope, from its datasheet points
+    d = ["* power input: %s, %s\n" % (case, switch),
+         ".model dtvs d(is=1e-12 n=1 bv=%g ibv=10m rs=%g)\n" % (TVS_VBR_MAX, rs),
+         "Dtvs 0 nin dtvs\n",
+         "Cin nin 0 %g ic=%g\n" % (VBUS_C, 0 if case == "hot_plug" else VBUS_MAX)]
+    if case == "hot_plug":
+        d.append("Vbus nsrc 0 PWL(0 0 50n %g)\n" % VBUS_MAX)
+        d.append("Rcab nsrc ncab %g\nLcab ncab nin %g\n" % (CABLE_R, CABLE_L))
+        stop = 200e-6
+    else:
+        # the source through its cable, sourcing only: a USB supply takes no current
+        # back, so the whole pulse goes into the board
+        d.append("Bbus 0 ncab I = max(0, (%g - v(ncab)) / %g)\nLcab ncab nin %g ic=0\n"
+                 % (VBUS_MAX, CABLE_R, CABLE_L))
+        # 10/1000 us: front ~ 2.2 tau1, half value at ~1 ms; scaled so the peak is IPP
+        d.append("Isurge 0 nin EXP(0 %g 0 4.5u 15u 1.44m)\n" % (TVS_IPP / 0.964))
+        stop = 3e-3
+    if case == "surge":
+        # the input part, on: through its on-resistance, or an eFuse's clamp once it
+        # has responded (a delayed copy of "input above the clamp")
+        if sw["clamp"]:
+            d.append("Btrip ntrip 0 V = v(nin) > %g ? 1 : 0\n" % sw["clamp"])
+            d.append("Rtd ntrip ntd 50\nTdel ntd 0 ndel 0 Z0=50 TD=%g\nRtl ndel 0 50\n"
+                     % sw["t_clamp"])
+            d.append("Bsw nin nsw I = v(ndel) > 0.25 ? max(0, (min(v(nin), %g) - v(nsw)))"
+                     " / %g : (v(nin) - v(nsw)) / %g\n" % (sw["clamp"], sw["ron"],
+                                                          sw["ron"]))
+        else:
+            d.append("Rsw nin nsw %g\n" % sw["ron"])
+        d.append("Csw nsw 0 1n ic=%g\n" % VBUS_MAX)
+        d.append("Rfuse nsw n5f %g\n" % FUSE_R)
+        d.append("Resr n5f nbulk %g\nCbulk nbulk 0 470u ic=%g\n" % (BULK_ESR, VBUS_MAX))
+        d.append("Rload n5f 0 %g\n" % SURGE_LOAD_OHMS)
+    d.append(".tran 50n %g uic\n.control\nrun\n" % stop)
+    d.append("meas tran vin_max max v(nin)\n")
+    d.append("meas tran v5f_max max v(n5f)\n" if case == "surge"
+             else "let z = 0*time\nmeas tran v5f_max max z\n")
+    d.append("quit\n.endc\n.end\n")
+    return "".join(d)
+
+
+def surge(switch=None):
+    """The power input at the claimed surge and at a hot plug, for the part the netlist
+    puts behind the TVS (or `switch`): the highest voltage on that part's input (and
+    its absolute maximum), on its EN pin, and on the 5 V rail."""
+    switch = switch or topology()["input_switch"]
+    r = dict((case, run_deck(surge_deck(switch, case)))
+             for case in ("surge", "surge_off", "hot_plug"))
+    vin = max(r[case]["vin_max"] for case in r)
+    return {"switch": switch, "abs_max": SWITCHES[switch]["abs_max"],
+            "vin_surge": round(max(r["surge"]["vin_max"], r["surge_off"]["vin_max"]), 2),
+            "vin_hot_plug": round(r["hot_plug"]["vin_max"], 2), "vin_max": round(vin, 2),
+            "en_max": round(vin * EN_DIVIDER, 2) if SWITCHES[switch]["clamp"] else None,
+            "rail_5v_max": round(r["surge"]["v5f_max"], 2)}
+
+
 def markdown():
     seq = sequencing()
     sen = sensing()
     led = led_line()
+    sg = surge()
     p, k = seq["power_only"], seq["devkit_only"]
     return "\n".join([
         "| simulation | figure | limit |", "| --- | --- | --- |",
@@ -350,6 +458,15 @@ def markdown():
         % (led["false_low_v"], LED_VIH),
         "| (c) highest level after the fall (no false high) | %.2f V | < VIL %.1f V |"
         % (led["false_high_v"], LED_VIL),
+        "| (d) the SMF6.0A's rated pulse (%g A, 10/1000 us) on a 5.25 V source: %s input |"
+        " %.2f V | < %g V (its absolute maximum) |" % (TVS_IPP, sg["switch"], sg["vin_surge"],
+                                                      sg["abs_max"]),
+        "| (d) hot plug of a 5.25 V source through 1 m of cable: %s input | %.2f V | < %g V |"
+        % (sg["switch"], sg["vin_hot_plug"], sg["abs_max"]),
+        "| (d) eFuse EN/UVLO pin at the highest input | %.2f V | < %g V |"
+        % (sg["en_max"], EN_ABS_MAX),
+        "| (d) 5 V rail (5V_F) during the rated pulse | %.2f V | < %.1f V (AP2112K input)"
+        " |" % (sg["rail_5v_max"], RAIL_5V_LIMIT),
     ])
 
 

@@ -312,7 +312,7 @@ def test_schematic_fixes():
     # Soft start: at most 10 uF on the USB-C VBUS, the reservoir behind the switch.
     vbus = sum(_farads(values[c]) for c in _caps_between(nets, values, "5V_IN"))
     assert 0 < vbus <= 10e-6
-    assert ("U3", "1") in nets["5V_IN"] and ("U3", "6") in nets["5V_SW"]
+    assert ("U3", "4") in nets["5V_IN"] and ("U3", "5") in nets["5V_SW"]  # eFuse IN, OUT
     assert net_of("C157", "1") != "5V_IN"
     # Ground returns: the ribbon carries several ground wires and no analog output
     # runs beside a non-ground wire.

@@ -78,6 +78,26 @@ def test_led_line_is_clean_over_the_ribbon():
     assert bare["overshoot_v"] > spice.LED_ABS_MARGIN
 
 
+def test_the_power_input_survives_the_claimed_surge():
+    """The TVS's rated pulse and a hot plug: the part behind the TVS (read from the
+    netlist) stays below its absolute maximum, its EN pin below its own, and the 5 V
+    rail below what its parts are rated for."""
+    r = spice.surge()
+    assert r["switch"] == spice.topology()["input_switch"] == "TPS259621DDAR"
+    assert r["vin_surge"] > spice.TVS_VC * 0.95  # the pulse reached the TVS's clamp
+    assert r["vin_max"] < r["abs_max"]
+    assert r["en_max"] < spice.EN_ABS_MAX
+    assert r["rail_5v_max"] < spice.RAIL_5V_LIMIT
+
+
+def test_surge_check_rejects_the_old_load_switch():
+    # The design as it was: a TPS22918 (6 V absolute maximum) straight behind the TVS.
+    old = spice.surge("TPS22918")
+    assert old["vin_max"] > old["abs_max"]
+    assert old["vin_hot_plug"] > old["abs_max"]  # a plain hot plug was already too much
+    assert old["rail_5v_max"] > spice.RAIL_5V_LIMIT  # and the rail followed the TVS
+
+
 def test_readme_quotes_the_simulated_figures():
     with open(os.path.join(HW, "README.md")) as f:
         text = f.read()

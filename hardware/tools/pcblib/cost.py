@@ -21,7 +21,7 @@ ASM_SETUP_USD = 8.0  # per design: assembly setup
 STENCIL_USD = 7.0  # per design
 ASM_USD_PER_JOINT = 0.0017
 EXTENDED_PART_FEE_USD = 3.0  # per distinct part outside the service's basic library
-EXTENDED = {"CD74HC4067M96", "MCP3208-CI/SL", "TPS22918", "DRV5055", "WS2812B",
+EXTENDED = {"CD74HC4067M96", "MCP3208-CI/SL", "TPS259621DDAR", "DRV5055", "WS2812B",
             "PESD3V3S2UT", "PESD3V3L1BA", "SMF6.0A", "MF-MSMF050-2", "SN74LV1T125DBVR",
             "SN74LVC125ADR"}
 HAND_FITTED = ("U1", "DS1", "J", "C157")  # sockets, headers, connectors, the radial cap

@@ -46,13 +46,15 @@ NOT_PLACED = (r"^TestPoint_", r"^MountingHole_")  # copper or a hole: nothing to
 # (jlcpcb.com/partdetail/TexasInstruments-DRV5055A3QDBZR/C266128) and two BOMs;
 # SMF6.0A C19077499: JLCPCB's catalogue as audited by a public parts index (SMF6.0A,
 # actual package SOD-123FL) and a board's JLC BOM (VBUS TVS). Its maker is not named
-# by either source: SMF_NOTE says what any SMF6.0A there must meet.
+# by either source: SMF_NOTE says what any SMF6.0A there must meet. TPS259621DDAR
+# C2155774: a design note's LCSC search for the TPS2596 family (with TPS259631DDAR
+# C2155778).
 LCSC = {
     "CD74HC4067M96": "C98457", "AO3401A": "C15127", "MCP3208-CI/SL": "C626503",
     "SN74HC138D": "C5605", "SN74LV1T125DBVR": "C473338", "AP2112K-3.3": "C51118",
     "TPS22918": "C130338", "WS2812B": "C2761795", "PESD3V3S2UT": "C85393",
     "SMF6.0A": "C19077499", "PESD3V3L1BA": "C85397", "MF-MSMF050-2": "C70119",
-    "DRV5055": "C266128", "SN74LVC125ADR": "C7661",
+    "DRV5055": "C266128", "SN74LVC125ADR": "C7661", "TPS259621DDAR": "C2155774",
 }
 SMF_NOTE = ("SMF6.0A in SOD-123FL, 200 W (10/1000 us): VBR 6.67-7.37 V at 10 mA, VC 10.3 V"
             " max at IPP 19.4 A (the series' datasheets: Littelfuse SMF, EIC, Kexin)")
@@ -71,7 +73,7 @@ PART_PACKAGE = {
     "AO3401A": r"^SOT-23$",
     "DRV5055A3QDBZR": r"^SOT-23$",
     "AP2112K-3.3TRG1": r"^SOT-23-5$",
-    "TPS22918DBVR": r"^SOT-23-6$",
+    "TPS259621DDAR": r"^SOIC-8-1EP_3\.9x4\.9mm",  # TI DDA: SOIC-8 with exposed pad
     "SN74LV1T125DBVR": r"^SOT-23-5$",
     "MCP3208-CI/SL": r"^SOIC-16_3\.9x9\.9mm",
     "SN74HC138D": r"^SOIC-16_3\.9x9\.9mm",

@@ -150,8 +150,14 @@ def main_places(refs):
     p["C162"] = (57.0, 34.0, 90)
     p["R14"] = (53.0, 22.0, 90)
     p["R15"] = (53.0, 34.0, 90)
-    p["U3"] = (47.0, 28.0, 0)
-    p["C163"] = (47.0, 22.5, 0)
+    # The eFuse, turned so IN faces the connector and OUT the fuse; its DVDT and EN
+    # parts on the connector's side, ILM and OVCSEL on the fuse's.
+    p["U3"] = (47.0, 28.0, 180)
+    p["C163"] = (52.0, 25.5, 90)
+    p["R38"] = (54.5, 25.5, 90)
+    p["R37"] = (52.0, 31.0, 90)
+    p["R40"] = (45.0, 23.5, 0)
+    p["R39"] = (45.0, 33.0, 0)
     p["F1"] = (40.0, 28.0, 90)
     p["C157"] = (60.0, 46.0, 0)
     p["U2"] = (48.0, 44.0, 0)
