@@ -235,7 +235,8 @@ def build(pm):
     u3["DVDT"] += dvdt
     cap(new_ref("C"), "10n", dvdt, gnd)
     # EN/UVLO (absolute maximum 7 V) from VBUS through a divider: 0.32 x VBUS, 6.7 V at
-    # the input's own 21 V rating; it switches on near 3.8 V of VBUS.
+    # the input's own 21 V rating. With the TPS2595's 1.2 V EN threshold (its sister
+    # part; an estimate here) it switches on near 3.8 V of VBUS.
     en = Net("EF_EN")
     u3["EN"] += en
     res("R37", "100k", vin, en)

@@ -45,7 +45,7 @@ GPIO_ROUT = 30.0  # ESP32-S3 GPIO at drive strength 2 (~20 mA): estimate
 DEVKIT_OFF_LOAD = 1e3  # the DevKit's 3V3 rail unpowered, as a load: estimate
 RAIL_OFF_LOAD = 2e3  # 3V3S unpowered (LDO off, CMOS parts below their supply): estimate
 LDO_OUT = 3.3  # AP2112K-3.3
-SOFT_START_S = 10e-3  # TPS22918 with CT = 10 nF (power.py)
+SOFT_START_S = 10e-3  # the eFuse's output ramp with 10 nF on DVDT: estimate (power.py)
 
 SENSOR_ROUT = 50.0  # DRV5055 output stage: estimate (SBAS640 gives no figure)
 MUX_RON = 200.0  # CD74HC4067 at 3.3 V: 70 typ / 160 max at 4.5 V (SCHS209): estimate
