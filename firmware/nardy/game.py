@@ -536,6 +536,9 @@ class Game:
         ev = {"ev": "lift", "zones": list(e[1]), "targets": list(e[2])}
         if self.tracker.stuck and e[1]:
             ev["no_move"] = True        # the checker in the hand has no legal step
+        # the LEDs with this scan (App.cycle), not at the UI task's next look: a lift
+        # off long nardy's head is seen on its first scan too (nardy.zonefit)
+        self.lights_now = True
         self.emit(ev)
 
     def _on_confirm(self, e):
