@@ -548,6 +548,30 @@ def _rolled(name, variant, dice, layout=None, pos=None):
     return b, g
 
 
+def test_a_turn_whose_last_die_cannot_be_played_is_done_and_ok_ends_it():
+    # issue 21: two on the bar, 6-1, black holds white's 6-point (C5): after the 1
+    # enters, the 6 cannot; the turn waits for OK (TURN_DONE), not for a 6 to play
+    from nardy.game import TURN_DONE
+    pos = _position({0: 2, 12: 10, 17: 3}, {19: 2, 1: 13})
+    b, g = _rolled("deadsix", "short", (6, 1), pos=pos)
+    try:
+        v = g.variant
+        assert g.turn_state() == PLAYING
+        b.show(pos, hand=(WHITE, 0))
+        p1 = v.apply_step(pos, (0, 1))
+        b.show(p1)
+        assert g.tracker.played == ((0, 1),) and g.left() == [6]
+        assert g.turn_state() == TURN_DONE
+        b.show(p1, hand=(WHITE, 17))              # lifted: a step being tried
+        assert g.turn_state() != TURN_DONE
+        b.show(p1)
+        assert g.press("ok", "short", b.obs)
+        assert g.phase == ROLL and g.pos.turn == BLACK
+        assert _records(b, "turn")
+    finally:
+        b.close()
+
+
 def test_back_while_playing_changes_nothing():
     b, g = _rolled("backplay", "short", (6, 5))
     try:
