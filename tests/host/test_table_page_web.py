@@ -8,6 +8,7 @@ tab that leaves the board alone, the opening roll explained, the rules panel, th
 legal moves on request, English and Russian, a beep for a warning; and the set-up
 (README, a build without setuptools' "Package would be ignored")."""
 
+import json
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from test_sim_web import (  # noqa: F401 (browser, sim: fixtures)
     call,
     log_texts,
     new_page,
+    overlap,
     sim,
     wait_log,
 )
@@ -240,6 +242,44 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
         .map(e => [e.id || e.textContent, e.getBoundingClientRect().height])
         .filter(([_, h]) => h < 40)""")
     assert not small, small
+    assert not errors, errors
+    ctx.close()
+
+
+def _boxes_of(page, sel):
+    """The screen boxes of every element ``sel`` matches."""
+    return page.eval_on_selector_all(sel, """els => els.map(e => {
+        const r = e.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height}; })""")
+
+
+def test_a_phone_shows_each_trays_label_clear_of_fifteen_off(browser, sim):  # noqa: F811
+    """Issue 21: on the phone the checkers borne off covered the tray's "white off"
+    (the labels sat where a tray's second slot draws its stack). With all 15 of each
+    side in its tray, in both languages, no label box meets a checker's."""
+    ctx, page, errors = _page(browser, (390, 844))
+    _open(page, sim)
+    act(sim, action="new", variant="short")
+    wait_log(page, "short nardy")
+    board = json.loads(call(sim, "/api/state")[1])["board"]
+    for zone, slots in board.items():
+        for stack in slots:
+            for colour in stack:              # every checker, each into its tray
+                act(sim, action="move", colour={"w": "white", "b": "black"}[colour],
+                    **{"from": zone, "to": "off-" + {"w": "white", "b": "black"}[colour]})
+    for zone in (26, 27):
+        page.wait_for_selector('#checkers g[data-zone="%d"][data-count="15"]' % zone,
+                               timeout=WAIT)
+    page.tap("#more")                      # a phone: the language is behind "more"
+    for lang in ("en", "ru"):
+        page.select_option("#lang", lang)
+        page.wait_for_selector("html[lang='%s']" % lang, timeout=WAIT)
+        for zone, key in ((26, "whiteOff"), (27, "blackOff")):
+            label = _box(page, 'text.tray-label[data-w="%s"]' % key)
+            checkers = _boxes_of(page, '#checkers g[data-zone="%d"] circle' % zone)
+            assert len(checkers) >= 2, checkers
+            hit = [c for c in checkers if overlap(label, c)]
+            assert not hit, (lang, key, label, hit)
     assert not errors, errors
     ctx.close()
 
