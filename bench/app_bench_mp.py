@@ -33,6 +33,15 @@ def settle(app, b):
         app.cycle()
 
 
+def position_readings():
+    """The tests' sensor readings of a position (tests/firmware/apputil.readings)."""
+    tests = __file__.rsplit("/", 2)[0] + "/tests/firmware"
+    if tests not in sys.path:
+        sys.path.insert(1, tests)
+    from apputil import readings
+    return readings
+
+
 def lit_scans(app, g, b, lifted):
     """Cycles from the readings ``lifted`` on until the LEDs light targets: (that
     cycle's us, all of them, how many)."""
@@ -69,10 +78,9 @@ def head_lift(pinmap, data):
     """Long nardy's most common first lift: one checker off the mover's head (15 on
     its 5 slots, three a slot), which changes no slot's class; only the raw readings
     of the head show it (the stack watch, nardy.zonefit). Returns lift_head_*."""
-    from apputil import readings
-
     from nardy.rules import WHITE
     from nardy.zonefit import zone_of
+    readings = position_readings()
     b = Board(pinmap, data, out=sink)
     app = App(b, data)
     app.boot()
@@ -111,8 +119,7 @@ def main(pinmap, data):
     app.boot()
     boot = time.ticks_diff(time.ticks_us(), t_start)
     # the tests' sensor readings of a position (imported after the boot is timed)
-    sys.path.insert(1, __file__.rsplit("/", 2)[0] + "/tests/firmware")
-    from apputil import readings
+    readings = position_readings()
     # short nardy: its start has no stack too high for the slots to show a lift
     app.handle(b'{"cmd": "new", "variant": "short", "match": 1}')
     g = app.game

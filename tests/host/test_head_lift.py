@@ -138,3 +138,27 @@ def test_the_virtual_board_lights_the_heads_targets(tmp_path, capsys):
     rc = cli.main(["script", "--quiet", str(p)])
     assert rc == 0, capsys.readouterr().err
 
+
+
+def test_a_wrong_step_off_the_head_warns_and_back_on_the_head_clears():
+    # The lights of a head lift come on its first scan now; the warning path is as
+    # before: a step no die shows (C3) warns, and the checker back on the head (a
+    # stack that cannot show it arriving) clears the warning at once, with no lift left
+    # behind
+    for seed in range(3):
+        v, rig, pos = _head_lifted(8, 50 + seed, (6, 5))
+        n = len(rig.events)
+        rig.board.put(21, WHITE)          # 1 -> 4: 3 points, no die shows it
+        rig.settle()
+        rig.wait(300)
+        assert rig.trk.state_name() == "illegal" and rig.trk.warning[0] == "C3"
+        assert [e[0] for e in rig.events[n:]] == ["step", "warn"], rig.events[n:]
+        n = len(rig.events)
+        rig.board.take(21, WHITE)
+        rig.wait(100)
+        rig.board.put(24, WHITE)
+        rig.settle()
+        rig.wait(1000)
+        assert [e[0] for e in rig.events[n:]] == ["undo", "clear"], rig.events[n:]
+        assert rig.trk.state_name() == "idle" and rig.trk.played == ()
+        assert rig.trk.lifted == []
