@@ -84,14 +84,14 @@ def main():
     row("cycle after the roll (targets asked ahead)", d["warmup_max_us"], 25.0, ADC_MS,
         "  (worst of %d scans)" % d["warmup_scans"])
     row("UI pass (LED frame, unchanged OLED)", d["ui_us"], None)
-    for k in ("lift_cold", "lift_warm"):
+    for k in ("lift_cold", "lift_warm", "lift_head"):
         row("lit-targets cycle (%s): scan + LED frame" % k.split("_")[1], d[k + "_us"],
             None, ADC_MS, "  (incl. +%.1f ms ADC)" % ADC_MS)
     # From the hand: the lift lands just after the scan read that slot (the worst
     # phase): the rest of that cycle and the cycles the lights wait for (a whole
     # steady cycle each, ADC included), then the cycle that lights them.
     period = d["cycle_us"] * FACTOR / 1000.0 + ADC_MS
-    for k in ("lift_cold", "lift_warm"):
+    for k in ("lift_cold", "lift_warm", "lift_head"):
         waited = d[k + "_scans"] - 1
         lit = d[k + "_us"] * FACTOR / 1000.0 + ADC_MS
         worst = period + waited * period + lit
@@ -105,6 +105,9 @@ def main():
           "\nscans more) and go out if the reading returns; the lighting cycle draws the"
           "\nLED frame itself (App.cycle), not the UI task at its next look."
           % (d["lift_cold_scans"], d["lift_cold_debounce_scans"]))
+    print("head: long nardy's first lift, one checker off the 15 on the head (no slot's"
+          "\nclass changes: the stack watch reads it in the raw readings), %d scan(s)"
+          % d["lift_head_scans"])
     return 0
 
 

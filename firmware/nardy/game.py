@@ -67,7 +67,7 @@ MATCH_END = "match_end"
 # and the LEDs read these, never the tracker's numeric states.
 PLAYING = "playing"        # dice left to play
 LIFTED = "lifted"          # a checker in the hand: its targets are lit
-TURN_DONE = "turn_done"    # every die played: OK ends the turn
+TURN_DONE = "turn_done"    # no die left that can be played: OK ends the turn
 WARNED = "illegal"         # a step broke a rule: take it back, or OK ends the turn
 OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
 CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
@@ -536,6 +536,9 @@ class Game:
         ev = {"ev": "lift", "zones": list(e[1]), "targets": list(e[2])}
         if self.tracker.stuck and e[1]:
             ev["no_move"] = True        # the checker in the hand has no legal step
+        # the LEDs with this scan (App.cycle), not at the UI task's next look: a lift
+        # off long nardy's head is seen on its first scan too (nardy.zonefit)
+        self.lights_now = True
         self.emit(ev)
 
     def _on_confirm(self, e):
@@ -734,7 +737,10 @@ class Game:
             return CHOOSE
         if t.lifted:
             return LIFTED
-        if st == _IDLE and not self.left():
+        if st == _IDLE and (not self.left() or len(t.hyps) == 1
+                            and not t._next(t.played)):
+            # every die played, or none left can be (C5: checkers on the bar that
+            # cannot enter, long nardy's blocked six): OK ends the turn, as it does
             return TURN_DONE
         return PLAYING
 

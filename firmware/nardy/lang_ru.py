@@ -40,6 +40,7 @@ CATALOG = (
     "\nAll dice played\tВсе кубики сыграны"
     "\nOK: end turn\tOK: конец хода"
     "\nto play: %s\tиграть: %s"
+    "\ncannot play: %s\tне сыграть: %s"
     # warnings: what to do
     "\nOpponent: hold OK to accept, BACK to take back"
     "\tСоперник: держи OK - принять, BACK - переиграть"

@@ -352,7 +352,10 @@ def _move_screen(fb, game, boxes):
         y = _add(fb, y, T("to %s") % " ".join(zone_name(z) for z in t.targets) if t.targets
                  else T("no legal place for it"), boxes)
     elif ts == TURN_DONE:
-        y = _add(fb, y, T("All dice played"), boxes)
+        left = game.left()
+        # dice left that no step can use (C5) are lost: said, not "to play"
+        y = _add(fb, y, T("cannot play: %s") % " ".join(str(x) for x in left) if left
+                 else T("All dice played"), boxes)
         y = _add(fb, y, T("OK: end turn"), boxes)
     else:
         y = _add(fb, y, T("to play: %s") % " ".join(str(x) for x in game.left()), boxes)

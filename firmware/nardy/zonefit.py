@@ -46,6 +46,7 @@ _MAX_SLOTS = const(8)
 _SHIFT = const(2)       # each slot's deviation is smoothed as ema += (d - ema) / 4
 _STIR = const(40)       # counts: a deviation beyond this is a change (noise: ~8)
 _HOLD = const(5)        # scans a change must hold (a hand sliding past)
+_EARLY = const(60)      # counts: a lift beyond this on one scan is taken at once
 _SETTLE = const(8)      # scans averaged into the reference
 
 
@@ -402,6 +403,18 @@ class ZoneFit:
     # deviation over a few scans, and sets ``_stirred`` once a deviation beyond _STIR
     # has held for _HOLD scans (and clears it the same way): one short loop over that
     # zone's slots per scan, nothing allocated.
+    # Only a change the way a lift moves the readings counts: a white stack reads
+    # lower without its top checker, a black one higher. A checker put onto the
+    # stack, or a magnet carried over it, moves them the other way (self-play showed
+    # a checker landing on the watched stack taken for a lift).
+    # Waiting those scans made the lights of long nardy's most common first lift
+    # ~200 ms late (issue 21, point 12: within 60 ms of the lift). A reading beyond
+    # _EARLY the lift's way sets ``_stirred`` on its first scan: the sensors' own
+    # noise is under a count rms (hardware/README.md; the tests use up to 12), so 60
+    # counts is no noise, and a checker moved beside the stack changes a class too,
+    # which the tracker's stillness rule covers. The reading seeds the smoothed
+    # deviation, so the lift holds as before; a reading that returns clears it after
+    # _HOLD scans, like any change.
 
     def _watch_scan(self, raw):
         """One scan's raw readings (the layout's channel order)."""
@@ -419,19 +432,27 @@ class ZoneFit:
                 for i in range(n):
                     self._wref[i] = self._wsum[i] // _SETTLE
             return
-        moved = False
+        moved = 0               # 1: a lift, smoothed; 2: a lift plain on this scan
         ref = self._wref
         ema = self._wema
+        sign = 1 if self.mover == WHITE else -1   # a lift lowers white's readings
         for i in range(n):
-            e = ema[i]
-            e += (raw[s + i] - ref[i] - e) >> _SHIFT
+            e = raw[s + i] - ref[i]
+            if e * sign < -_EARLY:
+                moved = 2
+            else:
+                e = ema[i] + ((e - ema[i]) >> _SHIFT)
             ema[i] = e
-            if e > _STIR or e < -_STIR:
-                moved = True
-        if moved == self._stirred:
+            if not moved and e * sign < -_STIR:
+                moved = 1
+        if moved == 2 and not self._stirred:
+            self._stirred = True
+            self._wrun = 0
+            return
+        if (moved > 0) == self._stirred:
             self._wrun = 0
             return
         self._wrun += 1
         if self._wrun >= _HOLD:
-            self._stirred = moved
+            self._stirred = moved > 0
             self._wrun = 0

@@ -548,6 +548,36 @@ def _rolled(name, variant, dice, layout=None, pos=None):
     return b, g
 
 
+def test_a_turn_whose_last_die_cannot_be_played_is_done_and_ok_ends_it():
+    # issue 21 (C5): the dice left cannot be played, so the turn waits for OK
+    # (TURN_DONE), not for a 6 to play. Short nardy: two on the bar, 6-1, black holds
+    # white's 6-point; after the 1 enters, the 6 cannot. Long nardy: 6-2, black's
+    # checkers six points past each of white's: after the 2, the 6 is blocked.
+    from nardy.game import TURN_DONE
+    cases = (("short", (6, 1), {0: 2, 12: 10, 17: 3}, {19: 2, 1: 13}, (0, 1), 17),
+             ("long", (6, 2), {1: 13, 3: 2}, {7: 2, 9: 2, 10: 6, 19: 3, 21: 1, 23: 1},
+              (3, 5), 5))
+    for variant, dice, white, black, step, other in cases:
+        pos = _position(white, black)
+        b, g = _rolled("deadsix", variant, dice, pos=pos)
+        try:
+            v = g.variant
+            assert g.turn_state() == PLAYING
+            b.show(pos, hand=(WHITE, step[0]))
+            p1 = v.apply_step(pos, step)
+            b.show(p1)
+            assert g.tracker.played == (step,) and g.left() == [6], variant
+            assert g.turn_state() == TURN_DONE, variant
+            b.show(p1, hand=(WHITE, other))       # lifted: a step being tried
+            assert g.turn_state() != TURN_DONE
+            b.show(p1)
+            assert g.press("ok", "short", b.obs)
+            assert g.phase == ROLL and g.pos.turn == BLACK
+            assert _records(b, "turn")
+        finally:
+            b.close()
+
+
 def test_back_while_playing_changes_nothing():
     b, g = _rolled("backplay", "short", (6, 5))
     try:

@@ -1,6 +1,7 @@
 """Tracker on ideal observations: steps, targets, warnings, sync, ambiguity."""
 
 from fakeobs import show, zone_of
+from fwutil import Rand
 
 from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE, Position
@@ -600,14 +601,103 @@ def test_a_head_lift_put_back_clears_the_targets():
     obs = show(v, lay, pos, raw=raw)
     for _ in range(12):
         t.tick(obs, 2000)
-    raw[lay.start[24]] += 90
+    raw[lay.start[24]] -= 90              # white's head reads lower without its top
     for _ in range(12):
         t.tick(obs, 2000)
     assert t.lifted == [24]
-    raw[lay.start[24]] -= 90
+    raw[lay.start[24]] += 90
     for _ in range(20):
         t.tick(obs, 2000)
     assert t.lifted == [] and t.targets == [] and t.events[-1] == ("lift", (), ())
+
+
+def _head_watched(side):
+    """Long nardy's start, ``side`` to play 6-5, the watch on its head settled: (variant,
+    start, tracker, raw readings the observation holds, the head's zone, its first
+    channel)."""
+    v = LongNardy()
+    pos = v.start_position(side)
+    lay, t = setup(v, pos, (6, 5))
+    head = zone_of(v, side, 1)
+    assert t._watch_zone == head
+    raw = [2000] * lay.n
+    obs = show(v, lay, pos, raw=raw)
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert not t.events
+    return v, pos, t, raw, obs, head, lay.start[head]
+
+
+def test_a_lift_off_the_full_head_lights_on_its_first_scan():
+    # issue 21, point 12: the lights within 60 ms of the lift, so on the first scan
+    # that shows it (the stack watch's 5 scans made it ~200 ms). Without its top
+    # checker a white stack reads lower, a black one higher.
+    for side in (WHITE, BLACK):
+        v, pos, t, raw, obs, head, ch = _head_watched(side)
+        raw[ch + 4] += -90 if side == WHITE else 90
+        t.tick(obs, 2000)
+        want = tuple(v.physical(side, k) for k in v.targets(pos, (6, 5), (), 1))
+        assert t.events == [("lift", (head,), want)], (side, t.events)
+        assert t.lifted == [head] and t.state == IDLE
+        for _ in range(20):               # it holds
+            t.tick(obs, 2000)
+        assert t.lifted == [head] and len(t.events) == 1
+
+
+def test_a_reading_that_returns_takes_the_head_lights_back():
+    v, pos, t, raw, obs, head, ch = _head_watched(WHITE)
+    raw[ch + 2] -= 90                     # one scan (a spike, a hand that let go)
+    t.tick(obs, 2000)
+    assert t.lifted == [head]
+    raw[ch + 2] += 90
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert t.lifted == [] and t.events[-1] == ("lift", (), ())
+
+
+def test_noise_or_a_magnet_over_the_head_lights_nothing_at_once():
+    # ADC noise of 12 counts rms (the tests' "high"; the parts make under one) on
+    # every slot of the head for 10 s of scans, then a checker carried over it: the
+    # readings jump the way no lift moves them
+    v, pos, t, raw, obs, head, ch = _head_watched(WHITE)
+    rnd = Rand(21)
+    for _ in range(500):
+        b = rnd(20)
+        for i in range(5):
+            # four bytes: their sum is near normal, 148 rms around 510
+            raw[ch + i] = 2000 + (b[4 * i] + b[4 * i + 1] + b[4 * i + 2] + b[4 * i + 3]
+                                  - 510) * 12 // 148
+        t.tick(obs, 2000)
+    assert not t.events and t.lifted == []
+    raw[ch + 1] = 2000 + 300              # a white magnet passing over, one scan
+    t.tick(obs, 2000)
+    raw[ch + 1] = 2000
+    for _ in range(12):
+        t.tick(obs, 2000)
+    assert not t.events and t.lifted == []
+
+
+def test_a_checker_put_onto_the_watched_head_is_no_lift():
+    # self-play (30 long games): a checker landing on the watched stack, which changes
+    # no class, raised its readings for good and was shown as a lift off it
+    v, pos, t, raw, obs, head, ch = _head_watched(WHITE)
+    raw[ch] += 110                        # a third magnet on the first slot
+    for _ in range(30):
+        t.tick(obs, 2000)
+    assert not t.events and t.lifted == []
+
+
+def test_a_head_lift_while_a_class_just_changed_waits_for_stillness():
+    # a checker put down beside the head moves its readings too: the lift on its
+    # first scan still waits until no class has changed for a while (the warning
+    # paths stay those of a real lift)
+    v, pos, t, raw, obs, head, ch = _head_watched(WHITE)
+    raw[ch + 4] -= 90
+    for _ in range(12):
+        t.tick(obs, 100)
+    assert not t.events
+    t.tick(obs, 2000)
+    assert t.lifted == [head]
 
 
 def test_a_legal_board_the_search_could_not_explain_ends_as_played():

@@ -81,6 +81,38 @@ def test_all_dice_played_says_end_turn():
     rmtree(d)
 
 
+def test_a_die_that_cannot_be_played_says_end_turn_not_to_play():
+    # issue 21: two white checkers on the bar, 6-1, black holds white's 6-point: one
+    # enters with the 1; the other cannot enter with the 6 (C5), which is lost. The
+    # screen said "to play: 6" although OK ends the turn.
+    from nardy.game import TURN_DONE
+    from nardy.rules import BLACK, WHITE, Position
+    g, j, d, obs = _game("uidead", "short")
+    v = g.variant
+    g.dice_src.load([6, 1, 6, 1])             # the opening (white starts), the roll
+    g.press("ok", "short", obs)
+    pos = Position(turn=WHITE)
+    for c, k, n in ((WHITE, 0, 2), (WHITE, 12, 13), (BLACK, 19, 2), (BLACK, 1, 13)):
+        pos.board[26 * c + k] = n
+    assert v.physical(BLACK, 19) == v.physical(WHITE, 6)
+    g.pos = pos
+    g.observe(obs.show(v, pos))
+    g.press("ok", "short", obs)
+    assert g.phase == "move" and g.dice == (6, 1)
+    g.observe(obs.show(v, pos, hand=(WHITE, 0)))
+    g.observe(obs.show(v, v.apply_step(pos, (0, 1))))
+    assert g.tracker.played == ((0, 1),) and g.left() == [6]
+    assert g.turn_state() == TURN_DONE
+    boxes = []
+    draw(Recorder(), g, boxes=boxes)
+    check_layout(boxes)
+    shown = _joined(boxes)
+    assert "cannot play: 6" in shown and "OK: end turn" in shown, shown
+    assert "to play" not in shown, shown
+    j.close()
+    rmtree(d)
+
+
 def test_menu_screen_and_changes():
     s = defaults()
     m = Menu(s, cap=16)

@@ -520,12 +520,18 @@ def checker_box(page, zone, colour=None):
     sel = '#checkers g[data-zone="%d"] circle.top' % zone
     if colour:
         sel += '[data-colour="%s"]' % colour
+    return drawn_box(page, sel)
+
+
+def drawn_box(page, sel):
+    """The box of the last element ``sel`` matches, which the page redraws on every
+    frame: asked until drawn."""
     for _ in range(100):
         box = page.locator(sel).last.bounding_box(timeout=WAIT)
         if box is not None:
             return box
         page.wait_for_timeout(50)
-    raise AssertionError("no checker drawn: " + sel)
+    raise AssertionError("not drawn: " + sel)
 
 
 def centre(box, dy=0):

@@ -47,6 +47,36 @@ def _press(page, phone, name):
     page.wait_for_function("() => document.body.dataset.busy !== '1'", timeout=WAIT)
 
 
+def _roll(page, srv, phone, dice, said):
+    """The board's next dice loaded, OK pressed (the roll, or the opening roll), and
+    the log's line ``said`` awaited."""
+    act(srv, action="dice", dice=list(dice))
+    _press(page, phone, "ok")
+    wait_log(page, said)
+
+
+def _white_rolled(page, srv, phone, variant, dice):
+    """The opening roll (white starts: 5-3 in long nardy, 6-1 in short), then white
+    rolls ``dice``."""
+    opening = (5, 3) if variant == "long" else (6, 1)
+    _roll(page, srv, phone, opening, "opening roll: white %d, black %d" % opening)
+    _roll(page, srv, phone, dice, "white rolls %d-%d" % tuple(dice))
+
+
+def _move(srv, frm, to):
+    """The hands carry a checker from ``frm`` to ``to`` (zone names: "P24", "bar")."""
+    act(srv, action="move", **{"from": frm, "to": to})
+
+
+def _wait_led(page, zone, test):
+    """Until the LED of ``zone`` shows a colour for which the JavaScript expression
+    ``test`` over ``v`` (its [r, g, b]) holds."""
+    page.wait_for_function(
+        "() => { const e = document.querySelector('#leds circle[data-zone=\"%d\"]');"
+        " const v = e && e.dataset.rgb.split(',').map(Number); return v && (%s); }"
+        % (zone, test), timeout=WAIT)
+
+
 def _hold(page, name):
     """A long press on the page's button (the board's long press): the pointer held
     until the button shows it is long (Playwright's touchscreen only taps)."""
@@ -72,14 +102,9 @@ def _wait_screen(page, srv, text):
 
 def _long_first_turn(page, srv, phone):
     """Long nardy: the opening (white starts), 6-5, 1/7 7/12 played (P24 -> P13)."""
-    act(srv, action="dice", dice=[5, 3])
-    _press(page, phone, "ok")
-    wait_log(page, "opening roll: white 5, black 3")
-    act(srv, action="dice", dice=[6, 5])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-5")
-    act(srv, action="move", **{"from": "P24", "to": "P18"})
-    act(srv, action="move", **{"from": "P18", "to": "P13"})
+    _white_rolled(page, srv, phone, "long", (6, 5))
+    _move(srv, "P24", "P18")
+    _move(srv, "P18", "P13")
     page.wait_for_selector('#checkers g[data-zone="13"][data-count="1"]', timeout=WAIT)
 
 
@@ -93,9 +118,7 @@ def test_the_turn_ends_on_ok_and_a_double_ok_ends_nothing(browser, sim, size):  
     _wait_screen(page, sim, "OK: end turn")
     _press(page, phone, "ok")                       # the mover takes the dice
     wait_log(page, "white played")
-    act(sim, action="dice", dice=[4, 2])
-    _press(page, phone, "ok")
-    wait_log(page, "black rolls 4-2")
+    _roll(page, sim, phone, (4, 2), "black rolls 4-2")
     _press(page, phone, "ok")                       # pressed twice
     wait_log(page, "refused: nothing played")
     texts = log_texts(page)
@@ -109,18 +132,14 @@ def test_the_turn_ends_on_ok_and_a_double_ok_ends_nothing(browser, sim, size):  
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_a_held_back_asks_before_resigning_and_the_end_says_so(browser, sim, size):  # noqa: F811
     page, errors, phone = _page(browser, sim, size, "long")
-    act(sim, action="dice", dice=[5, 3])
-    _press(page, phone, "ok")
-    wait_log(page, "opening roll: white 5, black 3")
+    _roll(page, sim, phone, (5, 3), "opening roll: white 5, black 3")
     _hold(page, "back")
     wait_log(page, "white resigns? OK: resign, BACK: play on")
     _wait_screen(page, sim, "resigns?")
     _press(page, phone, "back")                     # play on
     wait_log(page, "resignation cancelled")
     assert not [t for t in log_texts(page) if t.startswith("game over")]
-    act(sim, action="dice", dice=[6, 5])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-5")               # the game went on
+    _roll(page, sim, phone, (6, 5), "white rolls 6-5")     # the game went on
     _hold(page, "back")
     wait_log(page, "white resigns?")
     _press(page, phone, "ok")
@@ -139,20 +158,14 @@ def test_a_held_back_asks_before_resigning_and_the_end_says_so(browser, sim, siz
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_a_second_checker_off_the_head_says_no_legal_move_on_the_lift(browser, sim, size):  # noqa: F811
     page, errors, phone = _page(browser, sim, size, "long")
-    act(sim, action="dice", dice=[5, 3])
-    _press(page, phone, "ok")
-    act(sim, action="dice", dice=[6, 5])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-5")
-    act(sim, action="move", **{"from": "P24", "to": "P18"})
+    _white_rolled(page, sim, phone, "long", (6, 5))
+    _move(sim, "P24", "P18")
     page.wait_for_selector('#checkers g[data-zone="18"][data-count="1"]', timeout=WAIT)
     before = _screen(sim)
     act(sim, action="lift", zone="P24")             # L3: one checker off the head a turn
     wait_log(page, "lifted from P24: no legal move for this checker")
     _wait_screen(page, sim, "no legal move")
-    page.wait_for_function(
-        "() => { const e = document.querySelector('#leds circle[data-zone=\"24\"]');"
-        " return e && e.dataset.rgb.split(',')[2] > 0; }", timeout=WAIT)
+    _wait_led(page, 24, "v[2] > 0")
     r, g, b = led_rgb(page, 24)
     assert r > 0 and g == 0 and 0 < b < r             # its own colour, not the lift's amber
     # the dice stay on the screen while the checker is in the hand
@@ -171,21 +184,13 @@ def test_a_second_checker_off_the_head_says_no_legal_move_on_the_lift(browser, s
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_back_on_a_wrong_step_says_which_checker_goes_back(browser, sim, size):  # noqa: F811
     page, errors, phone = _page(browser, sim, size, "short")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, "ok")
-    wait_log(page, "opening roll: white 6, black 1")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-1")
-    act(sim, action="move", **{"from": "P8", "to": "P5"})    # 3: no die shows it
+    _white_rolled(page, sim, phone, "short", (6, 1))
+    _move(sim, "P8", "P5")    # 3: no die shows it
     wait_log(page, "warning C")
     _press(page, phone, "back")
     _wait_screen(page, sim, "goes back to P8")
-    page.wait_for_function(
-        "() => { const e = document.querySelector('#leds circle[data-zone=\"8\"]');"
-        " const v = e && e.dataset.rgb.split(',').map(Number);"
-        " return v && v[1] > 0 && v[0] === 0 && v[2] === 0; }", timeout=WAIT)
-    act(sim, action="move", **{"from": "P5", "to": "P8"})    # taken back by hand
+    _wait_led(page, 8, "v[1] > 0 && v[0] === 0 && v[2] === 0")     # green
+    _move(sim, "P5", "P8")    # taken back by hand
     wait_log(page, "warning cleared")
     assert not errors, errors
     page.close()
@@ -194,35 +199,23 @@ def test_back_on_a_wrong_step_says_which_checker_goes_back(browser, sim, size): 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_a_hit_half_done_is_a_step_in_progress(browser, sim, size):  # noqa: F811
     page, errors, phone = _page(browser, sim, size, "short")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, "ok")
-    wait_log(page, "opening roll: white 6, black 1")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-1")
-    act(sim, action="move", **{"from": "P13", "to": "P7"})
-    act(sim, action="move", **{"from": "P8", "to": "P7"})
+    _white_rolled(page, sim, phone, "short", (6, 1))
+    _move(sim, "P13", "P7")
+    _move(sim, "P8", "P7")
     page.wait_for_selector('#checkers g[data-zone="7"][data-count="2"]', timeout=WAIT)
     _press(page, phone, "ok")
     wait_log(page, "white played")
-    act(sim, action="dice", dice=[6, 5])
-    _press(page, phone, "ok")
-    wait_log(page, "black rolls 6-5")
-    act(sim, action="move", **{"from": "P12", "to": "P18"})   # a blot on P18
-    act(sim, action="move", **{"from": "P12", "to": "P17"})
+    _roll(page, sim, phone, (6, 5), "black rolls 6-5")
+    _move(sim, "P12", "P18")   # a blot on P18
+    _move(sim, "P12", "P17")
     page.wait_for_selector('#checkers g[data-zone="17"][data-count="4"]', timeout=WAIT)
     _press(page, phone, "ok")
     wait_log(page, "black played")
-    act(sim, action="dice", dice=[6, 2])
-    _press(page, phone, "ok")
-    wait_log(page, "white rolls 6-2")
+    _roll(page, sim, phone, (6, 2), "white rolls 6-2")
     # white's checker from P24 onto the blot; the blot still on P18
-    act(sim, action="move", **{"from": "P24", "to": "P18"})
+    _move(sim, "P24", "P18")
     _wait_screen(page, sim, "Hit: put the checker from P18 on the bar")
-    page.wait_for_function(
-        "() => { const e = document.querySelector('#leds circle[data-zone=\"18\"]');"
-        " const v = e && e.dataset.rgb.split(',').map(Number);"
-        " return v && v[0] > 0 && v[1] > 0 && v[2] === 0; }", timeout=WAIT)  # amber
+    _wait_led(page, 18, "v[0] > 0 && v[1] > 0 && v[2] === 0")      # amber
     _press(page, phone, "ok")                        # not the end of the turn
     wait_log(page, "refused: finish the hit first")
     assert not [t for t in log_texts(page) if t.startswith("white played")

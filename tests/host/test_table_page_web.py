@@ -8,6 +8,7 @@ tab that leaves the board alone, the opening roll explained, the rules panel, th
 legal moves on request, English and Russian, a beep for a warning; and the set-up
 (README, a build without setuptools' "Package would be ignored")."""
 
+import json
 import os
 import re
 import shutil
@@ -23,8 +24,10 @@ from test_sim_web import (  # noqa: F401 (browser, sim: fixtures)
     act,
     browser,
     call,
+    drawn_box,
     log_texts,
     new_page,
+    overlap,
     sim,
     wait_log,
 )
@@ -44,23 +47,17 @@ SIZE_IDS = ["laptop", "phone"]
 STEP = re.compile(r"(bar|\d+)/(off|\d+)")
 
 
-def _page(browser, size):  # noqa: F811
-    return new_page(browser, size)[:3]
-
-
-def _box(page, sel):
-    """The box of an element the page redraws on every frame: asked until drawn."""
-    for _ in range(100):
-        box = page.locator(sel).last.bounding_box(timeout=WAIT)
-        if box is not None:
-            return box
-        page.wait_for_timeout(50)
-    raise AssertionError("not drawn: " + sel)
-
-
 def _open(page, srv):
     page.goto(srv.url)
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
+
+
+def _opened(browser, srv, size):  # noqa: F811
+    """A page at ``size`` with the simulator's page loaded: (context, page, errors
+    the page raised, phone)."""
+    ctx, page, errors, phone = new_page(browser, size)
+    _open(page, srv)
+    return ctx, page, errors, phone
 
 
 def _press(page, phone, sel):
@@ -75,15 +72,20 @@ def _press(page, phone, sel):
                                arg=n, timeout=WAIT)
 
 
+def _roll(srv, page, phone, dice, said=None):
+    """The board's next dice loaded, OK pressed on the page (the roll, or the opening
+    roll), and the log's line ``said`` awaited."""
+    act(srv, action="dice", dice=list(dice))
+    _press(page, phone, 'button[data-button="ok"]')
+    if said is not None:
+        wait_log(page, said)
+
+
 def _short_turn(srv, page, phone):
     """A short game, white to play 6-1 (the opening roll 6-1, then 6-1)."""
     act(srv, action="new", variant="short")
-    act(srv, action="dice", dice=[6, 1])
-    _press(page, phone, 'button[data-button="ok"]')
-    wait_log(page, "opening roll: white 6, black 1")
-    act(srv, action="dice", dice=[6, 1])
-    _press(page, phone, 'button[data-button="ok"]')
-    wait_log(page, "white rolls 6-1")
+    _roll(srv, page, phone, (6, 1), "opening roll: white 6, black 1")
+    _roll(srv, page, phone, (6, 1), "white rolls 6-1")
 
 
 # -- 3. one numbering --------------------------------------------------------------------
@@ -170,15 +172,10 @@ def test_the_analysis_writes_moves_with_the_points_its_arrows_show(name):
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_log_writes_a_long_turn_in_printed_labels(browser, sim, size):  # noqa: F811
-    ctx, page, errors = _page(browser, size)
-    phone = size[0] < 700
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, size)
     act(sim, action="new", variant="long")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, 'button[data-button="ok"]')
-    act(sim, action="dice", dice=[6, 5])
-    _press(page, phone, 'button[data-button="ok"]')
-    wait_log(page, "white rolls 6-5")
+    _roll(sim, page, phone, (6, 1))
+    _roll(sim, page, phone, (6, 5), "white rolls 6-5")
     act(sim, action="move", **{"from": 24, "to": 18})
     wait_log(page, "white 24/18")
     assert not [t for t in log_texts(page) if "1/7" in t]
@@ -190,9 +187,7 @@ def test_the_log_writes_a_long_turn_in_printed_labels(browser, sim, size):  # no
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_a_legend_explains_every_light_in_the_firmwares_colours(browser, sim, size):  # noqa: F811
-    ctx, page, errors = _page(browser, size)
-    phone = size[0] < 700
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, size)
     _press(page, phone, "#tab-lights")
     page.wait_for_selector("#legend li", timeout=WAIT)
     items = page.eval_on_selector_all("#legend li", """els => els.map(e => [e.dataset.light,
@@ -211,7 +206,7 @@ def test_a_legend_explains_every_light_in_the_firmwares_colours(browser, sim, si
     tip = page.eval_on_selector('#leds circle.led[data-zone="7"]',
                                 "e => e.querySelector('title').textContent")
     assert "legal" in tip
-    box = _box(page, '#leds circle.led[data-zone="7"]')
+    box = drawn_box(page, '#leds circle.led[data-zone="7"]')
     assert box["width"] >= 6 and box["height"] >= 6, box
     assert not errors, errors
     ctx.close()
@@ -220,9 +215,8 @@ def test_a_legend_explains_every_light_in_the_firmwares_colours(browser, sim, si
 # -- 9. the phone -------------------------------------------------------------------------
 
 def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
-    ctx, page, errors = _page(browser, (390, 844))
-    _open(page, sim)
-    _short_turn(sim, page, True)
+    ctx, page, errors, phone = _opened(browser, sim, (390, 844))
+    _short_turn(sim, page, phone)
     sizes = page.evaluate("""() => [...document.querySelectorAll('#board text.label')].map(e => {
         const r = e.getBoundingClientRect();
         return Math.min(r.width, r.height); })""")
@@ -244,13 +238,48 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     ctx.close()
 
 
+def _boxes_of(page, sel):
+    """The screen boxes of every element ``sel`` matches."""
+    return page.eval_on_selector_all(sel, """els => els.map(e => {
+        const r = e.getBoundingClientRect();
+        return {x: r.x, y: r.y, width: r.width, height: r.height}; })""")
+
+
+def test_a_phone_shows_each_trays_label_clear_of_fifteen_off(browser, sim):  # noqa: F811
+    """Issue 21: on the phone the checkers borne off covered the tray's "white off"
+    (the labels sat where a tray's second slot draws its stack). With all 15 of each
+    side in its tray, in both languages, no label box meets a checker's."""
+    ctx, page, errors, phone = _opened(browser, sim, (390, 844))
+    act(sim, action="new", variant="short")
+    wait_log(page, "short nardy")
+    board = json.loads(call(sim, "/api/state")[1])["board"]
+    for zone, slots in board.items():
+        for stack in slots:
+            for colour in stack:              # every checker, each into its tray
+                act(sim, action="move", colour={"w": "white", "b": "black"}[colour],
+                    **{"from": zone, "to": "off-" + {"w": "white", "b": "black"}[colour]})
+    for zone in (26, 27):
+        page.wait_for_selector('#checkers g[data-zone="%d"][data-count="15"]' % zone,
+                               timeout=WAIT)
+    page.tap("#more")                      # a phone: the language is behind "more"
+    for lang in ("en", "ru"):
+        page.select_option("#lang", lang)
+        page.wait_for_selector("html[lang='%s']" % lang, timeout=WAIT)
+        for zone, key in ((26, "whiteOff"), (27, "blackOff")):
+            label = drawn_box(page, 'text.tray-label[data-w="%s"]' % key)
+            checkers = _boxes_of(page, '#checkers g[data-zone="%d"] circle' % zone)
+            assert len(checkers) >= 2, checkers
+            hit = [c for c in checkers if overlap(label, c)]
+            assert not hit, (lang, key, label, hit)
+    assert not errors, errors
+    ctx.close()
+
+
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_log_follows_its_newest_line(browser, sim, size):  # noqa: F811
     """Also when lines came while another tab was open: back on the log, the newest
     line is in view."""
-    ctx, page, errors = _page(browser, size)
-    phone = size[0] < 700
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, size)
     at_end = """() => { const l = document.getElementById('log');
         return l.scrollHeight > l.clientHeight &&
                l.scrollTop + l.clientHeight >= l.scrollHeight - 2; }"""
@@ -272,19 +301,15 @@ def test_the_log_follows_its_newest_line(browser, sim, size):  # noqa: F811
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_dice_stay_and_a_refusal_is_logged(browser, sim, size):  # noqa: F811
-    ctx, page, errors = _page(browser, size)
-    phone = size[0] < 700
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, size)
     # before the first game: a Download log link, the page's log so far
     assert page.is_visible("#download")
     with page.expect_download(timeout=WAIT) as dl:
         page.click("#download")
     assert re.fullmatch(r"nardy-session-\d{4}-\d\d-\d\d\.txt", dl.value.suggested_filename)
     act(sim, action="new", variant="short")
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, 'button[data-button="ok"]')
     # the opening roll says what follows, and why
-    wait_log(page, "opening roll")
+    _roll(sim, page, phone, (6, 1), "opening roll")
     line = [t for t in log_texts(page) if t.startswith("opening roll")][-1]
     assert "white starts" in line and "C2" in line and "opening_dice_played" in line, line
     # a checker in the hand before the roll: OK is refused, and the log says so
@@ -292,9 +317,7 @@ def test_the_dice_stay_and_a_refusal_is_logged(browser, sim, size):  # noqa: F81
     _press(page, phone, 'button[data-button="ok"]')
     wait_log(page, "the board refuses: set up the board first")
     act(sim, action="place", zone=13)
-    act(sim, action="dice", dice=[6, 1])
-    _press(page, phone, 'button[data-button="ok"]')
-    wait_log(page, "white rolls 6-1")
+    _roll(sim, page, phone, (6, 1), "white rolls 6-1")
     page.wait_for_selector("#dice[data-dice='6-1']", timeout=WAIT)
     # a checker held, then a step no die shows (a warning): the dice are still shown
     act(sim, action="lift", zone=13)
@@ -313,8 +336,7 @@ def test_the_dice_stay_and_a_refusal_is_logged(browser, sim, size):  # noqa: F81
 
 
 def test_the_analysis_tab_leaves_the_board_and_its_file_picker_room(browser, sim):  # noqa: F811
-    ctx, page, errors = _page(browser, (1366, 768))
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, (1366, 768))
     before = page.locator("#board").bounding_box()
     page.click("#tab-analysis")
     page.wait_for_selector("#analysis:not([hidden])", timeout=WAIT)
@@ -346,9 +368,7 @@ def _rule_ids_the_firmware_cites():
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_rules_panel_legal_moves_and_a_warnings_why(browser, sim, size):  # noqa: F811
-    ctx, page, errors = _page(browser, size)
-    phone = size[0] < 700
-    _open(page, sim)
+    ctx, page, errors, phone = _opened(browser, sim, size)
     for lang in ("en", "ru"):
         ids = set(page.evaluate("l => Object.keys(WORDS[l].rule)", lang))
         assert ids == _rule_ids_in_docs(), lang
@@ -376,9 +396,8 @@ def test_rules_panel_legal_moves_and_a_warnings_why(browser, sim, size):  # noqa
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
-    ctx, page, errors = _page(browser, size)
-    _open(page, sim)
-    if size[0] < 700:
+    ctx, page, errors, phone = _opened(browser, sim, size)
+    if phone:
         page.tap("#more")                  # a phone: the language is behind "more"
     page.select_option("#lang", "ru")
     page.wait_for_selector("html[lang='ru']", timeout=WAIT)
@@ -412,9 +431,8 @@ def test_the_page_in_russian_tells_the_board(browser, sim, size):  # noqa: F811
 
 
 def test_a_warning_beeps_unless_muted(browser, sim):  # noqa: F811
-    ctx, page, errors = _page(browser, (1366, 768))
-    _open(page, sim)
-    _short_turn(sim, page, False)       # the clicks are the gesture audio waits for
+    ctx, page, errors, phone = _opened(browser, sim, (1366, 768))
+    _short_turn(sim, page, phone)       # the clicks are the gesture audio waits for
     page.wait_for_function("() => document.body.dataset.sound === 'on'", timeout=WAIT)
     act(sim, action="move", **{"from": 13, "to": 10})
     wait_log(page, "warning C3")
@@ -466,10 +484,10 @@ def test_the_package_builds_without_setuptools_warnings(tmp_path):
 def test_no_sound_where_the_browser_has_no_audio(browser, sim):  # noqa: F811
     """A browser without WebAudio (or one that refuses it): the button says so and is
     off; a warning still shows, nothing breaks."""
-    ctx, page, errors = _page(browser, (1366, 768))
+    ctx, page, errors, phone = new_page(browser, (1366, 768))
     page.add_init_script("delete window.AudioContext; delete window.webkitAudioContext;")
     _open(page, sim)
-    _short_turn(sim, page, False)
+    _short_turn(sim, page, phone)
     page.wait_for_function("() => document.body.dataset.sound === 'refused'", timeout=WAIT)
     assert page.is_disabled("#sound")
     assert "refused" in page.inner_text("#sound")

@@ -44,13 +44,29 @@ function applyWords() {
   document.getElementById("lang").value = state.lang;
   document.querySelectorAll("[data-w]").forEach(e => {
     const t = w(e.dataset.w);
-    if (typeof t === "string") e.textContent = t;
+    if (typeof t === "string") setWords(e, t);
   });
   document.querySelectorAll("[data-wt]").forEach(e => { e.title = w(e.dataset.wt); });
   drawRules();
   drawLegend();
   soundButton();
   if (state.s) showHandAndDice(state.s);
+}
+
+// An element's words. A tray's label on the phone: one word a line, the lane being
+// narrower than "чёрные вышли" is long.
+function setWords(e, t) {
+  if (!(PORTRAIT && e.classList.contains("tray-label"))) {
+    e.textContent = t;
+    return;
+  }
+  e.textContent = "";
+  const words = t.split(" ");
+  words.forEach((word, i) => {
+    const line = el("tspan", { x: e.getAttribute("x"),
+                               dy: (i ? 1.1 : -0.55 * (words.length - 1)) + "em" }, e);
+    line.textContent = word;
+  });
 }
 
 function el(name, attrs, parent) {
@@ -124,14 +140,20 @@ function drawStatic() {
     lbl.textContent = "P" + p;
   }
   const tx = TRAY_X + (W - TRAY_X - EDGE) / 2;
-  const tb = el("text", { x: tx, y: H / 2 - (PORTRAIT ? H / 4 : 30), class: "tray-label" },
-                   world);
+  // on the phone a tray is a lane as wide as a checker, its two stacks from the
+  // edge: the label goes between them and the tray's LED (by the middle), where
+  // 15 borne off never reach (at H / 4 the second stack covered it)
+  const stacks = EDGE + R + 4 + TRAY_STEP + R;      // the second stack's inner edge
+  const led = H / 2 - 22 - LED_R - 6;                 // the tray LED's glow (drawLeds)
+  const ty = (stacks + led) / 2;
+  const tb = el("text", { x: tx, y: PORTRAIT ? ty : H / 2 - 30, class: "tray-label" },
+                world);
   tb.dataset.w = "blackOff";
-  tb.textContent = w("blackOff");
-  const tl = el("text", { x: tx, y: H / 2 + (PORTRAIT ? H / 4 : 40), class: "tray-label" },
-                   world);
+  setWords(tb, w("blackOff"));
+  const tl = el("text", { x: tx, y: PORTRAIT ? H - ty : H / 2 + 40, class: "tray-label" },
+                world);
   tl.dataset.w = "whiteOff";
-  tl.textContent = w("whiteOff");
+  setWords(tl, w("whiteOff"));
   world.appendChild(el("g", { id: "checkers" }));
   world.appendChild(el("g", { id: "leds" }));
   const zones = el("g", { id: "zones" }, world);
