@@ -31,7 +31,7 @@ from array import array
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, CHECKERS, WHITE
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.zones import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 
 NOPATH = const(255)     # a zone that is no path point of that colour (the other tray)
 

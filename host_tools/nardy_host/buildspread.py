@@ -33,8 +33,9 @@ from nardy.longnardy import LongNardy
 from nardy.magnet import MagnetModel, internal_adc_model, spread
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import game_result
-from nardy.sensing import NZONES, Layout, Sensing
+from nardy.sensing import Sensing
 from nardy.shortnardy import ShortNardy
+from nardy.zones import NZONES, Layout
 from nardy_host.physical import Build, PhysBoard, calibrate
 
 

@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 from nardy.calibproc import report_lines
-from nardy.sensing import Layout
+from nardy.zones import Layout
 from nardy_host import boardexec
 from nardy_host.errors import UserError
 

@@ -20,8 +20,9 @@ from operator import add as _add
 from nardy.calibration import Calibration, model_defaults
 from nardy.magnet import MagnetModel, spread
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout, Sensing
+from nardy.sensing import Sensing
 from nardy.tracker import Tracker
+from nardy.zones import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 
 # Where a hand puts a checker around its slot centre (mm): a disc of 2 mm radius
 # (magnet.SPREAD "placement"; the sensor's own placement error, +-0.5 mm, is folded in).

@@ -399,7 +399,7 @@ def make_build(seed, b, slots, noise, stats, adc="mcp3208"):
     ``adc="internal"`` (the fallback build) the sensor rail then drifts from its level
     at calibration (``supply_drift``) for all the games on that board."""
     from nardy.magnet import MagnetModel, internal_adc_model
-    from nardy.sensing import Layout
+    from nardy.zones import Layout
     from nardy_host.physical import Build, PhysBoard, calibrate
     rng = random.Random(seed * 7777 + b)
     lay = Layout(slots)

@@ -47,7 +47,7 @@ def sense_lines(n, faults, scans=None, seed=1):
     from nardy.magnet import MagnetModel
     from nardy.rules import WHITE
     from nardy.selftest import SCANS
-    from nardy.sensing import Layout
+    from nardy.zones import Layout
     from nardy_host.physical import PhysBoard
     if scans is None:
         scans = SCANS + 6          # a few to spare

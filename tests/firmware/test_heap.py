@@ -253,8 +253,8 @@ def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
     # and keeps the answer; on a fragmented 56-58wK heap the cache's dict could not
     # grow, and the MemoryError crashed the scan task. The answer is still given.
     from nardy.longnardy import LongNardy
-    from nardy.sensing import Layout
     from nardy.tracker import Tracker
+    from nardy.zones import Layout
     v = LongNardy()
     t = Tracker(v, Layout(5))
     pos = v.start_position()

@@ -6,17 +6,10 @@ from array import array
 
 from nardy import calibration, magnet
 from nardy.longnardy import LongNardy
-from nardy.sensing import (
-    BLIND,
-    OPEN_B,
-    OPEN_W,
-    ZONE_BAR,
-    ZONE_OFF_B,
-    Layout,
-    Sensing,
-)
+from nardy.sensing import Sensing
 from nardy.tracker import Tracker
 from nardy.zonefit import zone_counts
+from nardy.zones import BLIND, OPEN_B, OPEN_W, ZONE_BAR, ZONE_OFF_B, Layout
 
 CAL = magnet.default_calibration()
 BASE = CAL["baseline"]

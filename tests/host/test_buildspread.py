@@ -6,7 +6,7 @@ import random
 
 from nardy.magnet import MagnetModel, internal_adc_model, spread
 from nardy.rules import WHITE
-from nardy.sensing import Layout
+from nardy.zones import Layout
 from nardy_host import buildspread
 from nardy_host.physical import Build, PhysBoard
 
