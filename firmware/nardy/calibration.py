@@ -60,7 +60,7 @@ GAIN_MAX = 3000
 # magnet.default_calibration(None, slots), worked out once: levels in LEVELS order,
 # then the hysteresis. The magnetic model stays the single source (a test checks this
 # table against it, under CPython and MicroPython); evaluating it at boot would cost
-# the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
+# the ESP32 about a second and the import of nardy_host.magnet 8 KB of heap.
 _MODEL_1 = (2048, 2976, 3278, 1118, 820, 8)    # one sensor per point
 _MODEL_N = (2048, 2986, 3278, 1108, 820, 8)    # two to six
 

@@ -134,11 +134,6 @@ class Sensing:
             self._zdirty[z] = 1
         self._aggregate()
 
-    def mark_dead(self, ch, dead=True):
-        self._dead[ch] = 1 if dead else 0
-        self._lo[ch] = _HI_INF
-        self._hi[ch] = _LO_INF
-
     def scan(self, raw, now):
         """Process one full scan; returns how many zones changed (0 when still)."""
         now &= _TICKS_MASK

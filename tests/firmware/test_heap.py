@@ -13,11 +13,10 @@ from nardy.game import SETUP, variant_for
 MICROPYTHON = sys.implementation.name == "micropython"
 
 
-def test_making_a_variant_leaves_no_move_service_behind():
+def test_making_a_variant_leaves_no_registry_behind():
     v = variant_for("long", {})
     assert v.name == "long"
     if MICROPYTHON:
-        assert "nardy.movesvc" not in sys.modules
         assert "nardy.posjson" not in sys.modules
         assert "nardy.variants" not in sys.modules    # the registry imports both games
         # the other variant's module is not kept either
