@@ -4,31 +4,32 @@ reading falls in, and the channel order of the sensors (``Layout``).
 Zones: 1..24 = P1..P24, ``ZONE_BAR`` = 25, ``ZONE_OFF_W`` = 26, ``ZONE_OFF_B`` = 27
 (index 0 is unused so that a zone number is the physical point number). Where each
 path point of a colour lies among them is ``nardy.zonefit``'s (``zone_of``).
+
+Plain ints, not ``const()``: no module folds another's constants (a module that needs
+them folded keeps its own ``_X = const(...)`` copies, checked by
+tests/firmware/test_zones.py), and ``const`` and ``array`` would be two more names
+in this module's dict, which stays resident: 16 names fit 17 slots, 18 take 23.
 """
 
-from array import array
-
-from micropython import const  # CPython: the shim nardy/__init__.py installs
-
-ZONE_BAR = const(25)
-ZONE_OFF_W = const(26)
-ZONE_OFF_B = const(27)
-NZONES = const(28)
+ZONE_BAR = 25
+ZONE_OFF_W = 26
+ZONE_OFF_B = 27
+NZONES = 28
 
 # Class codes kept per channel (one byte each). Ordered like the readings so that a
 # class is found by comparing against increasing thresholds.
-C_BLACK2 = const(0)
-C_BLACK1 = const(1)
-C_EMPTY = const(2)
-C_WHITE1 = const(3)
-C_WHITE2 = const(4)
-C_UNKNOWN = const(5)
+C_BLACK2 = 0
+C_BLACK1 = 1
+C_EMPTY = 2
+C_WHITE1 = 3
+C_WHITE2 = 4
+C_UNKNOWN = 5
 
 # open_ bits per zone: some slot reads "two or more" of that colour; BLIND: a slot
 # of the zone is unknown (dead or stuck channel), so it may hide any checkers.
-OPEN_W = const(1)
-OPEN_B = const(2)
-BLIND = const(4)
+OPEN_W = 1
+OPEN_B = 2
+BLIND = 4
 
 
 class Layout:
@@ -43,6 +44,7 @@ class Layout:
         self.bar = bar
         self.tray = tray
         self.n = 24 * slots + bar + 2 * tray
+        from array import array  # once, at boot: not a name in the module's dict
         self.start = array("H", [0] * (NZONES + 1))
         for z in range(1, 25):
             self.start[z] = (z - 1) * slots

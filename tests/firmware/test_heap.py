@@ -310,3 +310,14 @@ def test_the_app_and_zonefit_modules_keep_their_dicts_within_23_slots():
     own = [n for n in names if not n.startswith("__") and not n[1:2].isupper()]
     assert len(own) <= 18, sorted(own)
     assert "Position" not in nardy.zonefit.__dict__
+
+
+def test_the_resident_package_dicts_hold_only_what_they_must():
+    # issue 24: the layering's leaf (nardy.zones) and the package itself stay small:
+    # each name is a 16-byte slot (64-bit) of a dict that grows 12/17/23/29/37 slots,
+    # resident while the board runs
+    import nardy
+    from nardy import zones
+    names = [k for k in zones.__dict__ if not k.startswith("__")]
+    assert len(names) <= 14, names          # 13 terms and Layout: no const, no array
+    assert "micropython" not in nardy.__dict__     # imported only to know the runtime
