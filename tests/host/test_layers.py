@@ -167,6 +167,33 @@ def test_the_firmware_keeps_the_documented_layers():
     assert check() == []
 
 
+def unreached(firmware=FIRMWARE):
+    """Firmware modules the board never imports: not reached from main.py through any
+    import (at load time, in a function, by name)."""
+    graph = import_graph(firmware)
+    seen, todo = {"main"}, ["main"]
+    while todo:
+        for t in graph[todo.pop()]:
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return sorted(set(graph) - seen)
+
+
+def test_no_module_of_the_firmware_package_is_host_only():
+    # what the board never imports lives with the host tools (host_tools/nardy_host):
+    # deploy copies firmware/nardy as it is
+    assert unreached() == []
+
+
+def test_a_module_nothing_on_the_board_imports_is_found(tmp_path):
+    fw = tmp_path / "fw"
+    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("weights", "typings",
+                                                                "__pycache__"))
+    (fw / "nardy" / "hostonly.py").write_text("from nardy import rules\n")
+    assert unreached(str(fw)) == ["hostonly"]
+
+
 def test_the_document_names_every_layer_and_hook_it_checks():
     # the tables are really read: the layers in order, the hooks by name
     order, layer_of, hooks, problems = read_doc()
