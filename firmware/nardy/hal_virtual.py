@@ -42,7 +42,6 @@ def write_hex_event(head, buf):
     out.write(b'"}\n')
 
 
-
 _SENSE_HEAD = const(b'{"cmd": "sense", "raw": [')
 _MS = const(b', "ms": ')
 

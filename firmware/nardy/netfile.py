@@ -34,7 +34,9 @@ VARIANTS = ("long", "short")     # the header's variant byte: its index here
 
 
 class WeightsError(ValueError):
-    """The weights file is missing, truncated, for the other game or corrupt."""
+    """The weights file is missing, truncated, for the other game or corrupt. The board
+    drops this module after each read, so each read makes the class anew: catch
+    ValueError there (``nardy.botplay`` does)."""
 
 
 _HEADER = const(16)
