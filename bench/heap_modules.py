@@ -32,10 +32,10 @@ sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 # on in the game's variant), and what boot and the commands import and drop.
 RESIDENT = ("app", "dice", "game", "hal", "hal_virtual", "journal", "longnardy",
             "notation", "oled", "protocol", "record", "rules", "scoring", "sensing",
-            "tracker", "ui", "vcommands", "xtalk", "zonefit")
+            "tracker", "ui", "vcommands", "xtalk", "zonefit", "zones")
 BOT = ("evaluate", "bot", "botplay")
 DROPPED = ("appboot", "journalboot", "pinmap", "lines", "calibration", "calibfile", "menu",
-           "movesvc", "posjson", "variants", "netfile")
+           "posjson", "variants", "netfile")
 
 _PROBE = r'''
 import gc, os, sys, micropython

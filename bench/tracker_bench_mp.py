@@ -15,9 +15,10 @@ from array import array
 sys.path.insert(0, sys.argv[1] if len(sys.argv) > 1 else "firmware")
 
 from nardy.calibration import Calibration, model_defaults  # noqa: E402
-from nardy.sensing import Layout, Sensing  # noqa: E402
+from nardy.sensing import Sensing  # noqa: E402
 from nardy.shortnardy import ShortNardy  # noqa: E402
 from nardy.tracker import Tracker  # noqa: E402
+from nardy.zones import Layout  # noqa: E402
 
 PERIOD = 20
 

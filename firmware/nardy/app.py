@@ -34,22 +34,12 @@ from micropython import const  # noqa: E402  (CPython: the shim nardy/__init__.p
 
 from nardy import __version__, code_in_flash, drop_module, protocol  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
-from nardy.journal import Journal  # noqa: E402
+from nardy.journal import Journal, file_size  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402
 
 _ERRORS_MAX = const(8192)         # bytes of errors.log before it is rotated
-
-
-def _size(path):
-    """Bytes in a file, -1 if there is none, -2 for a directory."""
-    import os
-    try:
-        st = os.stat(path)
-    except OSError:
-        return -1
-    return -2 if st[0] & 0x4000 else st[6]
 
 
 def _board_commands(board):
@@ -366,7 +356,7 @@ class App:
         becomes errors.old (the one before is dropped)."""
         path = self.dir + "/errors.log"
         try:
-            n = _size(path)
+            n = file_size(path)
             if n == -2:
                 return          # a directory in its way: USB and the OLED still say it
             if n > _ERRORS_MAX:

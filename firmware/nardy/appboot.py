@@ -14,8 +14,7 @@ import json
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, protocol
-from nardy.app import _size
-from nardy.journal import set_aside_name
+from nardy.journal import file_size, set_aside_name
 
 _SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
 _CALIB_MAX = const(32768)         # bytes: calib.json with every channel's levels is ~12 KB
@@ -37,7 +36,7 @@ def read_small(app, name, cap):
     """A small JSON file's object, or None (missing, or reported and set
     aside: too big, a directory, not UTF-8, not JSON)."""
     path = app.dir + "/" + name
-    n = _size(path)
+    n = file_size(path)
     if n == -1:
         return None
     try:
@@ -57,7 +56,7 @@ def calibration(app, pm):
     """The sensing calibration (calib.json, or the model's defaults)."""
     from nardy.calibration import load as load_calibration
     path = app.dir + "/calib.json"
-    n = _size(path)
+    n = file_size(path)
     if n == -2 or n > _CALIB_MAX:
         set_aside(app, path, "calib.json unreadable: %s" % (
             "a directory" if n == -2 else "%d bytes" % n))

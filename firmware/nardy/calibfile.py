@@ -1,12 +1,10 @@
-"""The calibration file (``calib.json``): parsing with strict validation, and the
-dict it is written from. Kept apart from ``nardy.calibration`` (imported only when a
-file is read or written) so that the boot's heap peak does not grow; the format is
-described there.
+"""The calibration file (``calib.json``): parsing with strict validation into plain
+fields, and the dict it is written from. A leaf (``nardy.calibration`` builds its
+object from the fields): kept apart from it, imported only when a file is read or
+written, so that the boot's heap peak does not grow; the format is described there.
 """
 
 import json
-
-from nardy.calibration import GAIN_MAX, GAIN_MIN, LEVELS, Calibration, model_defaults
 
 
 def _int(v, lo, hi, what):
@@ -48,21 +46,26 @@ def _channel(k, n):
     return ch
 
 
-def _set_levels(c, d, key, n):
+def _custom(d, key, n):
     """The channels with five levels of their own: ``d[key]``, {channel: levels}
     ("channels" in version 1, "custom" in version 2)."""
     chans = d.get(key, {})
     if not isinstance(chans, dict):
         raise ValueError("calibration: %s must be an object" % key)
+    out = {}
     for k, lv in chans.items():
         if not isinstance(lv, list) or len(lv) != 5:
             raise ValueError("calibration: channel %r needs 5 levels" % (k,))
-        c.set_levels(_channel(k, n), [_int(x, 0, 4095, "a level") for x in lv])
+        out[_channel(k, n)] = [_int(x, 0, 4095, "a level") for x in lv]
+    return out
 
 
-def from_dict(d, n=None, slots=5):
-    """Build a Calibration from a parsed file. Raises ValueError for anything not a
-    finite integer in range, or of the wrong shape."""
+def fields(d, n=None):
+    """The validated fields of a parsed file, for ``nardy.calibration`` to build its
+    object from: ``n``, ``hysteresis`` (None: the model's), ``custom`` ({channel: 5
+    levels}), ``dead`` (channels), and either ``default`` (version 1: the levels it
+    names, {name: counts}) or ``steps``, ``base`` and ``gain`` (version 2). Raises
+    ValueError for anything not a finite integer in range, or of the wrong shape."""
     if not isinstance(d, dict):
         raise ValueError("calibration: not a JSON object")
     v = d.get("v", 1)
@@ -72,66 +75,45 @@ def from_dict(d, n=None, slots=5):
     if "n" in d and d["n"] != n:
         raise ValueError("calibration: made for %r channels, the board has %d"
                          % (d["n"], n))
-    default = model_defaults(slots)
-    hyst = d.get("hysteresis")
-    if hyst is not None:
-        _int(hyst, 0, 1000, "hysteresis")
+    out = {"n": n, "hysteresis": d.get("hysteresis")}
+    if out["hysteresis"] is not None:
+        _int(out["hysteresis"], 0, 1000, "hysteresis")
     if v == 1:
         given = d.get("default", {})
         if not isinstance(given, dict):
             raise ValueError("calibration: default must be an object")
-        for k in LEVELS:
-            if k in given:
-                default[k] = _int(given[k], 0, 4095, k)
-        c = Calibration(n, default, hyst)
-        _set_levels(c, d, "channels", n)
+        out["default"] = {k: _int(x, 0, 4095, k) for k, x in given.items()}
+        out["custom"] = _custom(d, "channels", n)
     else:
-        st = _check_steps(d.get("steps"))
-        default["white1"] = default["baseline"] + st[0]
-        default["white2"] = default["baseline"] + st[1]
-        default["black1"] = default["baseline"] + st[2]
-        default["black2"] = default["baseline"] + st[3]
-        c = Calibration(n, default, hyst)
+        out["steps"] = _check_steps(d.get("steps"))
         base = d.get("base")
         gain = d.get("gain")
         if not isinstance(base, list) or not isinstance(gain, list) \
                 or len(base) != n or len(gain) != n:
             raise ValueError("calibration: base and gain need %d entries each" % n)
-        for ch in range(n):
-            c.set_channel(ch, _int(base[ch], 0, 4095, "a baseline"),
-                          _int(gain[ch], GAIN_MIN, GAIN_MAX, "a gain"))
-        _set_levels(c, d, "custom", n)
+        out["base"] = [_int(x, 0, 4095, "a baseline") for x in base]
+        out["gain"] = [_int(x, 0, 65535, "a gain") for x in gain]
+        out["custom"] = _custom(d, "custom", n)
     dead = d.get("dead", [])
     if not isinstance(dead, list):
         raise ValueError("calibration: dead must be a list")
-    for ch in dead:
-        c.dead.add(_channel(_int(ch, 0, n - 1, "a dead channel"), n))
-    c.measured = True
-    return c
+    out["dead"] = [_channel(_int(ch, 0, n - 1, "a dead channel"), n) for ch in dead]
+    return out
 
 
-def loads(text, n=None, slots=5):
+def loads(text, n=None):
+    """``fields`` of the file's text."""
     try:
         d = json.loads(text)
     except (ValueError, TypeError) as e:
         raise ValueError("calibration: not JSON (%s)" % e) from None
-    return from_dict(d, n, slots)
+    return fields(d, n)
 
 
-def load(path, n, slots=5, strict=False):
-    """Read the calibration file. A missing file gives the defaults; a broken one
-    raises ValueError with ``strict``, else gives the defaults with the reason in
-    ``.error`` (the board still plays; the self-test names it)."""
+def read(path):
+    """The file's text, or None when there is none."""
     try:
         with open(path) as f:
-            text = f.read()
+            return f.read()
     except OSError:
-        return Calibration(n, model_defaults(slots))
-    try:
-        return loads(text, n, slots)
-    except ValueError as e:
-        if strict:
-            raise
-        c = Calibration(n, model_defaults(slots))
-        c.error = str(e)
-        return c
+        return None

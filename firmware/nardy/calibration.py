@@ -60,7 +60,7 @@ GAIN_MAX = 3000
 # magnet.default_calibration(None, slots), worked out once: levels in LEVELS order,
 # then the hysteresis. The magnetic model stays the single source (a test checks this
 # table against it, under CPython and MicroPython); evaluating it at boot would cost
-# the ESP32 about a second and the import of nardy.magnet 8 KB of heap.
+# the ESP32 about a second and the import of nardy_host.magnet 8 KB of heap.
 _MODEL_1 = (2048, 2976, 3278, 1118, 820, 8)    # one sensor per point
 _MODEL_N = (2048, 2986, 3278, 1108, 820, 8)    # two to six
 
@@ -175,20 +175,55 @@ class Calibration:
 
 
 def from_dict(d, n=None, slots=5):
-    """Build a Calibration from a parsed file (``nardy.calibfile.from_dict``): raises
-    ValueError for anything not a finite integer in range, or of the wrong shape."""
-    from nardy.calibfile import from_dict as f
-    return f(d, n, slots)
+    """Build a Calibration from a parsed file (checked by ``nardy.calibfile.fields``):
+    raises ValueError for anything not a finite integer in range, or of the wrong
+    shape."""
+    from nardy.calibfile import fields
+    return from_fields(fields(d, n), slots)
 
 
 def loads(text, n=None, slots=5):
     from nardy.calibfile import loads as f
-    return f(text, n, slots)
+    return from_fields(f(text, n), slots)
+
+
+def from_fields(f, slots=5):
+    """A Calibration from ``nardy.calibfile.fields``' validated fields."""
+    n = f["n"]
+    default = model_defaults(slots)
+    if "default" in f:          # version 1: the levels the file names
+        for k in LEVELS:
+            if k in f["default"]:
+                default[k] = f["default"][k]
+        c = Calibration(n, default, f["hysteresis"])
+    else:
+        st = f["steps"]
+        for k, step in zip(LEVELS[1:], st):
+            default[k] = default["baseline"] + step
+        c = Calibration(n, default, f["hysteresis"])
+        base, gain = f["base"], f["gain"]
+        for ch in range(n):
+            c.set_channel(ch, base[ch], gain[ch])
+    for ch, lv in f["custom"].items():
+        c.set_levels(ch, lv)
+    c.dead.update(f["dead"])
+    c.measured = True
+    return c
 
 
 def load(path, n, slots=5, strict=False):
     """Read the calibration file. A missing file gives the defaults; a broken one
     raises ValueError with ``strict``, else gives the defaults with the reason in
     ``.error`` (the board still plays; the self-test names it)."""
-    from nardy.calibfile import load as f
-    return f(path, n, slots, strict)
+    from nardy.calibfile import read
+    text = read(path)
+    if text is None:
+        return Calibration(n, model_defaults(slots))
+    try:
+        return loads(text, n, slots)
+    except ValueError as e:
+        if strict:
+            raise
+        c = Calibration(n, model_defaults(slots))
+        c.error = str(e)
+        return c

@@ -23,19 +23,9 @@ times ``scale``: ``value(pos) / scale`` is the equity. Views the host needs (the
 pre-filter as a table, the input weights in one array) are in ``nardy_host.duel``:
 every function here is a function object on the board's heap.
 
-File format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
+The weights file's format, its constants and ``WeightsError`` are ``nardy.netfile``'s.
 
-    b"NRDW", version u8 (1 or 2), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
-    q2 u8, qlin u8, extras E u8 (0 in version 1), reserved u8,
-    crc32 u32 of everything after the header,
-    lin      int16[208]       linear pre-filter, scale 2**qlin
-    b1       int16[H]         hidden biases, scale 2**q1
-    w1       int16[208 * H]   input-major: the H weights of input i are together
-    wx       int16[E * H]     version 2: the extra inputs' weights, input-major
-    w2       int16[H]         scale 2**q2
-    b2       int32[1]         scale 2**(q1 + q2)
-
-Version 2 (long nardy only) adds E = ``EXTRAS`` = 12 inputs that are not linear in
+Version 2 (long nardy only) adds E = ``nardy.netfile.EXTRAS`` = 12 inputs that are not linear in
 the raw ones, six per side (the side to move first), computed by ``_extras`` (the
 host's vectorised twin and the full description: ``nardy_host.features``): the
 longest run of points held ahead of the opponent's rearmost checker (its prime,
@@ -54,27 +44,15 @@ try:
 except NameError:   # CPython (and MicroPython outside viper): the annotations' names
     ptr8 = ptr16 = ptr32 = None
 
-MAGIC = b"NRDW"
-VERSION = const(2)       # the newest version written; version 1 is read too
-INPUTS = const(208)
-EXTRAS = const(12)
-VARIANTS = ("long", "short")
-
-
-class WeightsError(ValueError):
-    """The weights file is missing, truncated, for the other game or corrupt."""
-
-
 class Net:
     """Weights for one game, read from ``path`` (or a binary stream) into arrays
     allocated once; evaluations then allocate nothing but small ints.
 
-    ``variant`` is "long" or "short": a file for the other game is refused.
+    ``variant`` is "long" or "short": a file for the other game is refused
+    (``nardy.netfile.WeightsError``).
     """
 
     def __init__(self, path, variant):
-        if variant not in VARIANTS:
-            raise WeightsError("unknown variant %r" % (variant,))
         self.variant = variant
         # The file's reader (nardy.netfile) runs once per game: it leaves the heap
         # after, as the board has no room to keep it beside a game.
@@ -97,7 +75,7 @@ class Net:
         if self.extras:
             ex = self.ex
             _extras(board, me, op, ex)
-            _xpiece(self.wx, acc, self.hidden, ex, EXTRAS)
+            _xpiece(self.wx, acc, self.hidden, ex, self.extras)
         _acc(self.b1, acc, self.hidden, 0)
         out = self.b2
         for j in range(self.hidden):

@@ -17,11 +17,10 @@ import framebuf
 from micropython import const
 
 from nardy import hal
-from nardy.lines import TOO_LONG
-from nardy.protocol import MAX_LINE, parse_sense
+from nardy.lines import MAX_LINE, TOO_LONG
 
 # The line buffer: a sense line (128 readings) fits in it; a longer line, up to
-# protocol.MAX_LINE, is gathered apart (rare: the host's commands are short).
+# lines.MAX_LINE, is gathered apart (rare: the host's commands are short).
 _LINE_BUF = const(1024)
 
 
@@ -41,6 +40,76 @@ def write_hex_event(head, buf):
     for i in range(0, len(buf), 64):
         out.write(binascii.hexlify(buf[i:i + 64]))
     out.write(b'"}\n')
+
+
+_SENSE_HEAD = const(b'{"cmd": "sense", "raw": [')
+_MS = const(b', "ms": ')
+
+
+def parse_sense(buf, a, b, out):
+    """The readings of a ``sense`` line (docs/PROTOCOL.md) in ``buf[a:b]``, written the way the host
+    tools write it (``_SENSE_HEAD``, integers, ``], "ms": N}``), straight into the
+    array ``out``; returns ``ms``, or None for any other shape (the line is then
+    parsed as JSON, with its errors). ``out`` may be written to even then.
+
+    The virtual board gets 50 of these a second: as JSON each would be a
+    128-element list (1 KB in one piece on a 64-bit heap). Here nothing is
+    allocated, which keeps a 56 KB heap from fragmenting.
+
+    >>> from array import array
+    >>> a = array("H", [0, 0])
+    >>> ln = b'{"cmd": "sense", "raw": [12, 4095], "ms": 40}'
+    >>> parse_sense(ln, 0, len(ln), a), list(a)
+    (40, [12, 4095])
+    >>> ln = b'{"cmd": "sense", "raw": [12, -1], "ms": 40}'
+    >>> parse_sense(ln, 0, len(ln), a) is None
+    True
+    """
+    i = a
+    for c in _SENSE_HEAD:
+        if i >= b or buf[i] != c:
+            return None
+        i += 1
+    size = len(out)
+    k = 0
+    v = -1
+    while i < b:
+        c = buf[i]
+        i += 1
+        if 48 <= c <= 57:
+            v = (0 if v < 0 else v * 10) + c - 48
+            if v > 4095:
+                return None
+        elif c == 44 or c == 93:          # , ]
+            if v < 0 or k >= size:
+                return None
+            out[k] = v
+            k += 1
+            v = -1
+            if c == 93:
+                break
+        elif c != 32:
+            return None
+    if k != size:
+        return None
+    for c in _MS:
+        if i >= b or buf[i] != c:
+            return None
+        i += 1
+    ms = -1
+    while i < b and 48 <= buf[i] <= 57:
+        ms = (0 if ms < 0 else ms * 10) + buf[i] - 48
+        i += 1
+        if ms > 600000:
+            return None
+    while i < b and buf[i] == 32:
+        i += 1
+    if ms < 0 or i >= b or buf[i] != 125:      # }
+        return None
+    i += 1
+    while i < b and buf[i] in (32, 13):
+        i += 1
+    return ms if i == b else None
 
 
 class Display(framebuf.FrameBuffer):

@@ -53,6 +53,15 @@ def _stat(path):
         return None
 
 
+def file_size(path):
+    """Bytes in a file, -1 if there is none, -2 for a directory (the app's error log,
+    its boot-time files)."""
+    st = _stat(path)
+    if st is None:
+        return -1
+    return -2 if st[0] & 0x4000 else st[6]
+
+
 def _names(path):
     """The names in a directory one at a time (MicroPython's ilistdir does not build
     a list of 1,000 names on the heap)."""

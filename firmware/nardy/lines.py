@@ -13,6 +13,7 @@ Pure: the stream and the poll are injected (tests use a fake that delivers rando
 chunks).
 """
 
+MAX_LINE = 4096      # the longest protocol line, both ways (docs/PROTOCOL.md)
 TOO_LONG = b"\x00too long"   # a marker no JSON line can equal (a NUL is not JSON)
 
 
@@ -20,7 +21,7 @@ class LineReader:
     """``stream``: ``readinto(buf)`` (reads at most len(buf) bytes, here one);
     ``ready()``: true when a byte can be read without waiting."""
 
-    def __init__(self, stream, ready, max_line=4096):
+    def __init__(self, stream, ready, max_line=MAX_LINE):
         self.stream = stream
         self.ready = ready
         self.buf = bytearray(max_line)

@@ -1,10 +1,24 @@
-"""The weights file (format in ``nardy.evaluate``): read into a ``Net`` once per game,
+"""The weights file: its format, read into a ``nardy.evaluate.Net`` once per game,
 checked (magic, version, game, sizes, CRC-32). Pure. A module of its own because the
 board drops it after the read (``nardy.drop_module``): its functions would otherwise
 stay on the heap through the game for nothing.
 
 Where the file lies in memory-mapped flash (a ROMFS), the big arrays are used in
 place: only the header and the few small arrays are copied.
+
+The format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
+
+    b"NRDW", version u8 (1 or 2), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
+    q2 u8, qlin u8, extras E u8 (0 in version 1, ``EXTRAS`` in 2), reserved u8,
+    crc32 u32 of everything after the header,
+    lin      int16[208]       linear pre-filter, scale 2**qlin
+    b1       int16[H]         hidden biases, scale 2**q1
+    w1       int16[208 * H]   input-major: the H weights of input i are together
+    wx       int16[E * H]     version 2: the extra inputs' weights, input-major
+    w2       int16[H]         scale 2**q2
+    b2       int32[1]         scale 2**(q1 + q2)
+
+The evaluator's inputs (what the 208 and the E are) are described in ``nardy.evaluate``.
 """
 
 import array
@@ -12,7 +26,18 @@ import binascii
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.evaluate import EXTRAS, INPUTS, MAGIC, VARIANTS, VERSION, WeightsError
+MAGIC = b"NRDW"
+VERSION = const(2)       # the newest version written; version 1 is read too
+INPUTS = const(208)      # the evaluator's raw inputs: 2 sides x 26 path points x 4
+EXTRAS = const(12)       # version 2's extra inputs (nardy.evaluate._extras)
+VARIANTS = ("long", "short")     # the header's variant byte: its index here
+
+
+class WeightsError(ValueError):
+    """The weights file is missing, truncated, for the other game or corrupt. The board
+    drops this module after each read, so each read makes the class anew: catch
+    ValueError there (``nardy.botplay`` does)."""
+
 
 _HEADER = const(16)
 _SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
@@ -21,6 +46,8 @@ _SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points
 def load(net, path):
     """Fill ``net`` (its ``variant`` set) from ``path``, a file name or a binary
     stream. WeightsError for a file that is missing or not right."""
+    if net.variant not in VARIANTS:
+        raise WeightsError("unknown variant %r" % (net.variant,))
     if not isinstance(path, str):
         _load(net, path)
         return

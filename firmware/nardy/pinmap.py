@@ -30,7 +30,7 @@ from array import array
 from micropython import const
 
 from nardy import drop_module
-from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy.zones import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 
 NONE = const(0xFFFF)   # a multiplexer input that reads nothing
 

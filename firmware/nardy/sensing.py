@@ -1,7 +1,7 @@
 """Sensing: raw hall readings in, a per-point observation out.
 
 Pure logic. The HAL fills an array of raw ADC counts (0..4095), one per channel in
-the logical order of ``Layout`` below, and calls ``Sensing.scan(raw, now_ms)``.
+the logical order of ``nardy.zones.Layout``, and calls ``Sensing.scan(raw, now_ms)``.
 Nothing here touches hardware or allocates in steady state: every buffer is made in
 ``__init__`` and the scan loop only indexes arrays.
 
@@ -19,33 +19,25 @@ Conservation (15 per colour on points, bar and trays) turns one open zone per co
 into a count: the tracker's (``nardy.zonefit``, ``observed_position``), with the legal
 moves.
 
-Zones: 1..24 = P1..P24, ``ZONE_BAR`` = 25, ``ZONE_OFF_W`` = 26, ``ZONE_OFF_B`` = 27
-(index 0 is unused so that a zone number is the physical point number).
+Zones, class codes and the channel order are the board's terms, ``nardy.zones``.
 """
 
 from array import array
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-ZONE_BAR = const(25)
-ZONE_OFF_W = const(26)
-ZONE_OFF_B = const(27)
-NZONES = const(28)
-
-# Class codes kept per channel (one byte each). Ordered like the readings so that a
-# class is found by comparing against increasing thresholds.
-C_BLACK2 = const(0)
-C_BLACK1 = const(1)
-C_EMPTY = const(2)
-C_WHITE1 = const(3)
-C_WHITE2 = const(4)
-C_UNKNOWN = const(5)
-
-# open_ bits per zone: some slot reads "two or more" of that colour; BLIND: a slot
-# of the zone is unknown (dead or stuck channel), so it may hide any checkers.
-OPEN_W = const(1)
-OPEN_B = const(2)
-BLIND = const(4)
+# nardy.zones' terms, folded into the code (the scan's inner loops would look each
+# name up in a dict else); tests/firmware/test_zones.py checks them against nardy.zones
+_NZONES = const(28)
+_C_BLACK2 = const(0)
+_C_BLACK1 = const(1)
+_C_EMPTY = const(2)
+_C_WHITE1 = const(3)
+_C_WHITE2 = const(4)
+_C_UNKNOWN = const(5)
+_OPEN_W = const(1)
+_OPEN_B = const(2)
+_BLIND = const(4)
 
 # ticks_ms() wraps at 2**30 on the ESP32; differences are taken modulo that so a wrap
 # in the middle of a debounce does not freeze a channel.
@@ -54,48 +46,6 @@ _RAIL_LO = const(16)
 _RAIL_HI = const(4079)
 _LO_INF = const(-32768)
 _HI_INF = const(32767)
-
-
-
-class Layout:
-    """Channel order: P1 slot 1..S, P2 slot 1..S, ..., P24, then the bar, then
-    white's tray, then black's tray. Slot 1 is at the board edge. The HAL (pin map)
-    owns the mapping from multiplexer inputs to this order."""
-
-    def __init__(self, slots=5, bar=4, tray=2):
-        if not 1 <= slots <= 6:
-            raise ValueError("slots per point must be 1..6")
-        self.slots = slots
-        self.bar = bar
-        self.tray = tray
-        self.n = 24 * slots + bar + 2 * tray
-        self.start = array("H", [0] * (NZONES + 1))
-        for z in range(1, 25):
-            self.start[z] = (z - 1) * slots
-        self.start[ZONE_BAR] = 24 * slots
-        self.start[ZONE_OFF_W] = 24 * slots + bar
-        self.start[ZONE_OFF_B] = 24 * slots + bar + tray
-        self.start[NZONES] = self.n
-        self.zone = bytearray(self.n)
-        # How many checkers of one colour the slots of a zone can count: a slot tells
-        # 0, 1 and "2 or more". Half of the bar belongs to each colour (hit checkers
-        # are put on the half nearer their owner's side).
-        self.cap = bytearray(NZONES)
-        for z in range(1, 25):
-            self.cap[z] = 2 * slots
-        self.cap[ZONE_BAR] = max(1, bar)
-        self.cap[ZONE_OFF_W] = 2 * tray
-        self.cap[ZONE_OFF_B] = 2 * tray
-        for z in range(1, NZONES):
-            for ch in range(self.start[z], self.start[z + 1]):
-                self.zone[ch] = z
-
-    def channel(self, zone, slot):
-        """Channel index of ``slot`` (1-based) of ``zone``."""
-        return self.start[zone] + slot - 1
-
-    def size(self, zone):
-        return self.start[zone + 1] - self.start[zone]
 
 
 class Sensing:
@@ -126,7 +76,7 @@ class Sensing:
         if stuck_scans:
             self._last = array("h", [0] * n)
             self._same = array("H", [0] * n)
-        self._zdirty = bytearray(NZONES)
+        self._zdirty = bytearray(_NZONES)
         # Crosstalk compensation: each point channel's reading is corrected by what
         # its neighbours' debounced classes put on it (recomputed only when a
         # neighbour's class changes).
@@ -146,9 +96,9 @@ class Sensing:
         if crosstalk:
             from nardy.xtalk import neighbour_changed
             self._xtc = neighbour_changed
-        self.vis_w = bytearray(NZONES)
-        self.vis_b = bytearray(NZONES)
-        self.open_ = bytearray(NZONES)
+        self.vis_w = bytearray(_NZONES)
+        self.vis_b = bytearray(_NZONES)
+        self.open_ = bytearray(_NZONES)
         self.raw = None         # the last scan's raw readings (not copied)
         self.seq = 0            # bumps whenever the observation changes
         self.pending = 0        # channels whose latest class is not debounced yet
@@ -173,21 +123,16 @@ class Sensing:
         self._early_ch = -1
         for i in range(self.n):
             self._xt[i] = 0
-            self._pend[i] = C_UNKNOWN
-            self._stab[i] = C_UNKNOWN
+            self._pend[i] = _C_UNKNOWN
+            self._stab[i] = _C_UNKNOWN
             self._lo[i] = _HI_INF     # empty band: the first reading reclassifies
             self._hi[i] = _LO_INF
         if self._same is not None:
             for i in range(self.n):
                 self._same[i] = 0
-        for z in range(NZONES):
+        for z in range(_NZONES):
             self._zdirty[z] = 1
         self._aggregate()
-
-    def mark_dead(self, ch, dead=True):
-        self._dead[ch] = 1 if dead else 0
-        self._lo[ch] = _HI_INF
-        self._hi[ch] = _LO_INF
 
     def scan(self, raw, now):
         """Process one full scan; returns how many zones changed (0 when still)."""
@@ -223,9 +168,9 @@ class Sensing:
                             # (lo = hi = r keeps the band check below from firing).
                             if pend[i] == stab[i]:
                                 self.pending += 1
-                            elif stab[i] == C_UNKNOWN:
+                            elif stab[i] == _C_UNKNOWN:
                                 self.pending -= 1
-                            pend[i] = C_UNKNOWN
+                            pend[i] = _C_UNKNOWN
                             since[i] = now
                             lo[i] = r
                             hi[i] = r
@@ -240,23 +185,23 @@ class Sensing:
             if r < lo[i] or r > hi[i]:
                 k = 4 * i
                 if self._dead[i] or r <= _RAIL_LO or r >= _RAIL_HI:
-                    c = C_UNKNOWN
+                    c = _C_UNKNOWN
                     lo[i] = r
                     hi[i] = r
                 else:
                     if r < t[k + 2]:
                         if r >= t[k + 1]:
-                            c = C_EMPTY
+                            c = _C_EMPTY
                         elif r >= t[k]:
-                            c = C_BLACK1
+                            c = _C_BLACK1
                         else:
-                            c = C_BLACK2
+                            c = _C_BLACK2
                     elif r < t[k + 3]:
-                        c = C_WHITE1
+                        c = _C_WHITE1
                     else:
-                        c = C_WHITE2
+                        c = _C_WHITE2
                     lo[i] = t[k + c - 1] - h if c else _LO_INF
-                    hi[i] = t[k + c] + h if c < C_WHITE2 else _HI_INF
+                    hi[i] = t[k + c] + h if c < _C_WHITE2 else _HI_INF
                 if c != pend[i]:
                     if pend[i] == stab[i]:
                         self.pending += 1
@@ -302,7 +247,7 @@ class Sensing:
         stab = self._stab
         zd = self._zdirty
         nz = 0
-        for z in range(1, NZONES):
+        for z in range(1, _NZONES):
             if not zd[z]:
                 continue
             zd[z] = 0
@@ -311,18 +256,18 @@ class Sensing:
             o = 0
             for ch in range(st[z], st[z + 1]):
                 c = stab[ch]
-                if c == C_EMPTY:
+                if c == _C_EMPTY:
                     continue
-                if c >= C_UNKNOWN:
-                    o |= BLIND
-                elif c > C_EMPTY:
-                    w += c - C_EMPTY
-                    if c == C_WHITE2:
-                        o |= OPEN_W
+                if c >= _C_UNKNOWN:
+                    o |= _BLIND
+                elif c > _C_EMPTY:
+                    w += c - _C_EMPTY
+                    if c == _C_WHITE2:
+                        o |= _OPEN_W
                 else:
-                    b += C_EMPTY - c
-                    if c == C_BLACK2:
-                        o |= OPEN_B
+                    b += _C_EMPTY - c
+                    if c == _C_BLACK2:
+                        o |= _OPEN_B
             if w != self.vis_w[z] or b != self.vis_b[z] or o != self.open_[z]:
                 self.vis_w[z] = w
                 self.vis_b[z] = b
@@ -346,7 +291,7 @@ class Sensing:
     def slot_class(self, ch):
         """Debounced class of one channel: -2..2 (black2..white2), None if unknown."""
         c = self._stab[ch]
-        return None if c >= C_UNKNOWN else c - C_EMPTY
+        return None if c >= _C_UNKNOWN else c - _C_EMPTY
 
 
 def _early(s, i, c, st):
@@ -354,10 +299,10 @@ def _early(s, i, c, st):
     checker fewer of the same colour is an early lift; another change of that
     channel ends it. (A module function: one more method would grow the class's
     dict from 11 to 17 slots.)"""
-    if C_EMPTY <= c < st <= C_WHITE2 or st < c <= C_EMPTY:
+    if _C_EMPTY <= c < st <= _C_WHITE2 or st < c <= _C_EMPTY:
         s._early_ch = i
         s.early_zone = s.layout.zone[i]
-        s.early_col = 0 if st > C_EMPTY else 1
+        s.early_col = 0 if st > _C_EMPTY else 1
     elif i == s._early_ch:
         s.early_zone = 0
         s._early_ch = -1

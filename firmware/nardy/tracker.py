@@ -28,8 +28,8 @@ hides lifts, which the legal moves and the end of the turn then resolve.
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
+from nardy.zones import BLIND, NZONES
 
 IDLE = const(0)
 LIFTED = const(1)

@@ -8,9 +8,9 @@ bytearray of 3 bytes per LED in the chain order of the pin map.
 """
 
 from nardy.game import MOVE, OPENING, ROLL
-from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W
+from nardy.zones import ZONE_OFF_B, ZONE_OFF_W
 
-# 25 is nardy.sensing.ZONE_BAR and "hit" nardy.game.HIT (tests/firmware/test_game.py
+# 25 is nardy.zones.ZONE_BAR and "hit" nardy.game.HIT (tests/firmware/test_game.py
 # checks it): each name imported would take a slot in this module's dict, which is at
 # the size the heap allows
 

@@ -9,7 +9,7 @@ A module of its own so that the boot compiles it after the app's big modules.
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.sensing import C_BLACK1, C_EMPTY, C_UNKNOWN, C_WHITE1, C_WHITE2
+from nardy.zones import C_BLACK1, C_EMPTY, C_UNKNOWN, C_WHITE1, C_WHITE2
 
 _LO_INF = const(-32768)
 _HI_INF = const(32767)

@@ -9,7 +9,7 @@ seen: "in the hand", capped by what a zone can show), what vanished in the lates
 change, and the position a board shows when the counts are certain enough. Every
 buffer is allocated once here; ``fit`` runs for every node of the tracker's search.
 
-Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
+Zones are the board's terms, ``nardy.zones``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. An observation is anything with ``vis_w``, ``vis_b`` and ``open_`` arrays
 indexed by zone (``Sensing``, or a test's stand-in).
 
@@ -31,7 +31,7 @@ from array import array
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, CHECKERS, WHITE
-from nardy.sensing import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+from nardy.zones import BLIND, NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
 
 NOPATH = const(255)     # a zone that is no path point of that colour (the other tray)
 

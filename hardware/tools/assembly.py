@@ -1,6 +1,6 @@
 """The physical model of the whole assembly: one value for every dimension.
 
-The magnetic model (firmware/nardy/magnet.py) owns the playing field (points, slots,
+The magnetic model (host_tools/nardy_host/magnet.py) owns the playing field (points, slots,
 bar, middle gap, trays) and the hall element's depth under the surface; everything
 below the surface is here: the wooden board, the stack-up under it, where each
 circuit board lies and which face is up, how tall each part is, the holes in the top
@@ -21,10 +21,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-if os.path.join(ROOT, "firmware") not in sys.path:
-    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+for _d in ("firmware", "host_tools"):      # nardy (the engine), nardy_host (the model)
+    if os.path.join(ROOT, _d) not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, _d))
 
-from nardy import magnet  # noqa: E402
+from nardy_host import magnet  # noqa: E402
 
 MODEL = magnet.MagnetModel()
 FIELD_W, FIELD_H = MODEL.field_size_mm()  # bar included, trays excluded

@@ -127,7 +127,7 @@ def mechanical_svg(model=None):
         model = magnet.MagnetModel()
     k = MECH_K  # px per mm
     s = Svg(1100, 900)
-    s.text(20, 25, "Sensor strips and magnets (generated from firmware/nardy/magnet.py)",
+    s.text(20, 25, "Sensor strips and magnets (generated from host_tools/nardy_host/magnet.py)",
            size=13, weight="bold")
     # Top view: bottom-right quarter P6..P1, the bar's lower half and white's tray.
     w, hh = model.field_size_mm()

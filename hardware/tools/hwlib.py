@@ -1,7 +1,7 @@
 """Shared by the hardware generators and tests: pin maps, BOM, power budget, tables.
 
 Everything a maker reads in hardware/ that has a number in it comes from here, from
-the pin maps in firmware/pinmap/ and from the magnetic model in firmware/nardy/magnet.py,
+the pin maps in firmware/pinmap/ and from the magnetic model in host_tools/nardy_host/magnet.py,
 so a test can regenerate it and compare.
 """
 
@@ -17,10 +17,11 @@ ROOT = os.path.dirname(HW)
 PINMAP_DIR = os.path.join(ROOT, "firmware", "pinmap")
 PINMAPS = ("esp32s3", "esp32")
 
-if os.path.join(ROOT, "firmware") not in sys.path:
-    sys.path.insert(0, os.path.join(ROOT, "firmware"))
+for _d in ("firmware", "host_tools"):      # nardy (the engine), nardy_host (the model)
+    if os.path.join(ROOT, _d) not in sys.path:
+        sys.path.insert(0, os.path.join(ROOT, _d))
 
-from nardy import magnet  # noqa: E402  (path set just above)
+from nardy_host import magnet  # noqa: E402  (path set just above)
 
 BOARD_CHECKER_DIAMETERS = (30, 33, 36, 40)
 

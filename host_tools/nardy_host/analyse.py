@@ -37,7 +37,8 @@ def _variant(header):
 def rater(v, weights=None):
     """A function (pos, dice) -> [(equity for the mover, steps, result)], best first."""
     if v.name == "long":
-        from nardy.evaluate import Net, WeightsError
+        from nardy.evaluate import Net
+        from nardy.netfile import WeightsError
         from nardy_host.duel import weights_path
         try:
             net = Net(weights or weights_path("long"), "long")

@@ -1,7 +1,7 @@
 """Monte Carlo of board builds: how many boards, built and calibrated, classify every
 slot right.
 
-Each build draws its sensors and its 30 checkers from ``nardy.magnet.SPREAD``
+Each build draws its sensors and its 30 checkers from ``nardy_host.magnet.SPREAD``
 (``physical.Build``), is calibrated by the board's own guided procedure run on the
 emulation (``physical.calibrate``: the empty board, a white checker on every slot,
 every checker on the reference slot), and is then checked:
@@ -30,11 +30,12 @@ import time
 from array import array
 
 from nardy.longnardy import LongNardy
-from nardy.magnet import MagnetModel, internal_adc_model, spread
 from nardy.rules import BLACK, WHITE
 from nardy.scoring import game_result
-from nardy.sensing import NZONES, Layout, Sensing
+from nardy.sensing import Sensing
 from nardy.shortnardy import ShortNardy
+from nardy.zones import NZONES, Layout
+from nardy_host.magnet import MagnetModel, internal_adc_model, spread
 from nardy_host.physical import Build, PhysBoard, calibrate
 
 

@@ -34,7 +34,7 @@ import subprocess
 import sys
 
 from nardy.calibproc import report_lines
-from nardy.sensing import Layout
+from nardy.zones import Layout
 from nardy_host import boardexec
 from nardy_host.errors import UserError
 
@@ -68,7 +68,7 @@ def register(sub):
 def emulated(seed=1, noise=8.0, faults=(), checkers=15, slots=5):
     """Calibrate a board of the parts' spread on the emulation: (Calibration, faults,
     hint)."""
-    from nardy.magnet import MagnetModel
+    from nardy_host.magnet import MagnetModel
     from nardy_host.physical import Build, PhysBoard, calibrate
     rng = random.Random(seed)
     lay = Layout(slots)

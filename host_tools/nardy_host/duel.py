@@ -81,7 +81,8 @@ def make_player(name, v, rng, weights=None):
             return rng.choice([t for t, p in zip(turns, pips) if p == low])
         return greedy
     if name in NETS:
-        from nardy.evaluate import Net, WeightsError
+        from nardy.evaluate import Net
+        from nardy.netfile import WeightsError
         try:
             net = Net(weights or weights_path(v.name), v.name)
         except WeightsError as e:

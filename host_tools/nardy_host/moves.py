@@ -1,13 +1,14 @@
 """``nardy moves``: the rules engine's legal turns, in CPython or in real MicroPython."""
 
 import json
+import os
 import subprocess
 import sys
 
-from nardy import movesvc
 from nardy.notation import format_turn, parse_position_id, position_id
 from nardy.posjson import from_json, to_json
 from nardy.variants import find_variant
+from nardy_host import movesvc
 from nardy_host.errors import UserError
 from nardy_host.mpunix import firmware_dir, micropython
 
@@ -34,8 +35,10 @@ def register(sub):
 
 
 def micropython_cmd(heap="112wK"):
-    code = "import sys; sys.path.insert(0, %r); from nardy.movesvc import main; main()" % (
-        firmware_dir())
+    # the service is host code on the firmware's engine: both directories on the path
+    code = ("import sys; sys.path.insert(0, %r); sys.path.insert(0, %r); "
+            "from nardy_host.movesvc import main; main()") % (
+        firmware_dir(), os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return [micropython(), "-X", "heapsize=" + heap, "-c", code]
 
 

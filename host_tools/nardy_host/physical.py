@@ -2,7 +2,7 @@
 
 ``PhysBoard`` keeps where every checker physically lies (zone, slot, stacking level)
 and renders the 128 raw ADC readings through the magnetic model of
-``nardy.magnet`` (field of each disc magnet at each sensor, crosstalk from every
+``nardy_host.magnet`` (field of each disc magnet at each sensor, crosstalk from every
 slot around, sensor offsets, ADC noise, dead or stuck channels). ``Hands`` turns a
 logical step into what a player's hands do over time: lift the outermost checker,
 carry or slide it, put it at the end of the row or on top, fast moves between two
@@ -18,10 +18,11 @@ import random
 from operator import add as _add
 
 from nardy.calibration import Calibration, model_defaults
-from nardy.magnet import MagnetModel, spread
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout, Sensing
+from nardy.sensing import Sensing
 from nardy.tracker import Tracker
+from nardy.zones import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy_host.magnet import MagnetModel, spread
 
 # Where a hand puts a checker around its slot centre (mm): a disc of 2 mm radius
 # (magnet.SPREAD "placement"; the sensor's own placement error, +-0.5 mm, is folded in).

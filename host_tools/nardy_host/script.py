@@ -28,7 +28,7 @@ from nardy_host.session import ZONE_WORDS, LinkError, Session, VirtualLink, pars
 
 _CHOICE_WAIT_S = 60    # s: the longest a board may take to choose its turn, loaded
 
-# A script line: a ``send`` carries one protocol line (at most protocol.MAX_LINE
+# A script line: a ``send`` carries one protocol line (at most lines.MAX_LINE
 # bytes) and its word; nothing else comes near. Longer lines are refused unread.
 MAX_LINE = 4200
 

@@ -10,7 +10,7 @@ mover takes it back and plays a legal turn. ``--knock`` knocks a checker off a s
 now and then (put back after a while: out of sync meanwhile is expected, not counted);
 ``--faults`` makes channels dead or stuck (weaker guarantees, see
 docs/sensing-and-tracking.md). ``--builds N`` plays on N boards built with the
-spread of real parts (``nardy.magnet.SPREAD``: sensors, magnets, checkers, hands),
+spread of real parts (``nardy_host.magnet.SPREAD``: sensors, magnets, checkers, hands),
 each calibrated once by the board's own guided procedure run on the emulation;
 ``--games`` games are played on each. ``--log DIR`` writes one journal per game in the
 board's format (``nardy.record``).
@@ -398,8 +398,8 @@ def make_build(seed, b, slots, noise, stats, adc="mcp3208"):
     guided procedure on the emulation; a calibration that names a fault fails. With
     ``adc="internal"`` (the fallback build) the sensor rail then drifts from its level
     at calibration (``supply_drift``) for all the games on that board."""
-    from nardy.magnet import MagnetModel, internal_adc_model
-    from nardy.sensing import Layout
+    from nardy.zones import Layout
+    from nardy_host.magnet import MagnetModel, internal_adc_model
     from nardy_host.physical import Build, PhysBoard, calibrate
     rng = random.Random(seed * 7777 + b)
     lay = Layout(slots)

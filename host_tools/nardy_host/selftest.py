@@ -44,10 +44,10 @@ def parse_inject(items, n):
 def sense_lines(n, faults, scans=None, seed=1):
     """The emulated empty board's readings, one ``sense`` line per scan, with the
     injected faults."""
-    from nardy.magnet import MagnetModel
     from nardy.rules import WHITE
     from nardy.selftest import SCANS
-    from nardy.sensing import Layout
+    from nardy.zones import Layout
+    from nardy_host.magnet import MagnetModel
     from nardy_host.physical import PhysBoard
     if scans is None:
         scans = SCANS + 6          # a few to spare

@@ -22,14 +22,14 @@ import subprocess
 import threading
 import time
 
-from nardy.magnet import MagnetModel
 from nardy.notation import parse_position_id
 from nardy.pinmap import load as load_pinmap
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy.variants import find_variant
 from nardy.zonefit import zone_table
+from nardy.zones import NZONES, ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy_host.errors import LinkError  # noqa: F401 (session.LinkError: re-exported)
+from nardy_host.magnet import MagnetModel
 from nardy_host.mpunix import pinmap_path, virtual_board_cmd
 from nardy_host.physical import PhysBoard
 

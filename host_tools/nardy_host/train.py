@@ -30,8 +30,8 @@ import zlib
 
 import numpy as np
 
-from nardy.evaluate import INPUTS, MAGIC, VARIANTS, VERSION
 from nardy.longnardy import LongNardy
+from nardy.netfile import INPUTS, MAGIC, VARIANTS, VERSION
 from nardy.shortnardy import ShortNardy
 from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
 from nardy_host.tdplay import roll as _roll

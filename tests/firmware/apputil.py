@@ -5,8 +5,8 @@ import os
 from fwutil import Rand  # noqa: F401  (re-exported for the app tests)
 
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import NZONES, OPEN_B, OPEN_W
 from nardy.zonefit import zone_counts
+from nardy.zones import NZONES, OPEN_B, OPEN_W
 
 # Nominal counts of a slot: empty, one and two white, one and two black (the magnetic
 # model's levels, hardware/README.md: MagnetModel().counts(stack_field_mT(h))).

@@ -1,8 +1,8 @@
 """An ideal observation for tracker tests: what the sensing layer reports for a
 position (counts per zone, capped at what the slots can tell), without sensors."""
 
-from nardy.sensing import BLIND, NZONES
 from nardy.zonefit import zone_counts, zone_of  # noqa: F401 (the tests import it from here)
+from nardy.zones import BLIND, NZONES
 
 
 class Obs:

@@ -10,7 +10,7 @@ from apputil import Obs, Rand, rmtree, tmpdir
 from nardy.dice import Dice
 from nardy.game import Game
 from nardy.journal import Journal
-from nardy.sensing import Layout
+from nardy.zones import Layout
 
 LAYOUT = Layout(5)
 

@@ -10,8 +10,9 @@ import struct
 from fwutil import build
 
 from nardy.bot import Bot
-from nardy.evaluate import INPUTS, MAGIC, Net, WeightsError, _quick
+from nardy.evaluate import Net, _quick
 from nardy.longnardy import LongNardy
+from nardy.netfile import INPUTS, MAGIC
 from nardy.rules import WHITE, _steps_of
 from nardy.shortnardy import ShortNardy
 
@@ -125,10 +126,17 @@ def test_committed_weights_load():
         assert -3.0 <= net.value(pos) / net.scale <= 3.0
 
 
+def _weights_error(e):
+    """A ``nardy.netfile.WeightsError``: by name, as MicroPython drops the module after
+    each read, so each load makes the class anew (the board catches ValueError)."""
+    return isinstance(e, ValueError) and type(e).__name__ == "WeightsError"
+
+
 def _refused(data, variant, words):
     try:
         Net(_write(data), variant)
-    except WeightsError as e:
+    except ValueError as e:
+        assert _weights_error(e), e
         msg = str(e)
         for w in words:
             assert w in msg, msg
@@ -141,6 +149,7 @@ def test_bad_weights_files():
     _refused(b"XXXX" + data[4:], "long", ("magic",))
     _refused(data[:100], "long", ("truncated",))
     _refused(data, "short", ("not for short",))
+    _refused(data, "chess", ("unknown variant",))
     _refused(data + b"\0", "long", ("longer",))
     bad = bytearray(data)
     bad[200] ^= 1
@@ -151,8 +160,8 @@ def test_bad_weights_files():
     try:
         Net("/nonexistent/weights.bin", "long")
         raise AssertionError("opened a missing file")
-    except WeightsError as e:
-        assert "cannot open" in str(e)
+    except ValueError as e:
+        assert _weights_error(e) and "cannot open" in str(e)
 
 
 def test_choice_is_legal_and_the_nets_best():
@@ -194,10 +203,33 @@ def test_no_allocation_growth_over_a_game():
         steps, pos = bot.choose(pos, dice)
         if pos.board[25] == 15 or pos.board[51] == 15:
             break
-        gc.collect()
-        seen.append(gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0)
+        seen.append(_live())
     # after the first turns the live heap stays flat: nothing accumulates per turn
-    assert max(seen[5:]) - min(seen[5:]) < 4096, seen
+    assert len(seen) > 10 and max(seen[5:]) - min(seen[5:]) < _LIVE_SLACK, seen
+
+
+def _live():
+    """What the heap holds after a collection: bytes under MicroPython; under CPython
+    (no gc.mem_alloc) the number of objects the collector tracks, which grows as
+    surely when something accumulates."""
+    gc.collect()
+    if hasattr(gc, "mem_alloc"):
+        return gc.mem_alloc()
+    return len(gc.get_objects())
+
+
+# bytes (MicroPython) or tracked objects (CPython) the live heap may wander by
+_LIVE_SLACK = 4096 if hasattr(gc, "mem_alloc") else 64
+
+
+def test_the_live_heap_measure_sees_an_accumulation():
+    # the check above can fail: a list kept growing by a few objects a turn shows
+    kept = []
+    seen = []
+    for _ in range(30):
+        kept.append([[bytearray(200)] for _k in range(8)])
+        seen.append(_live())
+    assert max(seen[5:]) - min(seen[5:]) >= _LIVE_SLACK, seen
 
 
 def _reference_choice(v, net, pos, dice, keep):

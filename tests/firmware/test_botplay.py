@@ -13,9 +13,9 @@ from nardy.journal import Journal
 from nardy.menu import Menu, defaults
 from nardy.notation import parse_position_id
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import ZONE_OFF_B
 from nardy.ui import led_frame
 from nardy.variants import find_variant as variant_for
+from nardy.zones import ZONE_OFF_B
 
 
 class Board(GameBoard):

@@ -111,3 +111,23 @@ def test_load_falls_back_and_says_why_unless_strict():
     import os
     os.remove(path)
     assert load(path, 128).error is None     # missing: the defaults, no complaint
+
+
+def test_the_file_gives_plain_validated_fields():
+    # issue 24: nardy.calibfile knows no Calibration (no circle with nardy.calibration):
+    # it checks the file and hands over plain fields, which calibration builds from
+    from nardy import calibfile
+    f = calibfile.fields(_cal().to_dict())
+    assert f["n"] == 128 and f["base"][3] == 2100 and f["gain"][4] == 900
+    assert f["dead"] == [9] and f["custom"] == {} and "default" not in f
+    assert calibration.from_fields(f).levels(3) == _cal().levels(3)
+    v1 = calibfile.fields({"v": 1, "n": 4, "default": {"baseline": 2000},
+                           "channels": {"2": [2000, 2900, 3200, 1100, 800]}})
+    assert v1["default"] == {"baseline": 2000} and v1["custom"] == {2: [2000, 2900, 3200,
+                                                                         1100, 800]}
+    try:
+        calibfile.fields({"v": 1, "n": 4, "default": {"baseline": 5000}})
+    except ValueError as e:
+        assert "baseline" in str(e)
+    else:
+        raise AssertionError("a baseline out of range passed")

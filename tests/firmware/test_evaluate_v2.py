@@ -10,8 +10,9 @@ import struct
 from test_bot import Lcg, _inputs, _positions, _refused, _write
 
 from nardy.bot import Bot
-from nardy.evaluate import EXTRAS, INPUTS, MAGIC, Net, _extras
+from nardy.evaluate import Net, _extras
 from nardy.longnardy import LongNardy
+from nardy.netfile import EXTRAS, INPUTS, MAGIC
 from nardy.rules import Position
 
 

@@ -23,7 +23,7 @@ from nardy.game import (
 )
 from nardy.journal import Journal
 from nardy.rules import BLACK, WHITE, Position
-from nardy.sensing import ZONE_OFF_B, ZONE_OFF_W, Layout
+from nardy.zones import ZONE_OFF_B, ZONE_OFF_W, Layout
 
 
 class Board(GameBoard):
@@ -692,7 +692,7 @@ def test_the_uis_words_for_the_turn_states_are_the_games():
 def test_a_hit_half_done_waits_for_the_blot_on_the_bar():
     # issue 21: the hitter on the blot, the blot not yet on the bar: a step in
     # progress (OLED, LEDs), and a short OK does not end the turn halfway
-    from nardy.sensing import ZONE_BAR
+    from nardy.zones import ZONE_BAR
     pos = _position({1: 3, 12: 12}, {21: 1, 23: 14})
     b, g = _rolled("hithalf", "short", (3, 1), pos=pos)
     try:

@@ -13,11 +13,10 @@ from nardy.game import SETUP, variant_for
 MICROPYTHON = sys.implementation.name == "micropython"
 
 
-def test_making_a_variant_leaves_no_move_service_behind():
+def test_making_a_variant_leaves_no_registry_behind():
     v = variant_for("long", {})
     assert v.name == "long"
     if MICROPYTHON:
-        assert "nardy.movesvc" not in sys.modules
         assert "nardy.posjson" not in sys.modules
         assert "nardy.variants" not in sys.modules    # the registry imports both games
         # the other variant's module is not kept either
@@ -253,8 +252,8 @@ def test_a_cache_that_cannot_grow_does_not_crash_the_scan():
     # and keeps the answer; on a fragmented 56-58wK heap the cache's dict could not
     # grow, and the MemoryError crashed the scan task. The answer is still given.
     from nardy.longnardy import LongNardy
-    from nardy.sensing import Layout
     from nardy.tracker import Tracker
+    from nardy.zones import Layout
     v = LongNardy()
     t = Tracker(v, Layout(5))
     pos = v.start_position()
@@ -311,3 +310,14 @@ def test_the_app_and_zonefit_modules_keep_their_dicts_within_23_slots():
     own = [n for n in names if not n.startswith("__") and not n[1:2].isupper()]
     assert len(own) <= 18, sorted(own)
     assert "Position" not in nardy.zonefit.__dict__
+
+
+def test_the_resident_package_dicts_hold_only_what_they_must():
+    # issue 24: the layering's leaf (nardy.zones) and the package itself stay small:
+    # each name is a 16-byte slot (64-bit) of a dict that grows 12/17/23/29/37 slots,
+    # resident while the board runs
+    import nardy
+    from nardy import zones
+    names = [k for k in zones.__dict__ if not k.startswith("__")]
+    assert len(names) <= 14, names          # 13 terms and Layout: no const, no array
+    assert "micropython" not in nardy.__dict__     # imported only to know the runtime

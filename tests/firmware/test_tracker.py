@@ -5,7 +5,6 @@ from fwutil import Rand
 
 from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE, Position
-from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 from nardy.shortnardy import ShortNardy
 from nardy.tracker import (
     CONFIRM,
@@ -18,6 +17,7 @@ from nardy.tracker import (
     Tracker,
     nothing_played,
 )
+from nardy.zones import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W, Layout
 
 
 def setup(v, pos, dice, slots=5):

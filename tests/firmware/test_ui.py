@@ -288,6 +288,6 @@ def test_the_oled_names_the_sensing_zones():
     # oled.py keeps nardy.sensing's zone numbers as consts of its own (an imported
     # name is a slot in its module's dict): they must stay the same
     from nardy.oled import zone_name
-    from nardy.sensing import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
+    from nardy.zones import ZONE_BAR, ZONE_OFF_B, ZONE_OFF_W
     assert [zone_name(z) for z in (ZONE_BAR, ZONE_OFF_W, ZONE_OFF_B, 24, 1)] == \
         ["bar", "W off", "B off", "P24", "P1"]

@@ -1,16 +1,42 @@
 """Zone geometry has one home (nardy.zonefit): the game, the tracker, the host and the
-test helpers all read it from there."""
+test helpers all read it from there; the zones' terms are nardy.zones'."""
 
 from fakeobs import show
 
-from nardy import game, zonefit
+from nardy import game, zonefit, zones
 from nardy.longnardy import LongNardy
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import BLIND, NZONES, Layout
 from nardy.shortnardy import ShortNardy
 from nardy.zonefit import differences, zone_counts, zone_of, zone_table
+from nardy.zones import BLIND, NZONES, Layout
 
 LAYOUT = Layout(5)
+_HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+
+
+def _folded(name):
+    """{NAME: value} of a firmware module's ``_NAME = const(value)`` lines (read from its
+    source: MicroPython folds them away, so the module has no such names)."""
+    out = {}
+    with open(_HERE + "/../../firmware/nardy/" + name + ".py") as f:
+        for line in f:
+            if line.startswith("_") and " = const(" in line:
+                k, v = line.split(" = const(", 1)
+                v = v.split(")", 1)[0]
+                if v.isdigit():
+                    out[k[1:]] = int(v)
+    return out
+
+
+def test_the_folded_copies_of_the_zone_terms_are_nardy_zones():
+    # sensing keeps the zones' terms folded into its scan (no dict look-ups): each
+    # copy must be the one home's value
+    copies = _folded("sensing")
+    terms = [k for k in copies if hasattr(zones, k)]
+    assert len(terms) >= 10, copies
+    for k in terms:
+        assert copies[k] == getattr(zones, k), k
+    assert _folded("tracker")["BAR"] == zones.ZONE_BAR      # tracker's _BAR
 
 
 def test_every_path_point_has_its_own_zone():

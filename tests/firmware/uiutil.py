@@ -11,8 +11,8 @@ from nardy.dice import Dice
 from nardy.game import Game
 from nardy.journal import Journal
 from nardy.pinmap import load
-from nardy.sensing import Layout
 from nardy.ui import draw
+from nardy.zones import Layout
 
 try:
     import framebuf

@@ -22,7 +22,7 @@ import assembly as A  # noqa: E402
 import assemblycheck as C  # noqa: E402
 from pcblib import fab, layout  # noqa: E402
 
-from nardy import magnet  # noqa: E402
+from nardy_host import magnet  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import os
 import pytest
 
 from nardy.game import zone_of
-from nardy.movesvc import variant_for
 from nardy.posjson import from_json
+from nardy.variants import find_variant
 from nardy_host import cli
 from nardy_host.script import Runner
 from nardy_host.session import Session, VirtualLink
@@ -69,7 +69,7 @@ def test_another_move_is_warned_and_waits(runner):
     r.run_lines(["new short bot white", "opening 5 3", "press ok", "wait 300"])
     d = r.s.dump()
     assert d["phase"] == "move" and d["bot"]["side"] == "white", d
-    v = variant_for("short", d["options"] or {})
+    v = find_variant("short", d["options"] or {})
     pos = from_json(v, d["position"])
     want = [tuple(s) for s in d["bot"]["steps"]]
     res_want = pos

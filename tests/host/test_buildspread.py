@@ -4,10 +4,10 @@ reading, which the ratiometric MCP3208 build does not see."""
 
 import random
 
-from nardy.magnet import MagnetModel, internal_adc_model, spread
 from nardy.rules import WHITE
-from nardy.sensing import Layout
+from nardy.zones import Layout
 from nardy_host import buildspread
+from nardy_host.magnet import MagnetModel, internal_adc_model, spread
 from nardy_host.physical import Build, PhysBoard
 
 LAY = Layout(5)

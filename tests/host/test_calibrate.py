@@ -8,9 +8,10 @@ import pytest
 
 from nardy import calibration
 from nardy.longnardy import LongNardy
-from nardy.magnet import MagnetModel
-from nardy.sensing import Layout, Sensing
+from nardy.sensing import Sensing
+from nardy.zones import Layout
 from nardy_host import cli
+from nardy_host.magnet import MagnetModel
 from nardy_host.physical import Build, PhysBoard
 
 

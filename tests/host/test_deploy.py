@@ -88,7 +88,7 @@ def test_deploy_to_pty_device(tmp_path, device):
     # the same files on the host: nothing else, nothing missing
     assert sorted(os.listdir(root / "nardy")) == sorted(
         n[:-3] + ".mpy" for n in os.listdir(os.path.join(deploy.firmware_dir(), "nardy"))
-        if n.endswith(".py") and n not in deploy.HOST_ONLY)
+        if n.endswith(".py"))
 
 
 def test_stage_xtensawin_and_source(tmp_path):
@@ -121,31 +121,18 @@ def _imports(path):
     return names
 
 
-def test_host_only_modules_stay_off_the_board(tmp_path):
+def test_the_board_gets_the_firmware_package_as_it_is(tmp_path):
+    # deploy copies firmware/nardy whole: the host-only code (the magnetic model, the
+    # move service) lives in host_tools/nardy_host, which no deployed module imports
     files = deploy.stage(str(tmp_path / "out"), "esp32s3", source=True)
     deployed = {r for _, r in files}
-    for name in deploy.HOST_ONLY:
-        assert "nardy/" + name not in deployed
-        mod = "nardy." + name[:-3]
-        for _, remote in files:
-            if remote.endswith(".py"):
-                used = _imports(str(tmp_path / "out" / remote))
-                assert mod not in used, "%s imports host-only %s" % (remote, mod)
-
-
-def test_errors(tmp_path, capsys):
-    assert cli.main(["deploy", "--port", str(tmp_path / "nope")]) == 2
-    assert "no such port" in capsys.readouterr().err
-    bad = tmp_path / "cal.json"
-    bad.write_text("[1]")
-    with pytest.raises(cli.UserError, match="not a calibration"):
-        deploy.stage(str(tmp_path / "s"), "esp32s3", source=True, calibration=str(bad))
-
-
-def test_help():
-    r = subprocess.run([sys.executable, "-m", "nardy_host.cli", "deploy", "--help"],
-                       capture_output=True, text=True)
-    assert r.returncode == 0 and "mpremote" in r.stdout
+    fw = os.path.join(deploy.firmware_dir(), "nardy")
+    assert {r for r in deployed if r.startswith("nardy/")} == {
+        "nardy/" + n for n in os.listdir(fw) if n.endswith(".py")}
+    for remote in deployed:
+        if remote.endswith(".py"):
+            used = _imports(str(tmp_path / "out" / remote))
+            assert not [m for m in used if m.split(".")[0] == "nardy_host"], remote
 
 
 def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
@@ -157,7 +144,7 @@ def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
     names = sorted(os.listdir(tmp_path / "r" / "rom" / "nardy"))
     assert names == sorted(n[:-3] + ".mpy" for n in os.listdir(
         os.path.join(deploy.firmware_dir(), "nardy"))
-        if n.endswith(".py") and n not in deploy.HOST_ONLY)
+        if n.endswith(".py"))
     # the tree is a valid ROMFS image, which the unix port mounts and imports from
     img = tmp_path / "fw.romfs"
     assert romfs.build(str(tmp_path / "r" / "rom"), str(img)) > 10000

@@ -22,7 +22,7 @@ sys.path.insert(0, TOOLS)
 import gen  # noqa: E402
 import hwlib  # noqa: E402
 
-from nardy import magnet  # noqa: E402
+from nardy_host import magnet  # noqa: E402
 
 CHIPS = {
     "esp32s3": {
@@ -284,7 +284,7 @@ def test_bom_quantities_follow_the_pin_map():
     assert by_mpn["B3S-1000"] == len([k for k in ("ok", "back", "menu") if k in pm["buttons"]])
     assert by_mpn["SN74HC138D"] == 1
     assert by_mpn["MCP3208-CI/SL"] == 1
-    from nardy.magnet import MagnetModel
+    from nardy_host.magnet import MagnetModel
     m = MagnetModel()          # the magnet the model (and so the thresholds) assume
     assert by_mpn["N35 disc D%gx%g mm axial" % (m.magnet_diameter_mm, m.magnet_thickness_mm)] >= 30
     caps = sum(int(r["qty"]) for r in bom() if r["mpn"] == "CL10B104KB8NNNC")

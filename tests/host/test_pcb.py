@@ -26,7 +26,7 @@ sys.path.insert(0, TOOLS)
 import gen  # noqa: E402
 from pcblib import fab, layout  # noqa: E402
 
-from nardy import magnet  # noqa: E402
+from nardy_host import magnet  # noqa: E402
 
 DESIGNS = ("main", "quarter", "spot", "bar")
 

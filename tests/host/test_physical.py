@@ -4,9 +4,9 @@ sensing reads the emulated board right."""
 import random
 
 from nardy.longnardy import LongNardy
-from nardy.magnet import MagnetModel
 from nardy.rules import BLACK, WHITE
-from nardy.sensing import ZONE_BAR, ZONE_OFF_W, Layout
+from nardy.zones import ZONE_BAR, ZONE_OFF_W, Layout
+from nardy_host.magnet import MagnetModel
 from nardy_host.physical import Hands, PhysBoard, Rig
 
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nardy.longnardy import LongNardy
-from nardy.sensing import BLIND, NZONES, Layout
 from nardy.shortnardy import ShortNardy
 from nardy.tracker import DONE, VERDICT, Tracker
+from nardy.zones import BLIND, NZONES, Layout
 
 
 def reachable(v, seed, turns):

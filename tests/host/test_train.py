@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nardy.bot import Bot
-from nardy.evaluate import EXTRAS, Net, _extras
+from nardy.evaluate import Net, _extras
 from nardy.longnardy import LongNardy
+from nardy.netfile import EXTRAS
 from nardy.rules import Position
 from nardy_host import duel, features, train
 

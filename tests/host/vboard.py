@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 from nardy.notation import parse_position_id
-from nardy.sensing import Layout
 from nardy.variants import find_variant
+from nardy.zones import Layout
 from nardy_host.mpunix import (
     compiled_firmware,
     micropython,  # noqa: F401 (the tests import it from here)

@@ -9,7 +9,11 @@ JSON, nested too deep, longer than ``MAX_LINE`` bytes (read through, never held)
 Nothing but answers goes to the output. Runs the same under CPython and unix
 MicroPython:
 
-    micropython -X heapsize=112wK -c "from nardy.movesvc import main; main()"
+    micropython -X heapsize=112wK -c "from nardy_host.movesvc import main; main()"
+
+(with firmware/ and host_tools/ on ``sys.path``: ``nardy_host.moves.micropython_cmd``).
+Host code: the board never imports it (it lives beside the host tools, not in the
+firmware package).
 """
 
 import gc
@@ -20,9 +24,6 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.posjson import from_json, to_json
 from nardy.variants import find_variant
-
-# The old name; tests/host/test_calibrate.py still imports it. New code: find_variant.
-variant_for = find_variant
 
 MAX_LINE = const(16384)    # bytes; a request is ~400, a position with options ~600
 _PIECE = const(512)        # bytes read at a time (a request is one or two pieces)

@@ -6,8 +6,8 @@ Plain functions and asserts: this file also runs under unix MicroPython (mprun.p
 import json
 import math
 
-from nardy import magnet
-from nardy.magnet import MagnetModel, classify, default_calibration
+from nardy_host import magnet
+from nardy_host.magnet import MagnetModel, classify, default_calibration
 
 M = MagnetModel()
 
