@@ -179,8 +179,9 @@ class Game:
         self.early_lift = 0
         self.early_targets = None
 
-    # -- helpers -----------------------------------------------------------------------
-    def _changed(self):
+    # -- what the board's own player (nardy.botplay) calls, besides the public rest ----
+    def changed(self):
+        """The UI should redraw (the OLED and the LEDs follow ``revision``)."""
         self.revision += 1
 
     def _commit(self, ev, rec):
@@ -188,9 +189,11 @@ class Game:
         self.emit({"ev": ev, "game": self.gid, "seq": seq, "rec": rec})
         return seq
 
-    def _say(self, rule, text):
+    def say(self, rule, text):
+        """``text`` on the OLED (with the rule id ``rule``, or None for a hint) until
+        the next action."""
         self.message = (rule, text)
-        self._changed()
+        self.changed()
 
     def side_to_move(self):
         return None if self.pos is None else self.pos.turn
@@ -242,7 +245,7 @@ class Game:
         self.result = None
         self.resigned = None
         self.resigning = False
-        self._changed()
+        self.changed()
 
     def _match_state(self):
         m = self.match
@@ -288,7 +291,7 @@ class Game:
         self.pos = None
         self.result = None
         self.phase = MATCH_END if self.match.over else GAME_END
-        self._changed()
+        self.changed()
 
     def new_match(self, variant_name=None, length=None, options=None):
         self._abandon()
@@ -338,7 +341,7 @@ class Game:
             self.gid = self.journal.start(hdr)
         except OSError as e:
             full = e.args and e.args[0] == 28
-            self._say(None, "flash full: send games to the host" if full
+            self.say(None, "flash full: send games to the host" if full
                       else "journal unusable: see errors")
             self.emit({"ev": "error", "error": "new game refused: %s" % e})
             return False
@@ -363,7 +366,7 @@ class Game:
             self.phase = OPENING
         if self.bot_setting() != "none":
             _botplay().load_for(self)
-        self._changed()
+        self.changed()
         return True
 
     # -- resume after boot ------------------------------------------------------------------
@@ -384,26 +387,37 @@ class Game:
             drop_module("nardy.resume")
 
     # -- rolling ----------------------------------------------------------------------------
-    def _roll_opening(self):
-        tries = self.dice_src.opening()
-        self.opening = tries
-        w, b = tries[-1]
-        first = opening_winner(w, b)
-        self._commit("roll", record.opening(tries, first))
-        self.pos.turn = first
-        if self.variant.options.get("opening_dice_played"):
-            self._start_turn((max(w, b), min(w, b)))
-        else:
-            self.phase = ROLL
-            self._changed()
-
-    def _roll(self):
-        if self.settings.get("dice") == "manual":
+    def roll(self):
+        """The dice of the phase: the opening roll (C2) in OPENING, the mover's in ROLL
+        (in manual dice mode: their entry)."""
+        if self.phase == OPENING:
+            tries = self.dice_src.opening()
+            self.opening = tries
+            w, b = tries[-1]
+            first = opening_winner(w, b)
+            self._commit("roll", record.opening(tries, first))
+            self.pos.turn = first
+            if self.variant.options.get("opening_dice_played"):
+                self._start_turn((max(w, b), min(w, b)))
+            else:
+                self.phase = ROLL
+                self.changed()
+        elif self.settings.get("dice") == "manual":
             self.entry = bytearray((1, 1, 0))   # the two dice, which is entered
             self.phase = ENTRY
-            self._changed()
-            return
-        self._start_turn(self.dice_src.roll())
+            self.changed()
+        else:
+            self._start_turn(self.dice_src.roll())
+
+    def set_up(self, obs):
+        """True if ``obs`` shows the position to roll from; else the differences are
+        kept in ``setup`` (the LEDs and the OLED guide the hands) and it waits for the
+        next observation, as ``observe`` does."""
+        d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
+        if d:
+            self.setup = d
+            self.changed()
+        return not d
 
     def enter_dice(self, dice):
         """Dice rolled by hand, from the buttons or the host (``roll`` command)."""
@@ -425,7 +439,7 @@ class Game:
         self._commit("roll", record.roll(self.n + 1, side, dice))
         if self.variant.max_steps(self.pos, dice) == 0:
             # C5: no die can be played; the turn passes and the dice are lost
-            self._say("C5", "%s cannot move: pass" % COLORS[side])
+            self.say("C5", "%s cannot move: pass" % COLORS[side])
             after = self.pos.copy()
             after.turn = 1 - side
             self._end_turn((), after, False, None)
@@ -437,7 +451,7 @@ class Game:
         self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
         self._auto_s = -1
         if self.bot_setting() != "none":
-            _botplay().start(self)
+            self.shown = _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
         # first lift took away (and takes its fast path) instead of meeting the
         # whole board as news.
@@ -445,8 +459,8 @@ class Game:
         self.tracker.start_turn(self.pos, dice, obs)
         self.tracked = obs is not None
         if obs is not None:
-            self._drain(obs)
-        self._changed()
+            self.follow_tracker(obs)
+        self.changed()
 
     # -- the turn -----------------------------------------------------------------------------
     def observe(self, obs):
@@ -455,7 +469,7 @@ class Game:
         if self.phase == MOVE:
             self.tracker.update(obs)
             self.tracked = True
-            self._drain(obs)
+            self.follow_tracker(obs)
         elif self.phase in (ROLL, OPENING) and self.pos is not None:
             d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
             if d != self.setup:
@@ -463,7 +477,7 @@ class Game:
                 if not d and self.message is not None and self.message[0] is None:
                     self.message = None      # "set up the board first": done
                 self.emit({"ev": "sync", "diffs": [list(x) for x in d], "setup": True})
-                self._changed()
+                self.changed()
 
     def tick(self, obs, still_ms):
         if self.phase == MOVE and obs is not None and self.tracked:
@@ -471,7 +485,7 @@ class Game:
             if self.tracker.events:
                 # only then: calling _drain (a big frame, which MicroPython puts on
                 # the heap) would allocate on every scan
-                self._drain(obs)
+                self.follow_tracker(obs)
             if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
                 _count_down(self)
             # a lift on its first scan, before the debounce: the LEDs light its
@@ -487,7 +501,7 @@ class Game:
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
-    def _drain(self, obs):
+    def follow_tracker(self, obs):
         t = self.tracker
         ev = t.events
         if not ev:
@@ -514,7 +528,7 @@ class Game:
         if t.state == _DONE and t.result is not None:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
-        self._changed()
+        self.changed()
 
     # -- what each tracker event becomes (``tracker.EV_*``) ------------------------
     def _on_warn(self, e):
@@ -569,6 +583,7 @@ class Game:
     def _end_turn(self, steps, after, accepted, rule):
         if self.shown is not None:
             _botplay().end(self)
+            self.shown = None
         if self.resigning:
             # the question was the mover's: the turn ended under it (the auto-end)
             _ask_resign(self, "back")
@@ -591,12 +606,12 @@ class Game:
         res = game_result(v, self.pos, last_roll_done=self.last_roll)
         if res is None and needs_last_roll(v, self.pos):
             self.last_roll = True     # L7: black rolls once more
-            self._say("L7", "black's last roll")
+            self.say("L7", "black's last roll")
         if res is not None:
             self._finish(res)
         else:
             self.phase = ROLL
-        self._changed()
+        self.changed()
 
     def _finish(self, res, resigned=None):
         rec = record.end(res[0], res[1], res[2])
@@ -611,8 +626,9 @@ class Game:
         self.dice = None
         if self.shown is not None:
             _botplay().end(self)
+            self.shown = None
         _release_engine()
-        self._changed()
+        self.changed()
 
     def resign(self):
         """The side to move resigns (S6), at once: ``press`` asks first."""
@@ -643,7 +659,7 @@ class Game:
             dice = enter_die(self.entry, name)
             if dice is not None:
                 self.enter_dice(dice)
-            self._changed()
+            self.changed()
             return True
         if name == "ok":
             if ph in (SETUP, GAME_END, MATCH_END):
@@ -652,10 +668,7 @@ class Game:
                 if self.setup and not (long and self.may_roll_anyway()):
                     _refuse(self, "set up the board first")
                     return False
-                if ph == OPENING:
-                    self._roll_opening()
-                else:
-                    self._roll()
+                self.roll()
                 return True
             if ph == MOVE and self.shown is not None:
                 return _botplay().ok(self, obs)
@@ -678,9 +691,9 @@ class Game:
                 step = _back_step(self)
                 if step is not None:
                     self.back_shown = step
-                    self._say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
+                    self.say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
                               % (step[1], step[0]))
-            self._changed()
+            self.changed()
             return True
         return False
 
@@ -709,8 +722,8 @@ class Game:
             # also out of sync: the tracker judges the board as it stands (a legal
             # result is the turn; one the rules reject becomes a VERDICT, above)
             t.end_turn(obs)
-        self._drain(obs)
-        self._changed()
+        self.follow_tracker(obs)
+        self.changed()
         return True
 
     def may_roll_anyway(self):
@@ -805,7 +818,7 @@ def _release_engine():
 def _refuse(g, text):
     """A press that does nothing, and why: on the OLED and, as a ``refused`` event,
     in the host's log."""
-    g._say(None, text)
+    g.say(None, text)
     g.emit({"ev": "refused", "text": text})
 
 
@@ -819,12 +832,12 @@ def _ask_resign(g, name):
         g.resigning = False
         g.message = None
         g.emit({"ev": "resign", "ask": False})
-        g._changed()
+        g.changed()
         return True
     if g.phase not in (ROLL, ENTRY, MOVE, OPENING) or g.pos is None:
         return False
     g.resigning = True
-    g._say(None, _ASK_RESIGN % COLORS[g.pos.turn])
+    g.say(None, _ASK_RESIGN % COLORS[g.pos.turn])
     g.emit({"ev": "resign", "ask": True, "side": COLORS[g.pos.turn]})
     return True
 
@@ -868,7 +881,7 @@ def _count_down(g):
     elif sec < 0 and counting:
         g.message = None
     g._auto_s = sec
-    g._changed()
+    g.changed()
 
 
 def _preview(g, obs):
@@ -880,4 +893,4 @@ def _preview(g, obs):
     if tg is not None or g.early_targets is not None:
         g.early_targets = tg
         g.lights_now = True
-        g._changed()
+        g.changed()

@@ -85,8 +85,8 @@ def load(g, gid, recs):
         _replay(g.tracker, g.jsteps)     # the partial turn on flash
         g.tracked = False
         if g.bot_setting() != "none":
-            _botplay().start(g)
-    g._changed()
+            g.shown = _botplay().start(g)
+    g.changed()
 
 
 

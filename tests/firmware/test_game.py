@@ -517,7 +517,7 @@ def test_drained_events_become_protocol_events():
         t.events = [(tracker.EV_LIFT, (24,), (18, 19)), tracker._CLEAR,
                     (tracker.EV_SYNC, [(3, 0, 1, 0)]), tracker._RESYNC,
                     (tracker.EV_STEP, (1, 7))]
-        g._drain(b.obs)
+        g.follow_tracker(b.obs)
         assert t.events == []
         assert sent == [{"ev": "lift", "zones": [24], "targets": [18, 19]},
                         {"ev": "warn", "clear": True},
