@@ -157,9 +157,7 @@ class Game:
         self.revision = 0        # bumps on every change the UI should redraw
         self.tracker = None
         self._spare = None       # the last game's tracker, made again for the next
-        self._clear()            # phase, variant, tracker, match, position, dice ...
-        self.last_move = []      # zones of the opponent's last turn (until the roll)
-        self.message = None      # (rule id or None, text): shown until the next action
+        self._clear()            # phase, variant, tracker, match; the game's state
         self.setup = []          # differences while waiting for a roll
         self.refused = False     # the opponent pressed BACK on the accept prompt
         self.entry = None
@@ -169,8 +167,6 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.shown = None        # the board's own turn being shown (nardy.botplay)
-        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
-        self.resigned = None     # the colour that resigned the game just ended
         self._auto_s = -1        # the auto-end countdown's whole seconds last shown
         self.back_shown = None   # BACK pressed: (from, to) zones of the step to take back
         self.lights_now = False  # the LEDs changed with this scan: drawn at once
@@ -237,15 +233,24 @@ class Game:
         self.match = None
         self.gid = None
         self.pos = None
-        self.dice = None
+        self._reset_game()
+        self.changed()
+
+    def _reset_game(self):
+        """What one game holds, as before its first roll. Every way into a game or out
+        of one (``new_game``, ``resume``, ``restore_match``, ``_clear``) starts from
+        here: nothing of the last game (its last move on the LEDs, a message on the
+        OLED, a resign question) is left in the next."""
         self.n = 0
+        self.dice = None
         self.jsteps = []         # the current turn's steps as the journal has them
         self.opening = []        # opening tries (C2)
+        self.last_move = []      # zones of the opponent's last turn (until the roll)
         self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
-        self.resigned = None
-        self.resigning = False
-        self.changed()
+        self.resigned = None     # the colour that resigned the game just ended
+        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
+        self.message = None      # (rule id or None, text): shown until the next action
 
     def _match_state(self):
         m = self.match
@@ -289,7 +294,7 @@ class Game:
             raise
         self.gid = None
         self.pos = None
-        self.result = None
+        self._reset_game()
         self.phase = MATCH_END if self.match.over else GAME_END
         self.changed()
 
@@ -348,16 +353,7 @@ class Game:
         self.emit({"ev": "game", "game": self.gid, "seq": 0, "rec": hdr})
         self.game_no += 1
         self.pos = start
-        self.n = 0
-        self.dice = None
-        self.jsteps = []
-        self.opening = []
-        self.last_move = []
-        self.last_roll = False
-        self.result = None
-        self.resigned = None
-        self.resigning = False
-        self.message = None
+        self._reset_game()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll; short nardy rolls every game (C2).
         if v.name == "long" and self.game_no > 1:

@@ -35,13 +35,7 @@ def load(g, gid, recs):
     g.gid = gid
     g.pos = parse_position_id(hdr["start"])[1]
     g.phase = ROLL if v.name == "long" and g.game_no > 1 else OPENING
-    g.n = 0
-    g.dice = None
-    g.jsteps = []
-    g.opening = []
-    g.last_roll = False
-    g.result = None
-    g.resigned = None
+    g._reset_game()
     for rec in recs:
         k = rec.get("r")
         if k == "open":

@@ -156,6 +156,50 @@ def test_a_turn_resumed_after_a_power_cut_keeps_its_steps_on_the_board():
         b.close()
 
 
+def _game_left_behind(name):
+    """A game with a turn played (its last move lit) and the resign question open (a
+    message on the OLED)."""
+    b, g = _start(name, "short", 7)
+    b.play_turn(pick=None)
+    assert g.phase == ROLL and g.last_move
+    assert g.press("back", "long", b.obs)
+    assert g.resigning and g.message is not None
+    return b, g
+
+
+def _nothing_left(g):
+    assert g.message is None, g.message
+    assert g.last_move == [] and g.jsteps == [] and g.dice is None
+    assert not g.resigning and g.result is None and g.resigned is None and g.n == 0
+
+
+def test_nothing_of_a_game_survives_into_the_next_by_any_route():
+    # issue 24: the per-game reset is written once (Game._reset_game); its copies
+    # differed, and only new_game cleared the last move and the message
+    b, g = _game_left_behind("reset-new")        # the next game of the match
+    g.resign()
+    assert g.phase in (GAME_END, MATCH_END)
+    g.say(None, "a hint from the game over")
+    g.new_match()
+    _nothing_left(g)
+    b.close()
+    b, g = _game_left_behind("reset-clear")      # a refused new match: no game
+    try:
+        g.new_match("tavla")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown variant was accepted")
+    assert g.phase == "setup"
+    _nothing_left(g)
+    b.close()
+    b, g = _game_left_behind("reset-restore")    # the match between two games
+    g.restore_match({"variant": "long", "length": 3, "score": [1, 0], "game": 1})
+    assert g.phase == GAME_END
+    _nothing_left(g)
+    b.close()
+
+
 def test_torn_and_corrupt_files_are_reported_not_fatal():
     d = tmpdir("torn")
     with open(d + "/g00001.jsonl", "w") as f:
