@@ -43,16 +43,13 @@ from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.tracker import Tracker, nothing_played
 from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
-# nardy.tracker's states and nardy.rules' WHITE, as consts of this module
-# (tests/firmware/test_game.py checks they are the same): imported names would be
-# slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes of the
-# 56wK heap). ``gc`` is imported where it is used, for the same reason.
-_IDLE = const(0)
-_ILLEGAL = const(2)
-_SYNC = const(3)
-_CONFIRM = const(4)
-_VERDICT = const(5)
-_DONE = const(6)
+# nardy.tracker's states that are no turn state and nardy.rules' WHITE, as consts of
+# this module (tests/firmware/test_game.py checks they are the same): imported names
+# would be slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes
+# of the 56wK heap). ``gc`` is imported where it is used, for the same reason.
+_IDLE = const("idle")
+_VERDICT = const("verdict")
+_DONE = const("done")
 _WHITE = const(0)
 
 SETUP = "setup"
@@ -63,14 +60,15 @@ MOVE = "move"
 GAME_END = "game_end"
 MATCH_END = "match_end"
 
-# What a turn in MOVE waits for (``Game.turn_state``), named like the phases: the UI
-# and the LEDs read these, never the tracker's numeric states.
+# What a turn in MOVE waits for (``Game.turn_state``, ``dump``'s ``turn_state``): each
+# name is its word, and LIFTED .. CONFIRM are the tracker's states of the same name
+# (the same strings: the game compares the tracker's state with them).
 PLAYING = "playing"        # dice left to play
-LIFTED = "lifted"          # a checker in the hand: its targets are lit
+LIFTED = const("lifted")   # a checker in the hand: its targets are lit
 TURN_DONE = "turn_done"    # every die played: OK ends the turn
-WARNED = "illegal"         # a step broke a rule: take it back, or OK ends the turn
-OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
-CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
+ILLEGAL = const("illegal")  # a step broke a rule: take it back, or OK ends the turn
+SYNC = const("sync")       # the board cannot be explained: fix the lit point
+CONFIRM = const("confirm")  # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 HIT = "hit"                # a hit half done: the blot goes to the bar (S2)
@@ -517,7 +515,7 @@ class Game:
             # the board changes): a checker with no legal step, a hit half done
             if t.stuck and t.state != _DONE:
                 self.message = (None, _NO_MOVE)
-            elif t.state == _SYNC and t.hit:
+            elif t.state == SYNC and t.hit:
                 self.message = (None, _HIT_HALF % t.hit)
         if not self.awaiting_accept():
             self.refused = False
@@ -673,13 +671,13 @@ class Game:
             return False
         if name == "back" and ph == MOVE:
             t = self.tracker
-            if t.state == _CONFIRM and t.candidates:
+            if t.state == CONFIRM and t.candidates:
                 self.cand_i = (self.cand_i + 1) % len(t.candidates)
             elif self.awaiting_accept():
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == _SYNC and not t.hit:
+            elif t.state == SYNC and not t.hit:
                 t.next_diff()
             else:
                 # the hands take a step back (the board follows the checkers, it
@@ -687,7 +685,7 @@ class Game:
                 step = _back_step(self)
                 if step is not None:
                     self.back_shown = step
-                    self.say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
+                    self.say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
                               % (step[1], step[0]))
             self.changed()
             return True
@@ -695,11 +693,11 @@ class Game:
 
     def _ok_move(self, long, obs):
         t = self.tracker
-        if t.state == _SYNC and t.hit and not long:
+        if t.state == SYNC and t.hit and not long:
             # the hitting checker is down, the blot not yet on the bar (S2)
             _refuse(self, _HIT_OK)
             return False
-        if t.state == _CONFIRM:
+        if t.state == CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
@@ -735,12 +733,12 @@ class Game:
         st = t.state
         if self.awaiting_accept():
             return TAKE_BACK if self.refused else ACCEPT
-        if st == _ILLEGAL:
-            return WARNED
-        if st == _SYNC:
-            return HIT if t.hit and t.warning is None else OUT_OF_SYNC
-        if st == _CONFIRM:
-            return CHOOSE
+        if st == ILLEGAL:
+            return ILLEGAL
+        if st == SYNC:
+            return HIT if t.hit and t.warning is None else SYNC
+        if st == CONFIRM:
+            return CONFIRM
         if t.lifted:
             return LIFTED
         if st == _IDLE and not self.left():
@@ -776,14 +774,14 @@ class Game:
         st = self.tracker.state
         if self.shown is not None and self.shown.warned and st == _IDLE:
             return self.shown.warning
-        if st in (_ILLEGAL, _VERDICT, _SYNC):
+        if st in (ILLEGAL, _VERDICT, SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
         return None
 
     def sync_diff(self):
         """The out-of-sync difference to show: (zone, colour, expected, seen)."""
-        if self.phase == MOVE and self.tracker.state == _SYNC:
+        if self.phase == MOVE and self.tracker.state == SYNC:
             return self.tracker.diff()
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
@@ -843,7 +841,7 @@ def _back_step(g):
     one, else the last one; None when there is none."""
     t = g.tracker
     w = t.warning
-    if t.state == _ILLEGAL and w is not None and len(w[2]) == 2:
+    if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
         return w[2][0], w[2][1]
     if g.jsteps and t.state == _IDLE:
         f, to = g.jsteps[-1]

@@ -31,14 +31,17 @@ from nardy.rules import BLACK, WHITE
 from nardy.sensing import BLIND, NZONES
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
 
-IDLE = const(0)
-LIFTED = const(1)
-ILLEGAL = const(2)
-SYNC = const(3)
-CONFIRM = const(4)
-VERDICT = const(5)
-DONE = const(6)
-STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
+# The states are their own words (``dump``'s ``tracker``, docs/PROTOCOL.md), the same
+# word under the same name as the game's turn states (``nardy.game``: LIFTED, ILLEGAL,
+# SYNC, CONFIRM). const: the module's own comparisons use the string in place (an
+# interned string: compared by identity, as fast as a small int).
+IDLE = const("idle")
+LIFTED = const("lifted")
+ILLEGAL = const("illegal")
+SYNC = const("sync")
+CONFIRM = const("confirm")
+VERDICT = const("verdict")
+DONE = const("done")
 
 # Event kinds (``Tracker.events``) and what follows the kind in each tuple. The game
 # dispatches on the kind (``Game._ON_EVENT``); field-less events are shared tuples.
@@ -206,7 +209,8 @@ class Tracker(ZoneFit):
         return self.hyps[0][_H_CHAIN][-1]
 
     def state_name(self):
-        return STATE_NAMES[self.state]
+        """The state's word (the state itself: kept for the host tools' logs)."""
+        return self.state
 
     # -- fitting a position to the observation --------------------------------------------
     # -- engine queries (cached per partial turn) ---------------------------------------
