@@ -173,7 +173,7 @@ class Game:
         self.early_lift = 0
         self.early_targets = None
 
-    # -- what the board's own player (nardy.botplay) calls, besides the public rest ----
+    # -- helpers (``changed`` and ``say`` are public: the board's player calls them) -----
     def changed(self):
         """The UI should redraw (the OLED and the LEDs follow ``revision``)."""
         self.revision += 1
@@ -345,7 +345,7 @@ class Game:
         except OSError as e:
             full = e.args and e.args[0] == 28
             self.say(None, "flash full: send games to the host" if full
-                      else "journal unusable: see errors")
+                     else "journal unusable: see errors")
             self.emit({"ev": "error", "error": "new game refused: %s" % e})
             return False
         self.emit({"ev": "game", "game": self.gid, "seq": 0, "rec": hdr})
@@ -477,8 +477,8 @@ class Game:
         if self.phase == MOVE and obs is not None and self.tracked:
             self.tracker.tick(obs, still_ms)
             if self.tracker.events:
-                # only then: calling _drain (a big frame, which MicroPython puts on
-                # the heap) would allocate on every scan
+                # only then: calling follow_tracker (a big frame, which MicroPython
+                # puts on the heap) would allocate on every scan
                 self.follow_tracker(obs)
             if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
                 _count_down(self)
@@ -496,6 +496,9 @@ class Game:
             _botplay().tick(self, obs, still_ms)
 
     def follow_tracker(self, obs):
+        """What the tracker did since (its events): journaled, sent, shown; the turn
+        ends here when the tracker finished it. Called after every call on the
+        tracker that may change it (the board's player's too)."""
         t = self.tracker
         ev = t.events
         if not ev:
@@ -686,7 +689,7 @@ class Game:
                 if step is not None:
                     self.back_shown = step
                     self.say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
-                              % (step[1], step[0]))
+                             % (step[1], step[0]))
             self.changed()
             return True
         return False
