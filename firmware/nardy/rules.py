@@ -421,7 +421,7 @@ class Variant:
             return 0
         return ((1 << len(root)) - 1) & ~((1 << n) - 1)
 
-    # The search's tables (``Table``, ``Memo``) store packed step codes only: whether
+    # The search's tables (``Table``) store packed step codes only: whether
     # an entry is the current state is the search's question (``_same``), asked by
     # the table's probe. The position hash of the current state is ``_h``.
 
@@ -434,11 +434,13 @@ class Variant:
         the top). Each None is a 256-byte chunk not asked for: on a fragmented 56 KB
         heap, the block the board's own move failed on. A memo only saves work: with
         no room for one the search runs without it, and one that cannot grow starts
-        over empty (``Memo.grow``); slower, the same answer."""
+        over empty (``Table.grow``); slower, the same answer."""
         if self._canon or len(self._root) < 3 or need < 3:
             return None
         try:
-            return Memo()
+            memo = Table()
+            memo.memo = True
+            return memo
         except MemoryError:
             return None
 
@@ -746,8 +748,9 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif failed is not None and failed.has(self, m2):
-                    ok = False
+                elif failed is not None and failed.probe(
+                        self, (self._h + _ZREST[m2]) & _HMASK, m2) < 0:
+                    ok = False          # known to fall short
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
                     if not ok and failed is not None:
@@ -1112,7 +1115,7 @@ _OUT_CHUNKS = const(4)
 
 class Table:
     """The search's hash table of states, by open addressing: a transposition table
-    (``Memo``) or the distinct results of an enumeration. Entries are 4 bytes on every
+    (``memo``) or the distinct results of an enumeration. Entries are 4 bytes on every
     port, in ``array('I')`` chunks of 64 (256 bytes: chunks keep working in a
     fragmented heap where one large block could not be found; a table grows by
     doubling): (packed steps + 1) in bits 0-23 and 6 bits of the state's hash in
@@ -1122,6 +1125,7 @@ class Table:
 
     chunks = ()     # Table(0) (a double's results all go to the sink): it stores
     n = 0           # nothing, and its instance gets no attribute table at all
+    memo = False    # a transposition table (Variant._memo): it may forget (``grow``)
 
     def __init__(self, n=1):
         if n:
@@ -1144,10 +1148,6 @@ class Table:
                 return -1
             i = (i + 1) & cap1
 
-    def has(self, v, mask):
-        """Is the current state (with these unused dice) held?"""
-        return self.probe(v, (v._h + _ZREST[mask]) & _HMASK, mask) < 0
-
     def visit(self, v, code, mask):
         """True (and remembered) the first time the current state, reached by the
         packed steps ``code``, is seen."""
@@ -1162,10 +1162,17 @@ class Table:
         return True
 
     def grow(self, v):
-        """Twice the chunks, every entry placed again. MemoryError if there is no
-        room: a table of results must lose no entry."""
+        """Twice the chunks, every entry placed again. With no room a memo forgets
+        what it held (it only saves work: slower, the same answer); a table of
+        results must lose no entry: the MemoryError stands."""
         old = self.chunks
-        new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+        try:
+            new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+        except MemoryError:
+            if not self.memo:
+                raise
+            self.empty()
+            return
         cap1 = len(new) * _CHUNK - 1
         for chunk in old:
             for e in chunk:
@@ -1187,19 +1194,6 @@ class Table:
             for i in range(_CHUNK):
                 c[i] = 0
         self.n = 0
-
-
-class Memo(Table):
-    """A transposition table (``Variant._memo``): it only saves work, so one that
-    cannot grow forgets what it held instead (slower, the same answer)."""
-
-    def grow(self, v):
-        try:
-            Table.grow(self, v)
-        except MemoryError:
-            self.empty()
-
-
 
 
 @micropython.native

@@ -262,14 +262,15 @@ def test_only_a_full_order_double_asks_for_a_transposition_table():
 
 
 def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
-    # with no room to double a table: a memo (Variant._memo, rules.Memo) forgets
+    # with no room to double a table: a memo (Variant._memo: Table.memo) forgets
     # what it held, which only costs the search time; a results table must not lose
     # an entry, so the MemoryError stands
     from nardy import rules
     real = rules.array
 
-    def table(n, kind):
-        t = kind()
+    def table(n, memo):
+        t = rules.Table()
+        t.memo = memo
         c = t.chunks[0]
         for i in range(0, 60, 3):
             c[i] = i + 1
@@ -279,7 +280,7 @@ def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
     def no_room(code, init):
         raise MemoryError("no room")
 
-    memo, results = table(20, rules.Memo), table(20, rules.Table)
+    memo, results = table(20, True), table(20, False)
     rules.array = no_room
     try:
         memo.grow(LONG)
