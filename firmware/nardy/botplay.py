@@ -18,7 +18,7 @@ import gc
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.game import MOVE, OPENING, ROLL, board_diffs, zone_of
+from nardy.game import MOVE, OPENING, ROLL, zone_of
 from nardy.rules import COLORS
 from nardy.tracker import CONFIRM, IDLE, LIFTED
 
@@ -71,15 +71,9 @@ def release():
     freed, and each import would copy it again (the ESP32 to IRAM, until reset)."""
     global _bot
     _bot = None
-    import sys
-
-    import nardy
-    for name in ("bot", "netfile"):   # netfile: gone already on a board
-        if sys.modules.pop("nardy." + name, None) is not None:
-            try:
-                delattr(nardy, name)
-            except AttributeError:
-                pass
+    from nardy import drop_module
+    drop_module("nardy.bot")
+    drop_module("nardy.netfile")    # gone already on a board
     gc.collect()
 
 
@@ -130,11 +124,13 @@ def choose(variant, pos, dice, zone_of):
     return Shown(variant, pos, steps, result, zone_of)
 
 
-# -- the game's hooks (nardy.game calls these only when a side is the board's) ----------
+# -- the game's hooks (nardy.game calls these only when a side is the board's); they
+# use only the Game's public surface: ``say``, ``changed``, ``roll``, ``set_up``,
+# ``follow_tracker``, ``emit`` and what it reads. ``shown`` is the game's to set ---------
 
 def _error(game, e):
     # no weights, or no room for them: the hands play the board's turns
-    game._say(None, "the board cannot play: %s" % e)
+    game.say(None, "the board cannot play: %s" % e)
     game.emit({"ev": "error", "error": "board player: %s" % e})
 
 
@@ -148,16 +144,15 @@ def load_for(game):
 
 
 def start(game):
-    """The turn starts: if it is the board's, choose it and show it."""
-    game.shown = None
+    """The turn starts: if it is the board's, choose it and show it; the ``Shown``
+    (the game keeps it in ``shown``), None if the hands play this turn."""
     if not plays(game.bot_setting(), game.pos.turn):
-        return
+        return None
     try:
         sh = choose(game.variant, game.pos, game.dice, zone_of)
     except (ValueError, OSError, MemoryError) as e:
         _error(game, e)
-        return
-    game.shown = sh
+        return None
     t = game.tracker
     # no end on the stillness timer: the turn ends when the board shows the chosen
     # result (``tick``), never with another one
@@ -168,13 +163,14 @@ def start(game):
     game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
                "steps": [[a, b] for a, b in sh.steps],
                "zones": [[a, b] for a, b in sh.zones]})
+    return sh
 
 
 def end(game):
-    """The board's turn is over (or the game): the tracker ends turns as before."""
+    """The board's turn is over (or the game): the tracker ends turns as before (the
+    game then forgets ``shown``)."""
     game.tracker.auto_end_ms = game.shown.auto_end
     game.tracker.look_ahead = True
-    game.shown = None
 
 
 def tick(game, obs, still_ms):
@@ -189,16 +185,10 @@ def tick(game, obs, still_ms):
                 return
         elif not plays(game.bot_setting(), game.pos.turn):
             return
-        # the set-up is checked on this observation (once: a difference is kept in
-        # ``setup`` and waits for the next one, as ``observe`` does)
-        d = board_diffs(game.variant, game.pos, obs, game.layout.cap)
-        if d:
-            game.setup = d
-            game._changed()
-        elif ph == OPENING:
-            game._roll_opening()
-        else:
-            game._roll()
+        # the set-up is checked on this observation (once: a difference waits for
+        # the next one, as ``observe`` does)
+        if game.set_up(obs):
+            game.roll()
         return
     sh = game.shown
     if ph != MOVE or sh is None or obs is None or not game.tracked:
@@ -209,7 +199,7 @@ def tick(game, obs, still_ms):
         for i in range(len(t.candidates)):
             if sh.matches(t.candidates[i][1]):
                 t.confirm(i)
-                game._drain(obs)
+                game.follow_tracker(obs)
                 return
         return
     if t.state == LIFTED:
@@ -219,15 +209,15 @@ def tick(game, obs, still_ms):
             sh.hidden_asked = False
         elif not sh.hidden_asked:
             sh.hidden_asked = True
-            t._hidden(obs, False)
-            game._drain(obs)
+            t.fit_hidden(obs, False)
+            game.follow_tracker(obs)
         return
     if t.state != IDLE:
         return
     if sh.matches(t.position):
         sh.warned = False
         t.end_turn(obs)
-        game._drain(obs)
+        game.follow_tracker(obs)
         return
     if still_ms < t.hidden_end_ms:
         sh.hidden_asked = False
@@ -247,7 +237,7 @@ def tick(game, obs, still_ms):
             game.emit({"ev": "warn", "bot": sh.text, "reason": "the board plays " + sh.text})
         else:
             game.emit({"ev": "warn", "clear": True})
-        game._changed()
+        game.changed()
 
 
 def ok(game, obs):
@@ -255,11 +245,11 @@ def ok(game, obs):
     t = game.tracker
     if t.state == IDLE and game.shown.matches(t.position):
         t.end_turn(obs)
-        game._drain(obs)
+        game.follow_tracker(obs)
         return True
     if _unseen(game, obs):
         return True
-    game._say(None, "the board plays " + game.shown.text)
+    game.say(None, "the board plays " + game.shown.text)
     return False
 
 
@@ -268,7 +258,7 @@ def _unseen(game, obs):
     sensors see fits it, end the turn with it."""
     if not game.tracker.end_shown(obs, game.shown.steps):
         return False
-    game._drain(obs)
+    game.follow_tracker(obs)
     return True
 
 

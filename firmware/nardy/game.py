@@ -43,16 +43,13 @@ from nardy.scoring import Match, game_result, needs_last_roll, opening_winner
 from nardy.tracker import Tracker, nothing_played
 from nardy.zonefit import differences, zone_counts, zone_of  # noqa: F401 (game.zone_of: re-exported)
 
-# nardy.tracker's states and nardy.rules' WHITE, as consts of this module
-# (tests/firmware/test_game.py checks they are the same): imported names would be
-# slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes of the
-# 56wK heap). ``gc`` is imported where it is used, for the same reason.
-_IDLE = const(0)
-_ILLEGAL = const(2)
-_SYNC = const(3)
-_CONFIRM = const(4)
-_VERDICT = const(5)
-_DONE = const(6)
+# nardy.tracker's states that are no turn state and nardy.rules' WHITE, as consts of
+# this module (tests/firmware/test_game.py checks they are the same): imported names
+# would be slots in its dict, which holds 47 (one more and it grows to 59: 192 bytes
+# of the 56wK heap). ``gc`` is imported where it is used, for the same reason.
+_IDLE = const("idle")
+_VERDICT = const("verdict")
+_DONE = const("done")
 _WHITE = const(0)
 
 SETUP = "setup"
@@ -63,14 +60,15 @@ MOVE = "move"
 GAME_END = "game_end"
 MATCH_END = "match_end"
 
-# What a turn in MOVE waits for (``Game.turn_state``), named like the phases: the UI
-# and the LEDs read these, never the tracker's numeric states.
+# What a turn in MOVE waits for (``Game.turn_state``, ``dump``'s ``turn_state``): each
+# name is its word, and LIFTED .. CONFIRM are the tracker's states of the same name
+# (the same strings: the game compares the tracker's state with them).
 PLAYING = "playing"        # dice left to play
-LIFTED = "lifted"          # a checker in the hand: its targets are lit
+LIFTED = const("lifted")   # a checker in the hand: its targets are lit
 TURN_DONE = "turn_done"    # no die left that can be played: OK ends the turn
-WARNED = "illegal"         # a step broke a rule: take it back, or OK ends the turn
-OUT_OF_SYNC = "sync"       # the board cannot be explained: fix the lit point
-CHOOSE = "confirm"         # several results match: BACK cycles, OK picks
+ILLEGAL = const("illegal")  # a step broke a rule: take it back, or OK ends the turn
+SYNC = const("sync")       # the board cannot be explained: fix the lit point
+CONFIRM = const("confirm")  # several results match: BACK cycles, OK picks
 ACCEPT = "accept"          # the result breaks a rule: the opponent decides
 TAKE_BACK = "take_back"    # the opponent refused: the mover plays a legal turn
 HIT = "hit"                # a hit half done: the blot goes to the bar (S2)
@@ -157,9 +155,7 @@ class Game:
         self.revision = 0        # bumps on every change the UI should redraw
         self.tracker = None
         self._spare = None       # the last game's tracker, made again for the next
-        self._clear()            # phase, variant, tracker, match, position, dice ...
-        self.last_move = []      # zones of the opponent's last turn (until the roll)
-        self.message = None      # (rule id or None, text): shown until the next action
+        self._clear()            # phase, variant, tracker, match; the game's state
         self.setup = []          # differences while waiting for a roll
         self.refused = False     # the opponent pressed BACK on the accept prompt
         self.entry = None
@@ -169,8 +165,6 @@ class Game:
         self.match_no = 0
         self.game_no = 0
         self.shown = None        # the board's own turn being shown (nardy.botplay)
-        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
-        self.resigned = None     # the colour that resigned the game just ended
         self._auto_s = -1        # the auto-end countdown's whole seconds last shown
         self.back_shown = None   # BACK pressed: (from, to) zones of the step to take back
         self.lights_now = False  # the LEDs changed with this scan: drawn at once
@@ -179,8 +173,9 @@ class Game:
         self.early_lift = 0
         self.early_targets = None
 
-    # -- helpers -----------------------------------------------------------------------
-    def _changed(self):
+    # -- helpers (``changed`` and ``say`` are public: the board's player calls them) -----
+    def changed(self):
+        """The UI should redraw (the OLED and the LEDs follow ``revision``)."""
         self.revision += 1
 
     def _commit(self, ev, rec):
@@ -188,9 +183,11 @@ class Game:
         self.emit({"ev": ev, "game": self.gid, "seq": seq, "rec": rec})
         return seq
 
-    def _say(self, rule, text):
+    def say(self, rule, text):
+        """``text`` on the OLED (with the rule id ``rule``, or None for a hint) until
+        the next action."""
         self.message = (rule, text)
-        self._changed()
+        self.changed()
 
     def side_to_move(self):
         return None if self.pos is None else self.pos.turn
@@ -234,15 +231,24 @@ class Game:
         self.match = None
         self.gid = None
         self.pos = None
-        self.dice = None
+        self._reset_game()
+        self.changed()
+
+    def _reset_game(self):
+        """What one game holds, as before its first roll. Every way into a game or out
+        of one (``new_game``, ``resume``, ``restore_match``, ``_clear``) starts from
+        here: nothing of the last game (its last move on the LEDs, a message on the
+        OLED, a resign question) is left in the next."""
         self.n = 0
+        self.dice = None
         self.jsteps = []         # the current turn's steps as the journal has them
         self.opening = []        # opening tries (C2)
+        self.last_move = []      # zones of the opponent's last turn (until the roll)
         self.last_roll = False   # L7: black's extra roll is being played
         self.result = None
-        self.resigned = None
-        self.resigning = False
-        self._changed()
+        self.resigned = None     # the colour that resigned the game just ended
+        self.resigning = False   # BACK held: "resign?" waits for OK or BACK
+        self.message = None      # (rule id or None, text): shown until the next action
 
     def _match_state(self):
         m = self.match
@@ -286,9 +292,9 @@ class Game:
             raise
         self.gid = None
         self.pos = None
-        self.result = None
+        self._reset_game()
         self.phase = MATCH_END if self.match.over else GAME_END
-        self._changed()
+        self.changed()
 
     def new_match(self, variant_name=None, length=None, options=None):
         self._abandon()
@@ -338,23 +344,14 @@ class Game:
             self.gid = self.journal.start(hdr)
         except OSError as e:
             full = e.args and e.args[0] == 28
-            self._say(None, "flash full: send games to the host" if full
-                      else "journal unusable: see errors")
+            self.say(None, "flash full: send games to the host" if full
+                     else "journal unusable: see errors")
             self.emit({"ev": "error", "error": "new game refused: %s" % e})
             return False
         self.emit({"ev": "game", "game": self.gid, "seq": 0, "rec": hdr})
         self.game_no += 1
         self.pos = start
-        self.n = 0
-        self.dice = None
-        self.jsteps = []
-        self.opening = []
-        self.last_move = []
-        self.last_roll = False
-        self.result = None
-        self.resigned = None
-        self.resigning = False
-        self.message = None
+        self._reset_game()
         # L8: after the first game of a long-nardy match the player who had black
         # starts, as white, without an opening roll; short nardy rolls every game (C2).
         if v.name == "long" and self.game_no > 1:
@@ -363,7 +360,7 @@ class Game:
             self.phase = OPENING
         if self.bot_setting() != "none":
             _botplay().load_for(self)
-        self._changed()
+        self.changed()
         return True
 
     # -- resume after boot ------------------------------------------------------------------
@@ -384,26 +381,37 @@ class Game:
             drop_module("nardy.resume")
 
     # -- rolling ----------------------------------------------------------------------------
-    def _roll_opening(self):
-        tries = self.dice_src.opening()
-        self.opening = tries
-        w, b = tries[-1]
-        first = opening_winner(w, b)
-        self._commit("roll", record.opening(tries, first))
-        self.pos.turn = first
-        if self.variant.options.get("opening_dice_played"):
-            self._start_turn((max(w, b), min(w, b)))
-        else:
-            self.phase = ROLL
-            self._changed()
-
-    def _roll(self):
-        if self.settings.get("dice") == "manual":
+    def roll(self):
+        """The dice of the phase: the opening roll (C2) in OPENING, the mover's in ROLL
+        (in manual dice mode: their entry)."""
+        if self.phase == OPENING:
+            tries = self.dice_src.opening()
+            self.opening = tries
+            w, b = tries[-1]
+            first = opening_winner(w, b)
+            self._commit("roll", record.opening(tries, first))
+            self.pos.turn = first
+            if self.variant.options.get("opening_dice_played"):
+                self._start_turn((max(w, b), min(w, b)))
+            else:
+                self.phase = ROLL
+                self.changed()
+        elif self.settings.get("dice") == "manual":
             self.entry = bytearray((1, 1, 0))   # the two dice, which is entered
             self.phase = ENTRY
-            self._changed()
-            return
-        self._start_turn(self.dice_src.roll())
+            self.changed()
+        else:
+            self._start_turn(self.dice_src.roll())
+
+    def set_up(self, obs):
+        """True if ``obs`` shows the position to roll from; else the differences are
+        kept in ``setup`` (the LEDs and the OLED guide the hands) and it waits for the
+        next observation, as ``observe`` does."""
+        d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
+        if d:
+            self.setup = d
+            self.changed()
+        return not d
 
     def enter_dice(self, dice):
         """Dice rolled by hand, from the buttons or the host (``roll`` command)."""
@@ -425,7 +433,7 @@ class Game:
         self._commit("roll", record.roll(self.n + 1, side, dice))
         if self.variant.max_steps(self.pos, dice) == 0:
             # C5: no die can be played; the turn passes and the dice are lost
-            self._say("C5", "%s cannot move: pass" % COLORS[side])
+            self.say("C5", "%s cannot move: pass" % COLORS[side])
             after = self.pos.copy()
             after.turn = 1 - side
             self._end_turn((), after, False, None)
@@ -437,7 +445,7 @@ class Game:
         self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
         self._auto_s = -1
         if self.bot_setting() != "none":
-            _botplay().start(self)
+            self.shown = _botplay().start(self)
         # The board as last seen starts the turn: the tracker then knows what the
         # first lift took away (and takes its fast path) instead of meeting the
         # whole board as news.
@@ -445,8 +453,8 @@ class Game:
         self.tracker.start_turn(self.pos, dice, obs)
         self.tracked = obs is not None
         if obs is not None:
-            self._drain(obs)
-        self._changed()
+            self.follow_tracker(obs)
+        self.changed()
 
     # -- the turn -----------------------------------------------------------------------------
     def observe(self, obs):
@@ -455,7 +463,7 @@ class Game:
         if self.phase == MOVE:
             self.tracker.update(obs)
             self.tracked = True
-            self._drain(obs)
+            self.follow_tracker(obs)
         elif self.phase in (ROLL, OPENING) and self.pos is not None:
             d = board_diffs(self.variant, self.pos, obs, self.layout.cap)
             if d != self.setup:
@@ -463,15 +471,15 @@ class Game:
                 if not d and self.message is not None and self.message[0] is None:
                     self.message = None      # "set up the board first": done
                 self.emit({"ev": "sync", "diffs": [list(x) for x in d], "setup": True})
-                self._changed()
+                self.changed()
 
     def tick(self, obs, still_ms):
         if self.phase == MOVE and obs is not None and self.tracked:
             self.tracker.tick(obs, still_ms)
             if self.tracker.events:
-                # only then: calling _drain (a big frame, which MicroPython puts on
-                # the heap) would allocate on every scan
-                self._drain(obs)
+                # only then: calling follow_tracker (a big frame, which MicroPython
+                # puts on the heap) would allocate on every scan
+                self.follow_tracker(obs)
             if self.tracker.auto_end_left >= 0 or self._auto_s >= 0:
                 _count_down(self)
             # a lift on its first scan, before the debounce: the LEDs light its
@@ -487,7 +495,10 @@ class Game:
                                       self.bot_setting() != "none"):
             _botplay().tick(self, obs, still_ms)
 
-    def _drain(self, obs):
+    def follow_tracker(self, obs):
+        """What the tracker did since (its events): journaled, sent, shown; the turn
+        ends here when the tracker finished it. Called after every call on the
+        tracker that may change it (the board's player's too)."""
         t = self.tracker
         ev = t.events
         if not ev:
@@ -507,14 +518,14 @@ class Game:
             # the board changes): a checker with no legal step, a hit half done
             if t.stuck and t.state != _DONE:
                 self.message = (None, _NO_MOVE)
-            elif t.state == _SYNC and t.hit:
+            elif t.state == SYNC and t.hit:
                 self.message = (None, _HIT_HALF % t.hit)
         if not self.awaiting_accept():
             self.refused = False
         if t.state == _DONE and t.result is not None:
             r = t.result
             self._end_turn(r["steps"], r["position"], r["accepted"], r["rule"])
-        self._changed()
+        self.changed()
 
     # -- what each tracker event becomes (``tracker.EV_*``) ------------------------
     def _on_warn(self, e):
@@ -572,6 +583,7 @@ class Game:
     def _end_turn(self, steps, after, accepted, rule):
         if self.shown is not None:
             _botplay().end(self)
+            self.shown = None
         if self.resigning:
             # the question was the mover's: the turn ended under it (the auto-end)
             _ask_resign(self, "back")
@@ -594,12 +606,12 @@ class Game:
         res = game_result(v, self.pos, last_roll_done=self.last_roll)
         if res is None and needs_last_roll(v, self.pos):
             self.last_roll = True     # L7: black rolls once more
-            self._say("L7", "black's last roll")
+            self.say("L7", "black's last roll")
         if res is not None:
             self._finish(res)
         else:
             self.phase = ROLL
-        self._changed()
+        self.changed()
 
     def _finish(self, res, resigned=None):
         rec = record.end(res[0], res[1], res[2])
@@ -614,8 +626,9 @@ class Game:
         self.dice = None
         if self.shown is not None:
             _botplay().end(self)
+            self.shown = None
         _release_engine()
-        self._changed()
+        self.changed()
 
     def resign(self):
         """The side to move resigns (S6), at once: ``press`` asks first."""
@@ -646,7 +659,7 @@ class Game:
             dice = enter_die(self.entry, name)
             if dice is not None:
                 self.enter_dice(dice)
-            self._changed()
+            self.changed()
             return True
         if name == "ok":
             if ph in (SETUP, GAME_END, MATCH_END):
@@ -655,10 +668,7 @@ class Game:
                 if self.setup and not (long and self.may_roll_anyway()):
                     _refuse(self, "set up the board first")
                     return False
-                if ph == OPENING:
-                    self._roll_opening()
-                else:
-                    self._roll()
+                self.roll()
                 return True
             if ph == MOVE and self.shown is not None:
                 return _botplay().ok(self, obs)
@@ -667,13 +677,13 @@ class Game:
             return False
         if name == "back" and ph == MOVE:
             t = self.tracker
-            if t.state == _CONFIRM and t.candidates:
+            if t.state == CONFIRM and t.candidates:
                 self.cand_i = (self.cand_i + 1) % len(t.candidates)
             elif self.awaiting_accept():
                 # the opponent wants a legal turn: the mover takes the move back (the
                 # tracker follows the checkers and leaves the verdict by itself)
                 self.refused = True
-            elif t.state == _SYNC and not t.hit:
+            elif t.state == SYNC and not t.hit:
                 t.next_diff()
             else:
                 # the hands take a step back (the board follows the checkers, it
@@ -681,19 +691,19 @@ class Game:
                 step = _back_step(self)
                 if step is not None:
                     self.back_shown = step
-                    self._say(None, (_BACK_WRONG if t.state == _ILLEGAL else _BACK_STEP)
-                              % (step[1], step[0]))
-            self._changed()
+                    self.say(None, (_BACK_WRONG if t.state == ILLEGAL else _BACK_STEP)
+                             % (step[1], step[0]))
+            self.changed()
             return True
         return False
 
     def _ok_move(self, long, obs):
         t = self.tracker
-        if t.state == _SYNC and t.hit and not long:
+        if t.state == SYNC and t.hit and not long:
             # the hitting checker is down, the blot not yet on the bar (S2)
             _refuse(self, _HIT_OK)
             return False
-        if t.state == _CONFIRM:
+        if t.state == CONFIRM:
             t.confirm(self.cand_i)
         elif self.awaiting_accept():
             if not long:
@@ -712,8 +722,8 @@ class Game:
             # also out of sync: the tracker judges the board as it stands (a legal
             # result is the turn; one the rules reject becomes a VERDICT, above)
             t.end_turn(obs)
-        self._drain(obs)
-        self._changed()
+        self.follow_tracker(obs)
+        self.changed()
         return True
 
     def may_roll_anyway(self):
@@ -729,16 +739,16 @@ class Game:
         st = t.state
         if self.awaiting_accept():
             return TAKE_BACK if self.refused else ACCEPT
-        if st == _ILLEGAL:
-            return WARNED
-        if st == _SYNC:
-            return HIT if t.hit and t.warning is None else OUT_OF_SYNC
-        if st == _CONFIRM:
-            return CHOOSE
+        if st == ILLEGAL:
+            return ILLEGAL
+        if st == SYNC:
+            return HIT if t.hit and t.warning is None else SYNC
+        if st == CONFIRM:
+            return CONFIRM
         if t.lifted:
             return LIFTED
         if st == _IDLE and (not self.left() or len(t.hyps) == 1
-                            and not t._next(t.played)):
+                            and not t.next_steps(t.played)):
             # every die played, or none left can be (C5: checkers on the bar that
             # cannot enter, long nardy's blocked six): OK ends the turn, as it does
             return TURN_DONE
@@ -773,14 +783,14 @@ class Game:
         st = self.tracker.state
         if self.shown is not None and self.shown.warned and st == _IDLE:
             return self.shown.warning
-        if st in (_ILLEGAL, _VERDICT, _SYNC):
+        if st in (ILLEGAL, _VERDICT, SYNC):
             # out of sync too: a checker off the board is a warning (C1) until put back
             return self.tracker.warning
         return None
 
     def sync_diff(self):
         """The out-of-sync difference to show: (zone, colour, expected, seen)."""
-        if self.phase == MOVE and self.tracker.state == _SYNC:
+        if self.phase == MOVE and self.tracker.state == SYNC:
             return self.tracker.diff()
         if self.phase in (ROLL, OPENING) and self.setup:
             return self.setup[0]
@@ -811,7 +821,7 @@ def _release_engine():
 def _refuse(g, text):
     """A press that does nothing, and why: on the OLED and, as a ``refused`` event,
     in the host's log."""
-    g._say(None, text)
+    g.say(None, text)
     g.emit({"ev": "refused", "text": text})
 
 
@@ -825,12 +835,12 @@ def _ask_resign(g, name):
         g.resigning = False
         g.message = None
         g.emit({"ev": "resign", "ask": False})
-        g._changed()
+        g.changed()
         return True
     if g.phase not in (ROLL, ENTRY, MOVE, OPENING) or g.pos is None:
         return False
     g.resigning = True
-    g._say(None, _ASK_RESIGN % COLORS[g.pos.turn])
+    g.say(None, _ASK_RESIGN % COLORS[g.pos.turn])
     g.emit({"ev": "resign", "ask": True, "side": COLORS[g.pos.turn]})
     return True
 
@@ -840,7 +850,7 @@ def _back_step(g):
     one, else the last one; None when there is none."""
     t = g.tracker
     w = t.warning
-    if t.state == _ILLEGAL and w is not None and len(w[2]) == 2:
+    if t.state == ILLEGAL and w is not None and len(w[2]) == 2:
         return w[2][0], w[2][1]
     if g.jsteps and t.state == _IDLE:
         f, to = g.jsteps[-1]
@@ -874,7 +884,7 @@ def _count_down(g):
     elif sec < 0 and counting:
         g.message = None
     g._auto_s = sec
-    g._changed()
+    g.changed()
 
 
 def _preview(g, obs):
@@ -886,4 +896,4 @@ def _preview(g, obs):
     if tg is not None or g.early_targets is not None:
         g.early_targets = tg
         g.lights_now = True
-        g._changed()
+        g.changed()

@@ -28,19 +28,19 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.game import (
     ACCEPT,
-    CHOOSE,
+    CONFIRM,
     ENTRY,
     GAME_END,
+    ILLEGAL,
     LIFTED,
     MATCH_END,
     MOVE,
     OPENING,
-    OUT_OF_SYNC,
     ROLL,
     SETUP,
+    SYNC,
     TAKE_BACK,
     TURN_DONE,
-    WARNED,
     misplaced,
 )
 
@@ -304,7 +304,7 @@ def _warning_screen(fb, game, w, boxes):
     elif ts == TAKE_BACK:
         who = T(NAMES[side].lower()) if side is not None else ""
         _add(fb, y, T("Refused: %s must play a legal turn") % who, boxes)
-    elif ts == WARNED:
+    elif ts == ILLEGAL:
         msg = game.message
         # BACK said which checker goes back where (Game._back_hint): that, instead
         _add(fb, y, msg[1] if msg is not None and msg[0] is None
@@ -337,14 +337,14 @@ def _move_screen(fb, game, boxes):
     if game.shown is not None:
         # the board's own turn: what the hands are to carry out
         y = _add(fb, y, T("Board: %s") % game.shown.text, boxes)
-    if ts == OUT_OF_SYNC:
+    if ts == SYNC:
         d = game.sync_diff()
         if d is not None:
             y = _add(fb, y, _sync_text(d), boxes)
         if msg is None:
             y = _add(fb, y, T("BACK: next  OK: end turn as it stands") if len(t.diffs) > 1
                      else T("fix it, or OK: end turn as it stands"), boxes)
-    elif ts == CHOOSE:
+    elif ts == CONFIRM:
         y = _add(fb, y, T("Which result? %d of %d") % (game.cand_i + 1, len(t.candidates)),
                  boxes)
         y = _add(fb, y, T("BACK: next  OK: this one"), boxes)

@@ -35,13 +35,7 @@ def load(g, gid, recs):
     g.gid = gid
     g.pos = parse_position_id(hdr["start"])[1]
     g.phase = ROLL if v.name == "long" and g.game_no > 1 else OPENING
-    g.n = 0
-    g.dice = None
-    g.jsteps = []
-    g.opening = []
-    g.last_roll = False
-    g.result = None
-    g.resigned = None
+    g._reset_game()
     for rec in recs:
         k = rec.get("r")
         if k == "open":
@@ -85,8 +79,8 @@ def load(g, gid, recs):
         _replay(g.tracker, g.jsteps)     # the partial turn on flash
         g.tracked = False
         if g.bot_setting() != "none":
-            _botplay().start(g)
-    g._changed()
+            g.shown = _botplay().start(g)
+    g.changed()
 
 
 
@@ -100,10 +94,10 @@ def _replay(t, steps):
     chain = [t.pos0]
     for st in steps:
         st = (st[0], st[1])
-        if st not in t._next(played):
+        if st not in t.next_steps(played):
             return False
         chain.append(t.v.apply_step(chain[-1], st))
         played += (st,)
     t.hyps = [(played, chain, (0,) * len(played))]
-    t._watch_stack()
+    t.watch_stack()
     return True

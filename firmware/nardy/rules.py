@@ -425,6 +425,13 @@ class Variant:
     # every port: (packed steps + 1) in bits 0-23 and 6 bits of the hash in 24-29
     # (below 2**30, so reading an entry never allocates). An entry matches only if
     # replaying its steps gives exactly the current state and unused dice.
+    # The table stays methods of this class on a bare list ([chunks, count] and a
+    # third item for a memo): as a class of its own (a Table with probe, visit, grow
+    # and empty; the variant keeping only the state check) it cost 351 bytes more of
+    # resident heap on the unix port (bench/heap_modules.py: a class object and its
+    # dict; the same instructions), and the bot-both soak at 56wK then failed 3 runs
+    # of 3 at ``new`` (the board's player found no 592-byte block) where it passes
+    # without it (issue 24).
 
     def _memo(self, need=4):
         """A transposition table for a search that can use one, else None. Only a
@@ -525,6 +532,23 @@ class Variant:
             raise ValueError("dice must be 1..6")
         return (a, a, a, a) if a == b else (max(a, b), min(a, b))
 
+    # The search loop -------------------------------------------------------------
+    # Every search walks the same tree: for each unused die (a double's equal dice
+    # once), each source ``f`` from ``fmin`` (canonical order) below ``_lim()`` that
+    # holds a checker, the step ``_try`` allows; made (``_do``), looked at, unmade
+    # (``_undo``). The loop is written once per search, not once for all: what each
+    # does at a node is its own (the longest count, the results kept, "can ``need``
+    # more steps follow", the targets reached, the step counts that reach a target
+    # position), and the loop is the engine's innermost code, run once per node.
+    # Calling a shared visitor at each node (a method call, the least any shared
+    # loop costs: a generator would also allocate its frame) was measured on
+    # ``_enum`` alone: 5% more instructions for the whole enumeration (391 against
+    # 372 million on 335 of bench/positions.py's positions, the unix port under
+    # callgrind). The copies: ``_longest`` (C5's maximum), ``_enum`` (the distinct
+    # results), ``_extends`` (the tracker's queries), ``_next_steps`` and ``_walk``
+    # (one step over the partial turn's remainders, one source), ``_step_error``
+    # (one step), ``_reach`` (the verdict's rule, with the slack bookkeeping).
+
     # Maximum use (C5) -----------------------------------------------------------
     def _exact(self, fn, *args):
         """Run a search; if canonical order met a six-block (see _setup), run it
@@ -541,7 +565,8 @@ class Variant:
 
     @micropython.native
     def _longest(self, mask, code, seen, fmin=0):
-        """Most steps playable from the current state (stops once all are used)."""
+        """Most steps playable from the current state (stops once all are used). A
+        copy of the search loop (see "The search loop")."""
         n = code & 7
         if not mask:
             return n
@@ -694,6 +719,8 @@ class Variant:
 
     @micropython.native
     def _enum(self, mask, code, seen, fmin=0):
+        """The distinct results below the current state, into ``_results`` (or the
+        sink). A copy of the search loop (see "The search loop")."""
         n = code & 7
         leaf = n + 1 == self._want
         me = self._me
@@ -752,7 +779,8 @@ class Variant:
     def _extends(self, mask, code, need, failed, fmin=0):
         """Can ``need`` more steps be played from the current state? ``failed``
         remembers states already known to fall short (shared by calls whose
-        ``need - unused dice`` is the same)."""
+        ``need - unused dice`` is the same). A copy of the search loop (see "The
+        search loop"), the hottest: every lift and every placed checker asks it."""
         if need == 0:
             return True
         me = self._me
@@ -1079,7 +1107,9 @@ class Variant:
 
     @micropython.native
     def _reach(self, mask, code, seen, fmin=0):
-        """Bitmask of step counts after which the state equals the target."""
+        """Bitmask of step counts after which the state equals the target. A copy of
+        the search loop (see "The search loop") that also keeps the slack: how many
+        checkers may still pass each point."""
         found = 0
         if self._me == self._fme and (not self.HITS or self._opp == self._fopp):
             found = 1 << (code & 7)

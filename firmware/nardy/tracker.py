@@ -20,7 +20,7 @@ How observations are explained (candidates, their order, hidden steps, warnings,
 verdicts, a lift off a stack the slots cannot resolve): docs/sensing-and-tracking.md.
 Zones and the fitting of a position to an observation: ``nardy.zonefit``.
 
-Zones are those of ``nardy.sensing``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
+Zones are those of ``nardy.zones``: 1..24 = P1..P24, 25 bar, 26/27 white's/black's
 tray. Counts a zone can tell are capped (``Layout.cap``): a stack higher than that
 hides lifts, which the legal moves and the end of the turn then resolve.
 """
@@ -29,16 +29,18 @@ from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy.rules import BLACK, WHITE
 from nardy.zonefit import EXCESS, FIXED, IN_HAND, NOPATH, ZoneFit, differences
-from nardy.zones import BLIND, NZONES
 
-IDLE = const(0)
-LIFTED = const(1)
-ILLEGAL = const(2)
-SYNC = const(3)
-CONFIRM = const(4)
-VERDICT = const(5)
-DONE = const(6)
-STATE_NAMES = ("idle", "lifted", "illegal", "sync", "confirm", "verdict", "done")
+# The states are their own words (``dump``'s ``tracker``, docs/PROTOCOL.md), the same
+# word under the same name as the game's turn states (``nardy.game``: LIFTED, ILLEGAL,
+# SYNC, CONFIRM). const: the module's own comparisons use the string in place (an
+# interned string: compared by identity, as fast as a small int).
+IDLE = const("idle")
+LIFTED = const("lifted")
+ILLEGAL = const("illegal")
+SYNC = const("sync")
+CONFIRM = const("confirm")
+VERDICT = const("verdict")
+DONE = const("done")
 
 # Event kinds (``Tracker.events``) and what follows the kind in each tuple. The game
 # dispatches on the kind (``Game._ON_EVENT``); field-less events are shared tuples.
@@ -85,7 +87,11 @@ _B_RANK = const(4)
 _STIR_QUIET_MS = const(250)
 
 
-_BAR = const(25)           # nardy.sensing.ZONE_BAR (a name in this module's dict else)
+# nardy.zones' terms, as consts of this module (test_tracker checks they are the
+# same): imported names would be slots in its dict, full at 37
+_BAR = const(25)           # nardy.zones.ZONE_BAR
+_NZONES = const(28)        # nardy.zones.NZONES
+_BLIND = const(4)          # nardy.zones.BLIND
 
 
 # The instance's attribute table stays at 59 slots (944 bytes on the unix port): one
@@ -190,9 +196,9 @@ class Tracker(ZoneFit):
         self._clear_view()
         self.result = None
         self._stir_lift = False
-        self._watch_stack()
+        self.watch_stack()
         # Ask the engine now, once: the lift path and tick() then only look it up.
-        self._next(())
+        self.next_steps(())
         if obs is not None:
             self._remember(obs)
             self.update(obs)
@@ -206,11 +212,12 @@ class Tracker(ZoneFit):
         return self.hyps[0][_H_CHAIN][-1]
 
     def state_name(self):
-        return STATE_NAMES[self.state]
+        """The state's word (the state itself: kept for the host tools' logs)."""
+        return self.state
 
     # -- fitting a position to the observation --------------------------------------------
     # -- engine queries (cached per partial turn) ---------------------------------------
-    def _next(self, played):
+    def next_steps(self, played):
         r = self._next_cache.get(played)
         if r is None:
             if len(self._next_cache) > 24:
@@ -265,7 +272,7 @@ class Tracker(ZoneFit):
 
     def _dfs(self, played, chain, flags, srcs, obs, out, budget, depth, hidden):
         pos = chain[-1]
-        for step in self._next(played):
+        for step in self.next_steps(played):
             f = step[0]
             if f not in srcs:
                 continue
@@ -364,12 +371,12 @@ class Tracker(ZoneFit):
         pp = self._pp[c]
         srcs = []
         dsts = []
-        for z in range(1, NZONES):
+        for z in range(1, _NZONES):
             p = pp[z]
             if p == NOPATH:
                 continue
             n = e[z]
-            unseen = n >= cap[z] or obs.open_[z] & BLIND
+            unseen = n >= cap[z] or obs.open_[z] & _BLIND
             if n and p != 25 and (vis[z] < n or unseen):
                 srcs.append(p)
             if p != 0 and (vis[z] > n or (hidden and unseen)):
@@ -505,7 +512,7 @@ class Tracker(ZoneFit):
             self.events.append((EV_STEP, new[j]))
         if i < len(old) or i < len(new):
             self._seen = set()
-            self._watch_stack()
+            self.watch_stack()
 
     def _in_hand(self, obs, de):
         """Set lifted zones and the targets for the lifted checker(s)."""
@@ -517,7 +524,7 @@ class Tracker(ZoneFit):
                 self._fit(pos, obs)
             for col in (WHITE, BLACK):
                 miss = self._miss[col]
-                for z in range(1, NZONES):
+                for z in range(1, _NZONES):
                     if miss[z]:
                         lifted.append(z)
                         if col == c:
@@ -545,7 +552,7 @@ class Tracker(ZoneFit):
                 self.hyps[0][_H_FLAGS]):
             for z in lifted:
                 if self._miss[c][z]:
-                    self.stuck = len(self._next(self.hyps[0][_H_PLAYED])) > 0
+                    self.stuck = len(self.next_steps(self.hyps[0][_H_PLAYED])) > 0
                     break
         if lifted != self.lifted or targets != self.targets:
             self.lifted = lifted
@@ -607,7 +614,7 @@ class Tracker(ZoneFit):
                 return
         if st == IDLE:
             if (self.auto_end_ms and len(self.hyps) == 1
-                    and not self._next(self.hyps[0][_H_PLAYED])):
+                    and not self.next_steps(self.hyps[0][_H_PLAYED])):
                 left = self.auto_end_ms - still_ms
                 if left <= 0:
                     self.end_turn(obs)
@@ -621,7 +628,7 @@ class Tracker(ZoneFit):
             # full tray. If that makes the turn complete, take it (asked once per
             # observation: the search is not for every cycle).
             self._hidden_tried = True
-            self._hidden(obs, auto=True)
+            self.fit_hidden(obs, auto=True)
 
     def _stack_lift(self):
         """A lift off the watched stack (or its checker put back), shown as the usual
@@ -636,7 +643,7 @@ class Tracker(ZoneFit):
             zt = self._zt[self.mover]
             played = self.hyps[0][_H_PLAYED]
             targets = [zt[t] for t in self._targets(played, src)]
-            if targets or self._next(played):
+            if targets or self.next_steps(played):
                 # none: no legal step for a checker off this stack (L3), said now
                 self.lifted = [z]
                 self.targets = targets
@@ -650,7 +657,7 @@ class Tracker(ZoneFit):
             self.stuck = False
             self.events.append(_PUT_BACK)
 
-    def _watch_stack(self):
+    def watch_stack(self):
         """Watch the mover's tallest stack that the slots cannot resolve (long
         nardy's head early on): a lift from it changes no class."""
         c = self.mover
@@ -700,7 +707,7 @@ class Tracker(ZoneFit):
             k += 1
         self._warm_k = 25
 
-    def _hidden(self, obs, auto):
+    def fit_hidden(self, obs, auto):
         self._clear_fresh()
         self._expect(self.hyps[0][_H_CHAIN][-1])       # the current partial turn
         for c in (WHITE, BLACK):
@@ -711,7 +718,7 @@ class Tracker(ZoneFit):
             return False
         if auto:
             cands = [c for c in cands
-                     if not self._next(c[_C_HYP][_H_PLAYED]) and not any(c[_C_HYP][_H_FLAGS])]
+                     if not self.next_steps(c[_C_HYP][_H_PLAYED]) and not any(c[_C_HYP][_H_FLAGS])]
             if not cands:
                 return False
         self._choose(cands, obs)
@@ -721,8 +728,27 @@ class Tracker(ZoneFit):
 
     def end_turn(self, obs=None):
         """The mover pressed the button (or the turn ends by itself). Returns True if
-        the turn is finished (DONE), False if it waits (checker in the hand, out of
-        sync, a choice between candidates, or an illegal result to accept)."""
+        the turn is finished (DONE), False if it waits. The decision, in order (the
+        first row that applies decides):
+
+        ========================================  ===================================
+        the turn so far                           what ending it does
+        ========================================  ===================================
+        over already (DONE)                       True
+        the board unexplained (SYNC)              the board as it lies is judged
+        a VERDICT on the board as it lies         False: the opponent decides
+        a checker in the hand, placed nowhere     out of sync, the board judged
+        that a sensor can see (``_place_hand``)   (a checker off the board)
+        a checker still in the hand (LIFTED)      False
+        several partial turns fit, or steps out   CONFIRM: the mover picks
+        of view complete a short one
+        (``_unseen_steps``)
+        its result is legal                       DONE: True
+        illegal, after a step out of view that    CONFIRM: that step or the
+        a forbidden one explains as well          forbidden one
+        illegal                                   VERDICT: the opponent decides
+        ========================================  ===================================
+        """
         st = self.state
         if st == DONE:
             return True
@@ -731,64 +757,15 @@ class Tracker(ZoneFit):
         if st == VERDICT and self._observed is not None:
             return False
         pre = self.hyps[0]
-        hid = False       # a checker "in the hand" was put where it cannot be seen
-        if st == ILLEGAL and self.lifted and obs is not None:
-            # in the hand, or back on a stack that cannot show it (taken back)?
-            hid = self._hidden(obs, auto=False)
-            st = self.state
-            if not hid and self.lifted:
-                self._out_of_sync(obs)      # a checker off the board? (see _judge_board)
-                return self._judge_board(obs)
-        if st == LIFTED and obs is not None:
-            hid = self._hidden(obs, auto=False)
-            if not hid:
-                # no legal step explains where the checker went: an illegal one may
-                bad = self._illegal(obs, hidden=True)
-                if bad is None or bad[_B_HAND]:
-                    # nothing explains where it went: off the board (in a pocket, on
-                    # the floor)? Not a turn: out of sync until it is put back
-                    self._out_of_sync(obs)
-                    return self._judge_board(obs)
-                alt = self._relocations(bad[_B_HYP], obs, True, bad[_B_RANK][1], None,
-                                        bad[_B_POS].key())
-                if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
-                    # Two places out of view fit as well (back onto the own full
-                    # stack, or onto the opponent's: L2): the mover says which.
-                    self.hyps = []
-                    for b in (bad, alt):
-                        played, chain, flags = b[_B_HYP]
-                        self.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]],
-                                          flags + (1,)))
-                    self.lifted = []
-                    self.targets = []
-                    self.state = IDLE       # asked below (CONFIRM)
-                else:
-                    self._take_illegal(bad, obs)
+        hid = _place_hand(self, obs)   # a step out of view taken for the hand's checker
+        if hid is None:
+            return self._judge_board(obs)
         if self.state == LIFTED:
             return False
-        if (obs is not None and len(self.hyps) == 1 and not self._confirmed
-                and not any(self.hyps[0][_H_FLAGS]) and self._next(self.hyps[0][_H_PLAYED])):
-            # The turn looks short, but steps between zones that cannot show them
-            # (full stacks, a full tray) would complete it: ask which.
-            self._clear_fresh()
-            done = []
-            keys = []
-            cands = self._candidates(obs, hidden=True)
-            # complete turns first, then partial ones (a single unseen step)
-            cands.sort(key=lambda c: (1 if self._next(c[_C_HYP][_H_PLAYED]) else 0, c[_C_STEPS]))
-            for c in cands:
-                h = c[_C_HYP]
-                k = h[_H_CHAIN][-1].key()
-                if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW and k not in keys:
-                    keys.append(k)
-                    done.append(h)
-            if done:
-                self.hyps = done[:_MAX_HYPS - 1] + self.hyps
+        if obs is not None:
+            _unseen_steps(self, obs)
         if len(self.hyps) > 1:
-            self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
-            self.state = CONFIRM
-            self.events.append((EV_CONFIRM, len(self.hyps)))
-            return False
+            return _ask(self)
         played, chain, flags = self.hyps[0]
         final = chain[-1]
         verdict = self.v.check_turn(self.pos0, self.dice, final)
@@ -802,10 +779,7 @@ class Tracker(ZoneFit):
             alt = self._relocations(pre, obs, True, 0, None, final.key())
             if alt is not None and alt[_B_HAND] == 0:
                 self.hyps.append((pre[0] + (alt[_B_STEP],), pre[1] + [alt[_B_POS]], pre[2] + (1,)))
-                self.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in self.hyps]
-                self.state = CONFIRM
-                self.events.append((EV_CONFIRM, len(self.hyps)))
-                return False
+                return _ask(self)
         self.warning = (verdict[0], verdict[1], ())
         self.state = VERDICT
         self.events.append((EV_VERDICT, verdict[0], verdict[1]))
@@ -931,6 +905,80 @@ class Tracker(ZoneFit):
 
 
 # -- module functions, not methods (see the class's comment) -------------------------
+
+def _place_hand(t, obs):
+    """``end_turn``: a checker still "in the hand" when the turn ends was put where no
+    sensor sees it (on a full stack or tray), or taken back onto one. Returns whether
+    a step out of view was taken for it; None when nothing explains where it went
+    (in a pocket, on the floor: out of sync until it is put back)."""
+    if obs is None:
+        return False
+    st = t.state
+    hid = False
+    if st == ILLEGAL and t.lifted:
+        # in the hand, or back on a stack that cannot show it (taken back)?
+        hid = t.fit_hidden(obs, auto=False)
+        st = t.state
+        if not hid and t.lifted:
+            t._out_of_sync(obs)      # a checker off the board? (see _judge_board)
+            return None
+    if st == LIFTED:
+        hid = t.fit_hidden(obs, auto=False)
+        if not hid:
+            # no legal step explains where the checker went: an illegal one may
+            bad = t._illegal(obs, hidden=True)
+            if bad is None or bad[_B_HAND]:
+                t._out_of_sync(obs)
+                return None
+            alt = t._relocations(bad[_B_HYP], obs, True, bad[_B_RANK][1], None,
+                                 bad[_B_POS].key())
+            if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
+                # Two places out of view fit as well (back onto the own full
+                # stack, or onto the opponent's: L2): the mover says which.
+                t.hyps = []
+                for b in (bad, alt):
+                    played, chain, flags = b[_B_HYP]
+                    t.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]],
+                                   flags + (1,)))
+                t.lifted = []
+                t.targets = []
+                t.state = IDLE       # asked in end_turn (CONFIRM)
+            else:
+                t._take_illegal(bad, obs)
+    return hid
+
+
+def _unseen_steps(t, obs):
+    """``end_turn``: the turn looks short, but steps between zones that cannot show
+    them (full stacks, a full tray) would complete it: those completions join the
+    partial turn as candidates (the mover is asked which)."""
+    if (len(t.hyps) > 1 or t._confirmed or any(t.hyps[0][_H_FLAGS])
+            or not t.next_steps(t.hyps[0][_H_PLAYED])):
+        return
+    t._clear_fresh()
+    done = []
+    keys = []
+    cands = t._candidates(obs, hidden=True)
+    # complete turns first, then partial ones (a single unseen step)
+    cands.sort(key=lambda c: (1 if t.next_steps(c[_C_HYP][_H_PLAYED]) else 0, c[_C_STEPS]))
+    for c in cands:
+        h = c[_C_HYP]
+        k = h[_H_CHAIN][-1].key()
+        if c[_C_HAND] == 0 and c[_C_KIND] >= _K_NEW and k not in keys:
+            keys.append(k)
+            done.append(h)
+    if done:
+        t.hyps = done[:_MAX_HYPS - 1] + t.hyps
+
+
+def _ask(t):
+    """``end_turn``: several turns fit what the sensors see: the mover picks one
+    (CONFIRM, ``Tracker.confirm``). False: the turn waits."""
+    t.candidates = [(h[_H_PLAYED], h[_H_CHAIN][-1]) for h in t.hyps]
+    t.state = CONFIRM
+    t.events.append((EV_CONFIRM, len(t.hyps)))
+    return False
+
 
 def _hit_pending(t, obs):
     """Short nardy: the zone of an opponent's blot with the mover's checker put on it,

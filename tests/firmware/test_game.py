@@ -8,16 +8,16 @@ from gameboard import LAYOUT, GameBoard
 from nardy.dice import Dice
 from nardy.game import (
     ACCEPT,
-    CHOOSE,
+    CONFIRM,
     GAME_END,
+    ILLEGAL,
     MATCH_END,
     MOVE,
     OPENING,
-    OUT_OF_SYNC,
     PLAYING,
     ROLL,
+    SYNC,
     TAKE_BACK,
-    WARNED,
     Game,
     dice_left,
 )
@@ -154,6 +154,50 @@ def test_a_turn_resumed_after_a_power_cut_keeps_its_steps_on_the_board():
         j2.close()
     finally:
         b.close()
+
+
+def _game_left_behind(name):
+    """A game with a turn played (its last move lit) and the resign question open (a
+    message on the OLED)."""
+    b, g = _start(name, "short", 7)
+    b.play_turn(pick=None)
+    assert g.phase == ROLL and g.last_move
+    assert g.press("back", "long", b.obs)
+    assert g.resigning and g.message is not None
+    return b, g
+
+
+def _nothing_left(g):
+    assert g.message is None, g.message
+    assert g.last_move == [] and g.jsteps == [] and g.dice is None
+    assert not g.resigning and g.result is None and g.resigned is None and g.n == 0
+
+
+def test_nothing_of_a_game_survives_into_the_next_by_any_route():
+    # issue 24: the per-game reset is written once (Game._reset_game); its copies
+    # differed, and only new_game cleared the last move and the message
+    b, g = _game_left_behind("reset-new")        # the next game of the match
+    g.resign()
+    assert g.phase in (GAME_END, MATCH_END)
+    g.say(None, "a hint from the game over")
+    g.new_match()
+    _nothing_left(g)
+    b.close()
+    b, g = _game_left_behind("reset-clear")      # a refused new match: no game
+    try:
+        g.new_match("tavla")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown variant was accepted")
+    assert g.phase == "setup"
+    _nothing_left(g)
+    b.close()
+    b, g = _game_left_behind("reset-restore")    # the match between two games
+    g.restore_match({"variant": "long", "length": 3, "score": [1, 0], "game": 1})
+    assert g.phase == GAME_END
+    _nothing_left(g)
+    b.close()
 
 
 def test_torn_and_corrupt_files_are_reported_not_fatal():
@@ -398,7 +442,7 @@ def test_the_mover_pressing_ok_twice_does_not_accept():
     for variant in ("long", "short"):
         b, g = _start("okok" + variant, variant, 21)
         _illegal_turn(b)
-        assert g.turn_state() == WARNED
+        assert g.turn_state() == ILLEGAL
         g.press("ok", "short", b.obs)            # the mover ends the turn anyway
         assert g.turn_state() == ACCEPT and g.awaiting_accept()
         assert not g.press("ok", "short", b.obs)  # again: nothing is accepted
@@ -517,7 +561,7 @@ def test_drained_events_become_protocol_events():
         t.events = [(tracker.EV_LIFT, (24,), (18, 19)), tracker._CLEAR,
                     (tracker.EV_SYNC, [(3, 0, 1, 0)]), tracker._RESYNC,
                     (tracker.EV_STEP, (1, 7))]
-        g._drain(b.obs)
+        g.follow_tracker(b.obs)
         assert t.events == []
         assert sent == [{"ev": "lift", "zones": [24], "targets": [18, 19]},
                         {"ev": "warn", "clear": True},
@@ -605,7 +649,7 @@ def test_back_cycles_the_candidates_and_ok_takes_the_one_shown():
         a = v.apply_step(pos, (1, 3))
         b.show(a)
         g.press("ok", "short", b.obs)
-        assert g.turn_state() == CHOOSE and len(g.tracker.candidates) == 2
+        assert g.turn_state() == CONFIRM and len(g.tracker.candidates) == 2
         cands = [c[1] for c in g.tracker.candidates]
         assert sorted(c.key() for c in cands) == sorted(
             [a.key(), v.apply_step(pos, (2, 3)).key()])
@@ -636,7 +680,7 @@ def test_back_steps_through_the_differences_out_of_sync():
         b.obs.vis_b[ZONE_OFF_W] = 1
         g.observe(b.obs)
         t = g.tracker
-        assert g.turn_state() == OUT_OF_SYNC
+        assert g.turn_state() == SYNC
         assert (ZONE_OFF_B, WHITE, 0, 1) in t.diffs and len(t.diffs) >= 2, t.diffs
         seen = [t.diff()]
         for _ in range(len(t.diffs)):
@@ -644,7 +688,7 @@ def test_back_steps_through_the_differences_out_of_sync():
             seen.append(t.diff())
         assert sorted(seen[:-1]) == t.diffs       # each difference shown once ...
         assert seen[-1] == seen[0]                # ... then round again
-        assert g.turn_state() == OUT_OF_SYNC
+        assert g.turn_state() == SYNC
     finally:
         b.close()
 
@@ -753,7 +797,7 @@ def test_back_on_a_wrong_step_says_which_checker_goes_back_where():
         pos = g.pos
         bad = v.apply_step(pos, (1, 4))          # 3: no die shows it
         b.show(bad)
-        assert g.turn_state() == WARNED
+        assert g.turn_state() == ILLEGAL
         src, dst = g.tracker.warning[2]
         assert g.press("back", "short", b.obs)
         assert g.message == (None, "take it back: the checker on P%d goes back to P%d"
@@ -820,6 +864,21 @@ def test_the_games_own_consts_are_the_trackers_states():
     # take no slot in its dict; MicroPython folds them away, CPython keeps the names
     from nardy import game, rules, tracker
     if sys.implementation.name != "micropython":
-        for name in ("IDLE", "ILLEGAL", "SYNC", "CONFIRM", "VERDICT", "DONE"):
+        for name in ("IDLE", "VERDICT", "DONE"):
             assert getattr(game, "_" + name) == getattr(tracker, name), name
         assert game._WHITE == rules.WHITE
+
+
+def test_a_state_has_one_name_one_value_and_it_is_its_word():
+    # issue 24: LIFTED was 1 in the tracker and "lifted" in the game, and the game's
+    # WARNED, CHOOSE and OUT_OF_SYNC were the words "illegal", "confirm" and "sync".
+    # Each name is its word (the one ``dump`` sends: docs/PROTOCOL.md), the same in
+    # both modules
+    from nardy import game, tracker
+    for name in ("IDLE", "LIFTED", "ILLEGAL", "SYNC", "CONFIRM", "VERDICT", "DONE"):
+        assert getattr(tracker, name) == name.lower(), name
+    for name in ("PLAYING", "LIFTED", "TURN_DONE", "ILLEGAL", "SYNC", "CONFIRM",
+                 "ACCEPT", "TAKE_BACK", "HIT"):
+        assert getattr(game, name) == name.lower(), name
+        if hasattr(tracker, name):
+            assert getattr(tracker, name) == getattr(game, name), name

@@ -152,6 +152,23 @@ def test_a_turn_adds_no_attribute_to_the_tracker():
     assert sorted(t.__dict__) == made
 
 
+def test_the_trackers_dicts_stay_at_37_slots_and_its_consts_are_the_zones():
+    # The tracker module is on the heap through every game: its names and the class's
+    # methods fill 37 slots each (one more grows a table to 47). The steps of
+    # end_turn (issue 24) are module functions, paid for by the zones' terms kept
+    # as consts (folded away) instead of imported names.
+    import sys
+
+    from nardy import tracker, zones
+    if sys.implementation.name == "micropython":
+        assert len(tracker.__dict__) <= 37, sorted(tracker.__dict__)
+        assert len(Tracker.__dict__) <= 37, sorted(Tracker.__dict__)
+    else:
+        assert tracker._BAR == zones.ZONE_BAR
+        assert tracker._NZONES == zones.NZONES
+        assert tracker._BLIND == zones.BLIND
+
+
 def test_a_finished_turn_lets_its_engine_answers_go():
     # heap (issue 10): the per-turn caches and spare hypotheses are dropped when the
     # turn ends, not kept under the next turn's first search until the next roll

@@ -240,8 +240,8 @@ def test_illegal_step_blinks():
 
 
 def test_every_warning_fits_whole():
-    from nardy.game import ACCEPT, TAKE_BACK, WARNED
-    from nardy.tracker import ILLEGAL, VERDICT
+    from nardy.game import ACCEPT, ILLEGAL, TAKE_BACK
+    from nardy.tracker import IDLE, VERDICT
     texts = warning_texts()
     rules_seen = [r for r, _ in texts if r]
     assert "L3" in rules_seen and "C5" in rules_seen and "S3" in rules_seen, texts
@@ -252,7 +252,7 @@ def test_every_warning_fits_whole():
     assert g.phase == "move"
     t = g.tracker
     fb = _canvas()[0] if framebuf is not None else None
-    prompts = {WARNED: "OK: end turn", ACCEPT: "Opponent: hold OK to accept",
+    prompts = {ILLEGAL: "OK: end turn", ACCEPT: "Opponent: hold OK to accept",
                TAKE_BACK: "must play a legal turn"}
     for rule, text in texts:
         if rule is None:
@@ -268,7 +268,7 @@ def test_every_warning_fits_whole():
             assert ("! " + rule) in _texts(boxes), (rule, boxes)
             assert text in shown, (text, shown)          # the whole reason, at once
             assert prompts[g.turn_state()] in shown, (g.turn_state(), shown)
-    t.state = 0
+    t.state = IDLE
     t.warning = None
     g.refused = False
     # hints and messages on the other screens: whole as well

@@ -164,7 +164,7 @@ def _illegal(g):
 
 
 def _literals(path):
-    """("RULE", "text") pairs and _say(None, "text") hints written in a source file
+    """("RULE", "text") pairs and say(None, "text") hints written in a source file
     (line by line: the sources are too big for the heap at once)."""
     out = []
     with open(path) as f:
@@ -183,7 +183,7 @@ def _line_literals(src, out):
         rule = None
         if 2 <= len(tok) <= 3 and tok[0] in "LSC" and tok[1:].isdigit():
             rule = tok
-        elif src[i - 11:i] == "_say(None, ":
+        elif src[i - 10:i] == "say(None, ":
             rule = ""
         if rule and src[j + 1:j + 4] == ', "':
             k = src.find('"', j + 4)
