@@ -97,6 +97,8 @@ def settings(app):
             merged[k] = d[k]
     if "auto_end" in d:
         merged["auto_end"] = d["auto_end"]    # optional: absent means off
+    if d.get("mqtt") is not None:
+        merged["mqtt"] = d["mqtt"]            # optional: absent means no broker
     bad = protocol.check_settings(merged)
     for k in bad:
         k = k.split(".")[0]

@@ -36,7 +36,8 @@ AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0
 LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang",
+                   "mqtt"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
