@@ -161,6 +161,14 @@ def parse(line):
         finally:
             setcheck = None
             drop_module("nardy.setcheck")
+        if "mqtt" in obj:
+            # the broker's settings (nardy.netcfg): loaded only for a command naming one
+            from nardy import netcfg
+            try:
+                netcfg.check(obj["mqtt"])
+            finally:
+                netcfg = None
+                drop_module("nardy.netcfg")
     elif cmd == "sense":
         if not isinstance(obj.get("raw"), list):
             raise ValueError("sense needs raw: a list of readings")

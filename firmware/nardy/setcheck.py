@@ -16,25 +16,6 @@ def _check_bot(obj):
         raise ValueError('bot must be "none", "white", "black" or "both"')
 
 
-def _check_mqtt(d):
-    """The broker's settings (nardy.netcfg: loaded only when a command or the
-    settings name a broker)."""
-    from nardy import drop_module, netcfg
-    try:
-        netcfg.check(d)
-    finally:
-        netcfg = None
-        drop_module("nardy.netcfg")
-
-
-def _bad_mqtt(d):
-    try:
-        _check_mqtt(d)
-    except ValueError:
-        return True
-    return False
-
-
 def check_settings(d):
     """A list of the problems of the settings ``d``, empty when every field has the
     right type and range."""
@@ -58,8 +39,6 @@ def check_settings(d):
         bad.append("auto_end")
     if d.get("lang", "en") not in LANGS:
         bad.append("lang")
-    if d.get("mqtt") is not None and _bad_mqtt(d["mqtt"]):
-        bad.append("mqtt")
     o = d.get("options")
     if not isinstance(o, dict):
         bad.append("options")
@@ -96,8 +75,6 @@ def check_command(obj):
         _int(obj, "auto_end", 0, AUTO_END_MAX)
     if obj.get("lang", "en") not in LANGS:
         raise ValueError('lang must be "en" or "ru"')
-    if "mqtt" in obj:
-        _check_mqtt(obj["mqtt"])
     for k in ("oled", "leds"):
         if k in obj and not isinstance(obj[k], bool):
             raise ValueError("%s must be true or false" % k)

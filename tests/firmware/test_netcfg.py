@@ -1,7 +1,7 @@
 """The broker's settings (nardy.netcfg): checked whole through ``set`` and
 settings.json, completed once, and never sent back with the password."""
 
-from nardy import netcfg, protocol, setcheck
+from nardy import netcfg, protocol
 
 
 def _refused(line, why):
@@ -38,13 +38,6 @@ def _saved(**kw):
     s = defaults()
     s.update(kw)
     return s
-
-
-def test_saved_settings_with_a_bad_broker_are_reported():
-    assert setcheck.check_settings(_saved(mqtt={"host": "h", "port": 1883,
-                                                "id": "b1", "prefix": "p"})) == []
-    assert setcheck.check_settings(_saved(mqtt={"host": "h", "port": -1})) == ["mqtt"]
-    assert setcheck.check_settings(_saved(mqtt=5)) == ["mqtt"]
 
 
 def test_complete_fills_defaults_and_makes_an_id_once():

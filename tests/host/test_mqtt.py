@@ -221,3 +221,19 @@ def test_the_password_is_kept_and_never_sent_back(tmp_path, board_path):
     finally:
         b.close()
     assert "mqtt" not in json.loads((tmp_path / "vb" / "settings.json").read_text())
+
+
+def test_a_bad_broker_in_settings_json_is_reported_and_dropped(tmp_path, board_path):
+    data = tmp_path / "vb"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps(
+        {"variant": "long", "brightness": 9, "mqtt": {"host": "h", "port": 0}}))
+    b = _board(tmp_path)
+    try:
+        errors = [e["error"] for e in b.events if e["ev"] == "error"]
+        assert any("bad mqtt" in e and "port" in e for e in errors), errors
+        s = b.dump()["settings"]
+        assert "mqtt" not in s and s["brightness"] == 9      # the rest is kept
+        assert not _net_states(b)
+    finally:
+        b.close()
