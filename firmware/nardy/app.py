@@ -304,6 +304,9 @@ class App:
             shown = netcfg.on_set(self, cmd)
             netcfg = None
             drop_module("nardy.netcfg")
+            if self.settings.get("mqtt"):
+                from nardy import mqttcast
+                mqttcast.start(self)    # (a running one follows the new settings)
         g = self.game
         if g.phase == MOVE and g.shown is None:
             # the turn being played follows it (the board's own turn ends when its

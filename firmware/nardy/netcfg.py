@@ -1,11 +1,10 @@
 """The broker's settings (``mqtt`` in settings.json, the ``set`` command), checked,
 and the settings as the board shows them (never with the password).
 
-Layer: journal/protocol (like ``nardy.setcheck``, which calls it), but for
-``on_set``, which starts the app's broadcast task (``nardy.mqttcast.start``).
-Imported only while a ``set`` is checked or applied, settings.json is read at boot,
-or settings are sent (``dump``, ``set``'s reply) with a broker configured; dropped
-after. A board without a broker never loads it.
+Layer: journal/protocol (like ``nardy.setcheck``). Imported only while a ``set`` is
+checked or applied, settings.json is read at boot, or settings are sent (``dump``,
+``set``'s reply) with a broker configured; dropped after. A board without a broker
+never loads it.
 
 ``{"host": "192.168.1.5", "port": 1883, "user": "board7", "password": "...",
 "prefix": "nardy", "id": "nardy-3fa2"}``: ``host`` is required; ``port`` 1883,
@@ -98,8 +97,8 @@ def public(settings):
 
 def on_set(app, cmd):
     """``set`` with ``mqtt`` (or on a board that has a broker): keep the broker's
-    settings (``null``: none) and start the broadcast if it is not running (a
-    running one follows the new settings by itself). Returns the settings to send."""
+    settings (``null``: none; the app then starts the broadcast, or a running one
+    follows the new settings by itself). Returns the settings to send."""
     s = app.settings
     if "mqtt" in cmd:
         m = complete(cmd["mqtt"], app.board.urandom)
@@ -107,6 +106,4 @@ def on_set(app, cmd):
             s.pop("mqtt", None)
         else:
             s["mqtt"] = m
-            from nardy import mqttcast  # (the app's layer: started from here)
-            mqttcast.start(app)
     return public(s)
