@@ -107,14 +107,18 @@ class Mosquitto:
 
 class Subscriber:
     """paho-mqtt on ``topic`` (QoS 1, a session the broker keeps across reconnects):
-    ``got`` lists (topic, payload as JSON or text) in arrival order."""
+    ``got`` lists (topic, payload as JSON or text, retained) in arrival order."""
+
+    made = 0
 
     def __init__(self, port, topic="nardy/#", user=None, password=None):
         self.got = []
         self.lock = threading.Lock()
         self.topic = topic
-        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2,
-                             client_id="sub-%d" % os.getpid(), clean_session=False)
+        Subscriber.made += 1        # each its own client id: a second with the same
+        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2,   # id would take over
+                             client_id="sub-%d-%d" % (os.getpid(), Subscriber.made),
+                             clean_session=False)
         if user:
             self.c.username_pw_set(user, password)
         self.c.reconnect_delay_set(0.1, 1)
