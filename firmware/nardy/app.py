@@ -287,13 +287,23 @@ class App:
         for k in ("brightness", "dice", "bot", "auto_end", "lang"):
             if k in cmd:
                 self.settings[k] = cmd[k]
+        shown = self.settings
+        if "mqtt" in cmd or "mqtt" in shown:
+            # a broker (nardy.netcfg): loaded only on a board that names one
+            from nardy import netcfg
+            shown = netcfg.on_set(self, cmd)
+            netcfg = None
+            drop_module("nardy.netcfg")
+            if self.settings.get("mqtt"):
+                from nardy import mqttcast
+                mqttcast.start(self)    # (a running one follows the new settings)
         g = self.game
         if g.phase == MOVE and g.shown is None:
             # the turn being played follows it (the board's own turn ends when its
             # move is on the board)
             g.tracker.auto_end_ms = self.settings.get("auto_end", 0)
         self.save_settings()
-        self.emit({"ev": "set", "settings": self.settings})
+        self.emit({"ev": "set", "settings": shown})
 
     def _log(self, gid):
         """Send a game's readable lines; ``log_end`` says how many, and why the rest
@@ -410,6 +420,10 @@ class App:
             usb = asyncio.create_task(self.usb_task())
             asyncio.create_task(self.scan_task())
             asyncio.create_task(self.ui_task())
+            if self.settings.get("mqtt"):
+                # the network task: only with a broker (docs/NETWORK.md)
+                from nardy import mqttcast
+                mqttcast.start(self)
             await usb
 
         asyncio.run(main())

@@ -96,6 +96,17 @@ def settings(app):
             merged[k] = d[k]
     if "auto_end" in d:
         merged["auto_end"] = d["auto_end"]    # optional: absent means off
+    if d.get("mqtt") is not None:
+        # optional (absent: no broker); checked here, not by check_settings, so that
+        # nardy.netcfg is loaded only on a board that has a broker
+        from nardy import netcfg
+        try:
+            netcfg.check(d["mqtt"])
+            merged["mqtt"] = d["mqtt"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
+        netcfg = None
+        drop_module("nardy.netcfg")
     bad = protocol.check_settings(merged)
     for k in bad:
         k = k.split(".")[0]

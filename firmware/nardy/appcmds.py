@@ -34,7 +34,13 @@ def dump(app, cmd):
     st["flash"] = app.journal.space()
     st["flash_free"] = app.journal.free()           # bytes, -1 when unknown
     st["flash_held"] = len(app.journal.held)        # records waiting in RAM for room
-    st["settings"] = app.settings
+    s = app.settings
+    if "mqtt" in s:
+        from nardy import drop_module, netcfg
+        s = netcfg.public(s)        # never the broker's password
+        netcfg = None
+        drop_module("nardy.netcfg")
+    st["settings"] = s
     app.emit(st)
 
 

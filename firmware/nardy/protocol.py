@@ -36,7 +36,8 @@ AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0
 LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
-           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang"),
+           "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang",
+                   "mqtt"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -160,6 +161,14 @@ def parse(line):
         finally:
             setcheck = None
             drop_module("nardy.setcheck")
+        if "mqtt" in obj:
+            # the broker's settings (nardy.netcfg): loaded only for a command naming one
+            from nardy import netcfg
+            try:
+                netcfg.check(obj["mqtt"])
+            finally:
+                netcfg = None
+                drop_module("nardy.netcfg")
     elif cmd == "sense":
         if not isinstance(obj.get("raw"), list):
             raise ValueError("sense needs raw: a list of readings")

@@ -60,7 +60,8 @@ def register(sub):
                    help="mpy-cross -march (default: xtensawin for both boards)")
     p.add_argument("--mip-index", metavar="DIR|URL", default=None,
                    help="package index for mip (a local directory when offline)")
-    p.add_argument("--no-mip", action="store_true", help="do not install ssd1306")
+    p.add_argument("--no-mip", action="store_true",
+                   help="do not install ssd1306 and umqtt.simple")
     p.add_argument("--calibration", metavar="FILE", help="calib.json to write to the board")
     p.add_argument("--root", default="/", help="directory on the device (default /)")
     p.add_argument("--resume", action="store_true",
@@ -196,7 +197,9 @@ def run(args):
                         idx = os.path.abspath(idx)
                         cmd.append("--no-mpy")
                     cmd += ["--index", idx]
-                _run(cmd + ["ssd1306"], "mip install ssd1306")
+                # the OLED's driver, and the MQTT client the broadcast loads when a
+                # broker is set (nardy.mqttcast; docs/NETWORK.md)
+                _run(cmd + ["ssd1306", "umqtt.simple"], "mip install ssd1306 umqtt.simple")
             if bar is not None:
                 bar.update(1)
             if not args.no_reset:

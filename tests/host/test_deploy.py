@@ -22,14 +22,22 @@ class SSD1306_I2C:
 """
 
 
+FAKE_UMQTT = b"""# a stand-in for micropython-lib's umqtt.simple (tests only)
+class MQTTClient:
+    fake = True
+"""
+
+
 def _local_index(path):
-    h = hashlib.sha256(FAKE_SSD1306).hexdigest()[:8]
-    (path / "file" / h[:2]).mkdir(parents=True)
-    (path / "file" / h[:2] / h).write_bytes(FAKE_SSD1306)
-    pkg = path / "package" / "py" / "ssd1306"
-    pkg.mkdir(parents=True)
-    (pkg / "latest.json").write_text(json.dumps(
-        {"hashes": [["ssd1306.py", h]], "deps": [], "version": "0.1"}))
+    for name, target, body in (("ssd1306", "ssd1306.py", FAKE_SSD1306),
+                               ("umqtt.simple", "umqtt/simple.py", FAKE_UMQTT)):
+        h = hashlib.sha256(body).hexdigest()[:8]
+        (path / "file" / h[:2]).mkdir(parents=True, exist_ok=True)
+        (path / "file" / h[:2] / h).write_bytes(body)
+        pkg = path / "package" / "py" / name
+        pkg.mkdir(parents=True)
+        (pkg / "latest.json").write_text(json.dumps(
+            {"hashes": [[target, h]], "deps": [], "version": "0.1"}))
     return path
 
 
@@ -78,12 +86,13 @@ def test_deploy_to_pty_device(tmp_path, device):
     check = ("import sys\nsys.path.insert(0, %r)\nsys.path.insert(0, %r)\n"
              "import ssd1306, nardy.app, nardy.hal_esp32, nardy.pinmap, nardy.rules\n"
              "print(nardy.rules.__file__, ssd1306.SSD1306_I2C.fake)\n"
+             "from umqtt.simple import MQTTClient\nprint('umqtt', MQTTClient.fake)\n"
              "pm = nardy.pinmap.load(%r)\nprint(pm.name, pm.layout.n)\n"
              "compile(open(%r).read(), 'main.py', 'exec')\nprint('main ok')\n"
              % (str(root / "lib"), str(root), str(root / "pinmap.json"),
                 str(root / "main.py")))
     out = _mp(device, "exec", check)
-    assert "rules.mpy True" in out, out
+    assert "rules.mpy True" in out and "umqtt True" in out, out
     assert "esp32s3 128" in out and "main ok" in out
     # the same files on the host: nothing else, nothing missing
     assert sorted(os.listdir(root / "nardy")) == sorted(

@@ -1,0 +1,270 @@
+"""Live broadcast of the journal through an MQTT broker (docs/NETWORK.md).
+
+Layer: app (the network task beside scan, UI and USB). Imports ``nardy.journal``'s
+file names through the app's journal, the game's state, and micropython-lib's
+``umqtt.simple`` (installed with mip on a board, put on the path of a virtual board;
+never copied in here). Imported only when a broker is configured (``App.start_net``):
+a board without one never pays its heap.
+
+What it publishes, under ``<prefix>/<id>/``:
+
+- ``event``: every journal record, QoS 1, in order, as ``{"game": 3, "seq": 12,
+  "rec": {...}}``; ``game`` and ``seq`` are the journal's (the line's number in the
+  game's file, as the USB protocol's events carry them), so a subscriber can tell a
+  repeat from a gap;
+- ``state``: the position's snapshot after the last record published, retained;
+- ``online``: ``1`` retained while connected, ``0`` (the broker's last will) when
+  the connection is lost.
+
+The records are read back from the journal on flash, not kept in RAM: the cursor
+(game, line, byte offset) moves on only when the broker has acknowledged a record
+(PUBACK). After a lost connection the task connects again and publishes from the
+cursor: what the broker missed, nothing lost; a record the broker had taken but
+whose PUBACK was lost comes again with the same ``seq`` (QoS 1 is "at least once").
+
+Never stalling the scan: ``umqtt.simple`` writes and reads its socket blocking (a
+broker that is slow to answer would hold the whole board). Here it writes its
+packets into a pipe (``_Pipe``; this module is umqtt's ``socket`` module) and never
+reads: this task sends the bytes and reads the broker's replies with asyncio's
+streams, each wait bounded (``_REPLY_MS``).
+"""
+
+import asyncio
+import json
+
+from micropython import const  # CPython: the shim nardy/__init__.py installs
+
+from nardy import drop_module
+
+_REPLY_MS = const(5000)        # a CONNACK or PUBACK later than this: the link is down
+_IDLE_MS = const(50)           # between two looks at the journal when nothing is new
+_KEEPALIVE_S = const(60)       # the broker drops a silent board after 1.5x this
+_PING_MS = const(30000)        # a PINGREQ after this long without a packet
+_RETRY_FIRST_MS = const(500)   # the first wait before connecting again
+_RETRY_MAX_MS = const(30000)   # ... doubled up to this
+
+
+class _Pipe:
+    """The socket ``umqtt.simple`` sees: what it writes is kept for the task to
+    send; a read ends its call with OSError (the task reads the broker's reply
+    itself). Its calls touch no other socket: any OSError they raise is this one."""
+
+    def __init__(self):
+        self.out = bytearray()
+
+    def write(self, b, n=None):
+        self.out.extend(b if n is None else memoryview(b)[:n])
+
+    def read(self, n):
+        raise OSError(11)       # EAGAIN: the reply is the task's to wait for
+
+    def connect(self, addr):
+        pass
+
+    def settimeout(self, t):    # (newer umqtt.simple sets one)
+        pass
+
+
+# This module stands for the ``socket`` module inside ``umqtt.simple``: these two.
+def socket(*args):
+    return _Pipe()
+
+
+def getaddrinfo(host, port, *args):
+    return ((0, 0, 0, "", (host, port)),)
+
+
+def _client(cfg, prefix):
+    import sys
+
+    from umqtt import simple
+    simple.socket = sys.modules[__name__]
+    c = simple.MQTTClient(cfg["id"], cfg["host"], cfg["port"], user=cfg.get("user"),
+                          password=cfg.get("password"), keepalive=_KEEPALIVE_S)
+    c.set_last_will(prefix + "online", b"0", retain=True, qos=1)
+    return c
+
+
+_running = None     # the Cast whose task runs
+
+
+def start(app):
+    """Start the broadcast task unless it runs (``App.run`` at boot with a broker,
+    ``set`` naming one)."""
+    global _running
+    if _running is None:
+        _running = Cast(app)
+        asyncio.create_task(_running.run())
+
+
+class Cast:
+    def __init__(self, app):
+        self.app = app
+        self.gid = None         # the game being followed (its file)
+        self.seq = 0            # the next line of it to publish
+        self.off = 0            # ... its byte offset in the file
+        self.snap = None        # (gid, seq) of the last snapshot the broker took
+        self.state = None       # "connected", or why not (sent once per change)
+        self.client = None
+        self.r = self.w = None
+        self.quiet = 0          # ms since the last packet sent
+
+    # -- the journal's cursor ----------------------------------------------------------
+    def _start_cursor(self):
+        j = self.app.journal
+        self.gid = j.current if j.current is not None else j.last + 1
+        self.seq = 0
+        self.off = 0
+
+    def _next_line(self):
+        """The next whole line of the journal after the cursor (bytes, without its
+        newline) or None; moves the cursor to the next game when this one is
+        done (a later game started) or gone (deleted after the host took it)."""
+        import os
+        j = self.app.journal
+        while True:
+            if j.current == self.gid and j.lines <= self.seq:
+                return None                 # nothing new: no file opened
+            try:
+                with open(j.name(self.gid), "rb") as f:
+                    f.seek(self.off)
+                    ln = f.readline()
+            except OSError:
+                ln = b""
+            if ln.endswith(b"\n"):
+                return ln[:-1]
+            cur = j.current
+            if cur is None or cur <= self.gid:
+                return None     # the game goes on (or a line is still held in RAM)
+            g = self.gid + 1
+            while g < cur:
+                try:
+                    os.stat(j.name(g))
+                    break
+                except OSError:
+                    g += 1
+            self.gid = g
+            self.seq = 0
+            self.off = 0
+
+    # -- the connection ------------------------------------------------------------------
+    def _say(self, state):
+        if state != self.state:
+            self.state = state
+            self.app.emit({"ev": "net", "state": state})
+
+    async def _send(self):
+        out = self.client.sock.out
+        self.w.write(bytes(out))
+        out[:] = b""
+        await self.w.drain()
+        self.quiet = 0
+
+    async def _reply(self):
+        """One packet from the broker: (type byte, body)."""
+        r = self.r
+        h = await asyncio.wait_for(r.readexactly(2), _REPLY_MS / 1000)
+        n = h[1]
+        if n & 0x80:
+            raise OSError("unexpected long packet")
+        body = await asyncio.wait_for(r.readexactly(n), _REPLY_MS / 1000) if n else b""
+        return h[0], body
+
+    async def _connect(self, cfg, prefix):
+        c = self.client = _client(cfg, prefix)
+        self.r, self.w = await asyncio.open_connection(cfg["host"], cfg["port"])
+        try:
+            c.connect()
+        except OSError:
+            pass        # at the CONNACK: the pipe's EAGAIN
+        await self._send()
+        op, body = await self._reply()
+        if op != 0x20 or len(body) != 2:
+            raise OSError("not an MQTT broker")
+        if body[1]:
+            raise OSError("broker refused: %s" % (
+                "bad user or password" if body[1] in (4, 5) else "code %d" % body[1]))
+        await self._publish(prefix + "online", b"1", True)
+
+    async def _publish(self, topic, msg, retain=False):
+        c = self.client
+        try:
+            c.publish(topic, msg, retain, 1)
+        except OSError:
+            pass        # at the PUBACK: the pipe's EAGAIN
+        pid = c.pid
+        await self._send()
+        while True:
+            op, body = await self._reply()
+            if op == 0x40 and len(body) == 2 and (body[0] << 8 | body[1]) == pid:
+                return
+            # (a PINGRESP, or a late PUBACK of nothing waiting: skipped)
+
+    def _close(self):
+        if self.w is not None:
+            try:
+                self.w.close()
+            except OSError:
+                pass
+        self.r = self.w = self.client = None
+
+    async def _session(self, cfg, prefix):
+        """Publish until the settings change (returns) or the link fails (raises)."""
+        await self._connect(cfg, prefix)
+        self._say("connected")
+        app = self.app
+        while app.settings.get("mqtt") is cfg:
+            ln = self._next_line()
+            if ln is not None:
+                msg = b'{"game":%d,"seq":%d,"rec":' % (self.gid, self.seq) + ln + b"}"
+                await self._publish(prefix + "event", msg)
+                self.off += len(ln) + 1
+                self.seq += 1
+                continue
+            if self.snap != (self.gid, self.seq) and self.seq:
+                snap = (self.gid, self.seq)
+                st = json.dumps({"game": self.gid, "seq": self.seq,
+                                 "state": app.game.state()})
+                await self._publish(prefix + "state", st.encode(), True)
+                st = None
+                self.snap = snap
+                continue
+            if self.quiet >= _PING_MS:
+                self.client.ping()
+                await self._send()
+            await asyncio.sleep_ms(_IDLE_MS)
+            self.quiet += _IDLE_MS
+
+    async def run(self):
+        """The task: connect, publish, and after any failure wait (doubling up to
+        ``_RETRY_MAX_MS``) and connect again, until the broker is unset."""
+        global _running
+        app = self.app
+        self._start_cursor()
+        wait = _RETRY_FIRST_MS
+        try:
+            while True:
+                cfg = app.settings.get("mqtt")
+                if not cfg:
+                    return
+                prefix = "%s/%s/" % (cfg["prefix"], cfg["id"])
+                try:
+                    await self._session(cfg, prefix)
+                    wait = _RETRY_FIRST_MS      # settings changed: at once
+                    continue
+                except ImportError:
+                    self._say("no umqtt.simple: mip install umqtt.simple")
+                    return
+                except (OSError, EOFError, ValueError, AssertionError, IndexError,
+                        asyncio.TimeoutError, MemoryError) as e:
+                    if self.state == "connected":
+                        wait = _RETRY_FIRST_MS      # it was up: try again soon
+                    self._say("down: %s: %s" % (type(e).__name__, e))
+                finally:
+                    self._close()
+                await asyncio.sleep_ms(wait)
+                wait = min(wait * 2, _RETRY_MAX_MS)
+        finally:
+            _running = None
+            self._say("off")
+            drop_module("nardy.mqttcast")

