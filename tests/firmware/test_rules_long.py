@@ -262,17 +262,20 @@ def test_only_a_full_order_double_asks_for_a_transposition_table():
 
 
 def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
-    # with no room to double a table: a memo (Variant._memo, three items) forgets
+    # with no room to double a table: a memo (Variant._memo: Table.memo) forgets
     # what it held, which only costs the search time; a results table must not lose
     # an entry, so the MemoryError stands
     from nardy import rules
     real = rules.array
 
     def table(n, memo):
-        c = real("I", rules._ZEROS)
+        t = rules.Table()
+        t.memo = memo
+        c = t.chunks[0]
         for i in range(0, 60, 3):
             c[i] = i + 1
-        return [[c], n, True] if memo else [[c], n]
+        t.n = n
+        return t
 
     def no_room(code, init):
         raise MemoryError("no room")
@@ -280,14 +283,14 @@ def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
     memo, results = table(20, True), table(20, False)
     rules.array = no_room
     try:
-        LONG._grow(memo)
+        memo.grow(LONG)
         try:
-            LONG._grow(results)
+            results.grow(LONG)
         except MemoryError:
             kept = True
         else:
             kept = False
     finally:
         rules.array = real
-    assert memo[1] == 0 and not any(memo[0][0]) and len(memo[0]) == 1
-    assert kept and results[1] == 20 and results[0][0][3] == 4
+    assert memo.n == 0 and not any(memo.chunks[0]) and len(memo.chunks) == 1
+    assert kept and results.n == 20 and results.chunks[0][3] == 4
