@@ -279,6 +279,8 @@ def teacher_data(v, games, rng, per_turn, log, ply=0, scenarios=0.0):
 
 
 def train_short(args, log):
+    if args.source == "gnubg":
+        return _train_distilled(args, log)
     v = variant_of("short")
     rng = random.Random(args.seed)
     if args.cache and os.path.exists(args.cache):
@@ -296,8 +298,7 @@ def train_short(args, log):
     for epoch in range(1, args.epochs + 1):
         idx = order.permutation(len(y))
         loss = 0.0
-        # the step size falls geometrically to a tenth over the run
-        lr = args.lr * 0.1 ** ((epoch - 1) / max(1, args.epochs - 1)) if args.decay else args.lr
+        lr = _rate(args, epoch)
         for s in range(0, len(y), 256):
             b = idx[s:s + 256]
             loss = net.step(x[b], y[b], lr)
@@ -306,6 +307,123 @@ def train_short(args, log):
             log("epoch %d  mse %.4f  %.0f s  %s" % (epoch, loss, time.time() - t0,
                                                     strength(args)))
     return net
+
+
+def _rate(args, epoch):
+    """The step size of an epoch: with --decay it falls geometrically to a tenth
+    over the run."""
+    if not args.decay:
+        return args.lr
+    return args.lr * 0.1 ** ((epoch - 1) / max(1, args.epochs - 1))
+
+
+# What a short checkpoint must match to be resumed: the same run, continued.
+_SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
+               "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay")
+HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
+FIT_POSITIONS = 200000
+
+
+def _teacher_positions(args, log):
+    """The gnubg-generated positions (``nardy_host.distill``), from --cache if it
+    holds this run's, else generated (and kept there)."""
+    from nardy_host import distill
+    meta = np.array([args.games, args.seed, args.best, args.others, args.teacher_explore,
+                     args.scenarios, args.teacher_ply], np.float64)
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as data:
+            if "meta" in data.files and np.array_equal(data["meta"], meta):
+                log("teacher data from %s: %d positions" % (args.cache, len(data["y"])))
+                return data["c"], data["y"]
+        log("%s holds other teacher data: generated again" % args.cache)
+    c, y = distill.positions(args.games, args.seed, args.best, args.others,
+                             args.teacher_explore, args.scenarios, args.teacher_ply, log)
+    if args.cache:
+        tmp = args.cache + ".tmp.npz"
+        np.savez(tmp, c=c, y=y, meta=meta)
+        os.replace(tmp, args.cache)
+    return c, y
+
+
+def _train_distilled(args, log):
+    """Supervised distillation of gnubg-nn's 0-ply (or --teacher-ply) equities into
+    the board's net, minibatch Adam over --epochs, checkpointed after each epoch."""
+    from nardy_host.distill import raw_inputs
+    c, y = _teacher_positions(args, log)
+    test = (np.arange(len(y)) % 1000) < HOLD_OUT
+    train_idx, test_idx = np.flatnonzero(~test), np.flatnonzero(test)
+    net = Mlp(args.hidden, np.random.default_rng(args.seed))
+    order = np.random.default_rng(args.seed + 1)
+    ckpt = args.checkpoint or args.out + ".ckpt.npz"
+    run = np.array([_flt(getattr(args, k)) for k in _SHORT_KEYS], np.float64)
+    done = 0
+    if args.resume and os.path.exists(ckpt):
+        done = _load_short(ckpt, run, net)
+        log("resumed from %s after epoch %d" % (ckpt, done))
+    fit = raw_inputs(c[train_idx[:FIT_POSITIONS]])
+    t0 = time.time()
+    bs = args.batch_size
+    for epoch in range(1, args.epochs + 1):
+        idx = train_idx[order.permutation(len(train_idx))]
+        if epoch <= done:          # the same permutations as an unbroken run
+            continue
+        if args.stop_after and epoch > args.stop_after:
+            log("stopped after epoch %d (--stop-after); --resume goes on" % (epoch - 1))
+            break
+        lr = _rate(args, epoch)
+        for s in range(0, len(idx), bs):
+            b = idx[s:s + bs]
+            net.step(raw_inputs(c[b]), y[b], lr)
+        _save_short(ckpt, run, net, epoch)
+        held = _mse(net, raw_inputs, c, y, test_idx)
+        if epoch % max(1, args.report) == 0 or epoch == args.epochs:
+            write_out(args, net, fit)
+            log("epoch %d  held-out mse %.5f  %.0f s  %s" % (
+                epoch, held, time.time() - t0, strength(args)))
+        else:
+            log("epoch %d  held-out mse %.5f  %.0f s" % (epoch, held, time.time() - t0))
+    write_out(args, net, fit)
+    return net
+
+
+def _flt(value):
+    return float(value) if value is not None else -1.0
+
+
+def _mse(net, raw_inputs, c, y, idx):
+    err = 0.0
+    for s in range(0, len(idx), 65536):
+        b = idx[s:s + 65536]
+        err += float(np.sum((net(raw_inputs(c[b])) - y[b]) ** 2))
+    return err / max(1, len(idx))
+
+
+def _save_short(path, run, net, epoch):
+    arrays = {"run": run, "epoch": np.array(epoch), "t": np.array(net.t)}
+    for i, p in enumerate(net.params):
+        arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _load_short(path, run, net):
+    """Restore ``net`` in place from a short checkpoint; returns the epochs done."""
+    try:
+        data = np.load(path)
+        saved = data["run"]
+    except (OSError, ValueError, KeyError) as e:
+        raise TrainError("cannot resume from %s: %s" % (path, e)) from None
+    if len(saved) != len(run) or not np.array_equal(saved, run):
+        diff = ", ".join("%s %g (now %g)" % (k, a, b)
+                         for k, a, b in zip(_SHORT_KEYS, saved, run) if a != b)
+        raise TrainError("checkpoint %s is another run: %s" % (path, diff or "shape"))
+    for i, p in enumerate(net.params):
+        p[...] = data["p%d" % i]
+        net.m[i][...] = data["m%d" % i]
+        net.v[i][...] = data["v%d" % i]
+    net.t = int(data["t"])
+    return int(data["epoch"])
 
 
 def write_out(args, net, x):
@@ -356,13 +474,27 @@ def main(argv=None):
     p.add_argument("--explore", type=float, default=0.02)
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--per-turn", type=int, default=4)
-    p.add_argument("--report", type=int, default=250)
+    p.add_argument("--report", type=int, default=250,
+                   help="long: every N games; short --source gnubg: every N epochs")
     p.add_argument("--duel", default="",
                    help="opponents measured at each report (duel players, 'ladder': "
                         "the previous report's net, 'committed': the committed net)")
     p.add_argument("--duel-games", type=int, default=100)
     p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
+    p.add_argument("--source", choices=("engine", "gnubg"), default="engine",
+                   help="short: teacher games in the rules engine (the first short net) "
+                        "or inside gnubg-nn (nardy_host.distill: far more positions)")
+    p.add_argument("--best", type=int, default=4,
+                   help="short --source gnubg: the teacher's best results labelled a turn")
+    p.add_argument("--others", type=int, default=4,
+                   help="short --source gnubg: other results labelled a turn, at random")
+    p.add_argument("--teacher-explore", type=float, default=0.1,
+                   help="short --source gnubg: the teacher plays a random result this often")
+    p.add_argument("--stop-after", type=int, default=0, metavar="EPOCHS",
+                   help="short --source gnubg: stop after this epoch (as a cut run would)")
+    p.add_argument("--batch-size", type=int, default=256,
+                   help="short --source gnubg: positions per Adam step")
     p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
                    help="short: label with gnubg at this ply (games still played at 0)")
     p.add_argument("--scenarios", type=float, default=0.0, metavar="FRACTION",
@@ -374,10 +506,10 @@ def main(argv=None):
                    help="long: self-play processes (default: every core)")
     p.add_argument("--batch", type=int, default=8,
                    help="long: games played with the same weights before they learn")
-    p.add_argument("--checkpoint", help="long: the run's state (default OUT.ckpt.npz)")
+    p.add_argument("--checkpoint", help="the run's state (default OUT.ckpt.npz)")
     p.add_argument("--checkpoint-every", type=int, default=100, metavar="GAMES")
     p.add_argument("--resume", action="store_true",
-                   help="long: go on from the checkpoint if there is one")
+                   help="long, short --source gnubg: go on from the checkpoint if any")
     p.add_argument("--ladder", metavar="DIR",
                    help="long: keep each report's weights as DIR/long-GAMES.bin")
     p.add_argument("--out", required=True)
