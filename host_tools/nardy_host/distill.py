@@ -65,9 +65,10 @@ def _start(rng, scenarios):
     return [list(START), list(START)]
 
 
-def play_game(rng, best, others, explore, scenarios, ply, counts, labels):
+def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=None):
     """One teacher game; its labelled results are appended to ``counts`` (a
-    bytearray, 52 bytes each) and ``labels`` (an array of floats). Returns the
+    bytearray, 52 bytes each) and ``labels`` (an array of floats), and the number
+    labelled each turn (the results of one roll, a group) to ``sizes``. Returns the
     number of turns played."""
     import gnubg_nn
     board = _start(rng, scenarios)
@@ -90,6 +91,8 @@ def play_game(rng, best, others, explore, scenarios, ply, counts, labels):
         order = sorted(range(len(after)), key=eq.__getitem__)   # best for the mover first
         rest = order[best:]
         chosen = order[:best] + rng.sample(rest, min(others, len(rest)))
+        if sizes is not None:
+            sizes.append(len(chosen))
         for i in chosen:
             counts += bytes(counts_of(after[i]))
             labels.append(equity(gnubg_nn.probabilities(after[i], ply)) if ply else eq[i])
@@ -100,14 +103,16 @@ def play_game(rng, best, others, explore, scenarios, ply, counts, labels):
 def positions(games, seed, best=4, others=4, explore=0.1, scenarios=0.0, ply=0,
               log=None, every=1000):
     """``games`` teacher games from ``seed`` -> ((N, 52) uint8 counts, (N,) float32
-    equities for the side to move). The same arguments give the same arrays."""
+    equities for the side to move, (T,) int32 positions labelled each turn, in
+    order). The same arguments give the same arrays."""
     rng = random.Random(seed)
-    counts, labels = bytearray(), array("f")
+    counts, labels, sizes = bytearray(), array("f"), array("i")
     t0 = time.time()
     for g in range(games):
-        play_game(rng, best, others, explore, scenarios, ply, counts, labels)
+        play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes)
         if log and (g + 1) % every == 0:
             log("teacher games %d, %d positions, %.0f s" % (g + 1, len(labels),
                                                              time.time() - t0))
     return (np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52),
-            np.frombuffer(labels.tobytes(), np.float32).copy())
+            np.frombuffer(labels.tobytes(), np.float32).copy(),
+            np.frombuffer(sizes.tobytes(), np.int32).copy())

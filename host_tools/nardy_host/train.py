@@ -66,12 +66,17 @@ class Mlp:
     def __call__(self, x):
         return np.maximum(x @ self.w1 + self.b1, 0) @ self.w2 + self.b2[0]
 
-    def step(self, x, y, lr):
-        """One Adam step on the mean squared error; returns the loss."""
+    def step(self, x, y, lr, groups=None, rank=0.0):
+        """One Adam step on the mean squared error; returns the loss. With
+        ``groups`` (each row's turn number) a share ``rank`` of the error is taken
+        less its turn's mean: only differences within a turn change a choice."""
         h = x @ self.w1 + self.b1
         a = np.maximum(h, 0)
         out = a @ self.w2 + self.b2[0]
-        err = (out - y) / len(y)
+        err = out - y
+        if rank:
+            err = (1 - rank) * err + rank * _centred(err, groups).astype(np.float32)
+        err = err / len(y)
         gw2 = a.T @ err
         gb2 = np.array([err.sum()], np.float32)
         dh = np.outer(err, self.w2) * (h > 0)
@@ -319,7 +324,8 @@ def _rate(args, epoch):
 
 # What a short checkpoint must match to be resumed: the same run, continued.
 _SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
-               "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay")
+               "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
+               "rank_weight")
 HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
 FIT_POSITIONS = 200000
 
@@ -334,24 +340,28 @@ def _teacher_positions(args, log):
         with np.load(args.cache) as data:
             if "meta" in data.files and np.array_equal(data["meta"], meta):
                 log("teacher data from %s: %d positions" % (args.cache, len(data["y"])))
-                return data["c"], data["y"]
+                return data["c"], data["y"], data["g"]
         log("%s holds other teacher data: generated again" % args.cache)
-    c, y = distill.positions(args.games, args.seed, args.best, args.others,
-                             args.teacher_explore, args.scenarios, args.teacher_ply, log)
+    c, y, g = distill.positions(args.games, args.seed, args.best, args.others,
+                                args.teacher_explore, args.scenarios, args.teacher_ply, log)
     if args.cache:
         tmp = args.cache + ".tmp.npz"
-        np.savez(tmp, c=c, y=y, meta=meta)
+        np.savez(tmp, c=c, y=y, g=g, meta=meta)
         os.replace(tmp, args.cache)
-    return c, y
+    return c, y, g
 
 
 def _train_distilled(args, log):
     """Supervised distillation of gnubg-nn's 0-ply (or --teacher-ply) equities into
-    the board's net, minibatch Adam over --epochs, checkpointed after each epoch."""
+    the board's net, minibatch Adam over --epochs, checkpointed after each epoch.
+    A minibatch holds whole turns (the labelled results of one roll), so the loss can
+    weigh the errors that change a choice: with --rank-weight R, R of it is the
+    error less its turn's mean (what the results of one roll differ by)."""
     from nardy_host.distill import raw_inputs
-    c, y = _teacher_positions(args, log)
-    test = (np.arange(len(y)) % 1000) < HOLD_OUT
-    train_idx, test_idx = np.flatnonzero(~test), np.flatnonzero(test)
+    c, y, g = _teacher_positions(args, log)
+    start = np.concatenate([[0], np.cumsum(g)[:-1]])
+    held_out = (np.arange(len(g)) % 1000) < HOLD_OUT       # whole turns, spread out
+    train_g, test_g = np.flatnonzero(~held_out), np.flatnonzero(held_out)
     net = Mlp(args.hidden, np.random.default_rng(args.seed))
     order = np.random.default_rng(args.seed + 1)
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
@@ -360,42 +370,58 @@ def _train_distilled(args, log):
     if args.resume and os.path.exists(ckpt):
         done = _load_short(ckpt, run, net)
         log("resumed from %s after epoch %d" % (ckpt, done))
-    fit = raw_inputs(c[train_idx[:FIT_POSITIONS]])
+    fit = raw_inputs(c[_members(start, g, train_g)[0][:FIT_POSITIONS]])
+    test_idx, test_grp = _members(start, g, test_g)
     t0 = time.time()
-    bs = args.batch_size
+    per_batch = max(1, round(args.batch_size * len(g) / max(1, len(y))))   # turns
     for epoch in range(1, args.epochs + 1):
-        idx = train_idx[order.permutation(len(train_idx))]
+        turns = train_g[order.permutation(len(train_g))]
         if epoch <= done:          # the same permutations as an unbroken run
             continue
         if args.stop_after and epoch > args.stop_after:
             log("stopped after epoch %d (--stop-after); --resume goes on" % (epoch - 1))
             break
         lr = _rate(args, epoch)
-        for s in range(0, len(idx), bs):
-            b = idx[s:s + bs]
-            net.step(raw_inputs(c[b]), y[b], lr)
+        for s in range(0, len(turns), per_batch):
+            idx, grp = _members(start, g, turns[s:s + per_batch])
+            net.step(raw_inputs(c[idx]), y[idx], lr, grp, args.rank_weight)
         _save_short(ckpt, run, net, epoch)
-        held = _mse(net, raw_inputs, c, y, test_idx)
+        held = "held-out mse %.5f, within a turn %.5f" % _errors(net, raw_inputs, c, y,
+                                                                 test_idx, test_grp)
         if epoch % max(1, args.report) == 0 or epoch == args.epochs:
             write_out(args, net, fit)
-            log("epoch %d  held-out mse %.5f  %.0f s  %s" % (
-                epoch, held, time.time() - t0, strength(args)))
+            log("epoch %d  %s  %.0f s  %s" % (epoch, held, time.time() - t0,
+                                              strength(args)))
         else:
-            log("epoch %d  held-out mse %.5f  %.0f s" % (epoch, held, time.time() - t0))
+            log("epoch %d  %s  %.0f s" % (epoch, held, time.time() - t0))
     write_out(args, net, fit)
     return net
+
+
+def _members(start, sizes, turns):
+    """The positions of ``turns`` (indices into the groups) in order, and for each
+    its turn's number within ``turns``."""
+    lens = sizes[turns]
+    grp = np.repeat(np.arange(len(turns)), lens)
+    first = np.repeat(start[turns] - (np.cumsum(lens) - lens), lens)
+    return first + np.arange(len(grp)), grp
+
+
+def _centred(e, grp):
+    """``e`` less the mean of its turn (``grp``: each row's turn number)."""
+    n = np.bincount(grp)
+    return e - (np.bincount(grp, weights=e) / np.maximum(n, 1))[grp]
 
 
 def _flt(value):
     return float(value) if value is not None else -1.0
 
 
-def _mse(net, raw_inputs, c, y, idx):
-    err = 0.0
-    for s in range(0, len(idx), 65536):
-        b = idx[s:s + 65536]
-        err += float(np.sum((net(raw_inputs(c[b])) - y[b]) ** 2))
-    return err / max(1, len(idx))
+def _errors(net, raw_inputs, c, y, idx, grp):
+    """Mean squared error, and the same less each turn's mean error, over ``idx``."""
+    e = np.concatenate([net(raw_inputs(c[idx[s:s + 65536]])) - y[idx[s:s + 65536]]
+                        for s in range(0, len(idx), 65536)]).astype(np.float64)
+    return float(np.mean(e * e)), float(np.mean(_centred(e, grp) ** 2))
 
 
 def _save_short(path, run, net, epoch):
@@ -491,6 +517,9 @@ def main(argv=None):
                    help="short --source gnubg: other results labelled a turn, at random")
     p.add_argument("--teacher-explore", type=float, default=0.1,
                    help="short --source gnubg: the teacher plays a random result this often")
+    p.add_argument("--rank-weight", type=float, default=0.0, metavar="R",
+                   help="short --source gnubg: the share of the loss taken on the error "
+                        "less its turn's mean (what a choice depends on)")
     p.add_argument("--stop-after", type=int, default=0, metavar="EPOCHS",
                    help="short --source gnubg: stop after this epoch (as a cut run would)")
     p.add_argument("--batch-size", type=int, default=256,

@@ -107,7 +107,8 @@ def test_gnubg_boards_give_the_rules_engines_inputs(seed):
 
 
 def test_teacher_positions_are_legal_results_labelled_with_gnubgs_equity():
-    c, y = distill.positions(4, 11, best=3, others=2, scenarios=0.5)
+    c, y, g = distill.positions(4, 11, best=3, others=2, scenarios=0.5)
+    assert g.sum() == len(y) and g.max() <= 5
     assert len(c) == len(y) > 100
     assert np.array_equal(distill.positions(4, 11, best=3, others=2, scenarios=0.5)[0], c)
     for row, label in zip(c[::7], y[::7]):
@@ -173,3 +174,29 @@ def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path):
         assert int(np.argmin(ints)) == int(np.argmin(floats))
         same += 1
     assert same > 3 * close
+
+
+def test_a_minibatch_holds_whole_turns():
+    sizes = np.array([3, 1, 4, 2])
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    idx, grp = train._members(start, sizes, np.array([2, 0, 3]))
+    assert list(idx) == [4, 5, 6, 7, 0, 1, 2, 8, 9]
+    assert list(grp) == [0, 0, 0, 0, 1, 1, 1, 2, 2]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.floats(-2, 2), min_size=3, max_size=3), st.integers(0, 1000))
+def test_the_rank_loss_ignores_an_error_shared_by_a_turns_results(shifts, seed):
+    """With the whole loss on differences within a turn, labels off by a constant
+    per turn teach nothing; the plain loss does learn from them."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, (12, 208)).astype(np.float32)
+    grp = np.repeat(np.arange(3), 4)
+    net = train.Mlp(5, np.random.default_rng(seed))
+    y = net(x) + np.array(shifts, np.float32)[grp]
+    net.step(x, y, 1e-2, grp, 1.0)
+    for m in net.m:                 # Adam's first moment: a tenth of the gradient
+        assert np.allclose(m, 0, atol=1e-6)
+    if max(map(abs, shifts)) > 0.1:
+        net.step(x, y, 1e-2, grp, 0.5)
+        assert not np.allclose(net.m[3], 0, atol=1e-6)
