@@ -66,17 +66,24 @@ class Mlp:
     def __call__(self, x):
         return np.maximum(x @ self.w1 + self.b1, 0) @ self.w2 + self.b2[0]
 
-    def step(self, x, y, lr, groups=None, rank=0.0):
+    def step(self, x, y, lr, groups=None, rank=0.0, weights=None):
         """One Adam step on the mean squared error; returns the loss. With
         ``groups`` (each row's turn number) a share ``rank`` of the error is taken
-        less its turn's mean: only differences within a turn change a choice."""
+        less its turn's mean: only differences within a turn change a choice.
+        ``weights`` (one a row) weigh the rows' squared errors."""
         h = x @ self.w1 + self.b1
         a = np.maximum(h, 0)
         out = a @ self.w2 + self.b2[0]
         err = out - y
-        if rank:
-            err = (1 - rank) * err + rank * _centred(err, groups).astype(np.float32)
-        err = err / len(y)
+        if weights is None:
+            if rank:
+                err = (1 - rank) * err + rank * _centred(err, groups).astype(np.float32)
+            err = err / len(y)
+        else:
+            w = weights.astype(np.float32)
+            # the gradient of sum(w * centred(err)**2) / 2: centring is symmetric
+            ranked = _centred(w * _centred(err, groups), groups).astype(np.float32)
+            err = ((1 - rank) * w * err + rank * ranked) / float(w.sum())
         gw2 = a.T @ err
         gb2 = np.array([err.sum()], np.float32)
         dh = np.outer(err, self.w2) * (h > 0)
@@ -325,7 +332,7 @@ def _rate(args, epoch):
 # What a short checkpoint must match to be resumed: the same run, continued.
 _SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
                "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
-               "rank_weight")
+               "rank_weight", "top_weight")
 HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
 FIT_POSITIONS = 200000
 
@@ -384,7 +391,8 @@ def _train_distilled(args, log):
         lr = _rate(args, epoch)
         for s in range(0, len(turns), per_batch):
             idx, grp = _members(start, g, turns[s:s + per_batch])
-            net.step(raw_inputs(c[idx]), y[idx], lr, grp, args.rank_weight)
+            net.step(raw_inputs(c[idx]), y[idx], lr, grp, args.rank_weight,
+                     _top_weights(idx, grp, start, turns[s:s + per_batch], args))
         _save_short(ckpt, run, net, epoch)
         held = "held-out mse %.5f, within a turn %.5f" % _errors(net, raw_inputs, c, y,
                                                                  test_idx, test_grp)
@@ -405,6 +413,16 @@ def _members(start, sizes, turns):
     grp = np.repeat(np.arange(len(turns)), lens)
     first = np.repeat(start[turns] - (np.cumsum(lens) - lens), lens)
     return first + np.arange(len(grp)), grp
+
+
+def _top_weights(idx, grp, start, turns, args):
+    """--top-weight for the teacher's best results of each turn (a turn's first
+    ``--best`` rows: ``distill`` labels them first, best first), 1 for the others;
+    None (all 1) without it."""
+    if args.top_weight == 1.0:
+        return None
+    within = idx - start[turns][grp]
+    return np.where(within < args.best, args.top_weight, 1.0)
 
 
 def _centred(e, grp):
@@ -520,6 +538,9 @@ def main(argv=None):
     p.add_argument("--rank-weight", type=float, default=0.0, metavar="R",
                    help="short --source gnubg: the share of the loss taken on the error "
                         "less its turn's mean (what a choice depends on)")
+    p.add_argument("--top-weight", type=float, default=1.0, metavar="W",
+                   help="short --source gnubg: the weight of the teacher's --best "
+                        "results in the loss (the others 1): where a choice is made")
     p.add_argument("--stop-after", type=int, default=0, metavar="EPOCHS",
                    help="short --source gnubg: stop after this epoch (as a cut run would)")
     p.add_argument("--batch-size", type=int, default=256,

@@ -200,3 +200,29 @@ def test_the_rank_loss_ignores_an_error_shared_by_a_turns_results(shifts, seed):
     if max(map(abs, shifts)) > 0.1:
         net.step(x, y, 1e-2, grp, 0.5)
         assert not np.allclose(net.m[3], 0, atol=1e-6)
+
+
+def test_top_weights_mark_the_teachers_best_of_each_turn():
+    sizes = np.array([3, 1, 4])
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    turns = np.array([2, 0, 1])
+    idx, grp = train._members(start, sizes, turns)
+    args = train.main.__globals__["argparse"].Namespace(top_weight=3.0, best=2)
+    w = train._top_weights(idx, grp, start, turns, args)
+    assert list(w) == [3, 3, 1, 1, 3, 3, 1, 3]
+    args.top_weight = 1.0
+    assert train._top_weights(idx, grp, start, turns, args) is None
+
+
+def test_a_row_of_weight_zero_teaches_nothing():
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 3, (6, 208)).astype(np.float32)
+    grp = np.repeat(np.arange(2), 3)
+    net = train.Mlp(5, np.random.default_rng(2))
+    y = net(x)
+    y[4] += 1.0                      # the only error is in a row weighed 0
+    net.step(x, y, 1e-2, grp, 0.0, np.array([1, 1, 1, 1, 0, 1.0]))
+    for m in net.m:
+        assert np.allclose(m, 0, atol=1e-6)
+    net.step(x, y, 1e-2, grp, 0.0)
+    assert not np.allclose(net.m[3], 0, atol=1e-6)
