@@ -66,12 +66,24 @@ class Mlp:
     def __call__(self, x):
         return np.maximum(x @ self.w1 + self.b1, 0) @ self.w2 + self.b2[0]
 
-    def step(self, x, y, lr):
-        """One Adam step on the mean squared error; returns the loss."""
+    def step(self, x, y, lr, groups=None, rank=0.0, weights=None):
+        """One Adam step on the mean squared error; returns the loss. With
+        ``groups`` (each row's turn number) a share ``rank`` of the error is taken
+        less its turn's mean: only differences within a turn change a choice.
+        ``weights`` (one a row) weigh the rows' squared errors."""
         h = x @ self.w1 + self.b1
         a = np.maximum(h, 0)
         out = a @ self.w2 + self.b2[0]
-        err = (out - y) / len(y)
+        err = out - y
+        if weights is None:
+            if rank:
+                err = (1 - rank) * err + rank * _centred(err, groups).astype(np.float32)
+            err = err / len(y)
+        else:
+            w = weights.astype(np.float32)
+            # the gradient of sum(w * centred(err)**2) / 2: centring is symmetric
+            ranked = _centred(w * _centred(err, groups), groups).astype(np.float32)
+            err = ((1 - rank) * w * err + rank * ranked) / float(w.sum())
         gw2 = a.T @ err
         gb2 = np.array([err.sum()], np.float32)
         dh = np.outer(err, self.w2) * (h > 0)
@@ -279,6 +291,8 @@ def teacher_data(v, games, rng, per_turn, log, ply=0, scenarios=0.0):
 
 
 def train_short(args, log):
+    if args.source == "gnubg":
+        return _train_distilled(args, log)
     v = variant_of("short")
     rng = random.Random(args.seed)
     if args.cache and os.path.exists(args.cache):
@@ -296,8 +310,7 @@ def train_short(args, log):
     for epoch in range(1, args.epochs + 1):
         idx = order.permutation(len(y))
         loss = 0.0
-        # the step size falls geometrically to a tenth over the run
-        lr = args.lr * 0.1 ** ((epoch - 1) / max(1, args.epochs - 1)) if args.decay else args.lr
+        lr = _rate(args, epoch)
         for s in range(0, len(y), 256):
             b = idx[s:s + 256]
             loss = net.step(x[b], y[b], lr)
@@ -306,6 +319,155 @@ def train_short(args, log):
             log("epoch %d  mse %.4f  %.0f s  %s" % (epoch, loss, time.time() - t0,
                                                     strength(args)))
     return net
+
+
+def _rate(args, epoch):
+    """The step size of an epoch: with --decay it falls geometrically to a tenth
+    over the run."""
+    if not args.decay:
+        return args.lr
+    return args.lr * 0.1 ** ((epoch - 1) / max(1, args.epochs - 1))
+
+
+# What a short checkpoint must match to be resumed: the same run, continued.
+_SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
+               "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
+               "rank_weight", "top_weight")
+HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
+FIT_POSITIONS = 200000
+
+
+def _teacher_positions(args, log):
+    """The gnubg-generated positions (``nardy_host.distill``), from --cache if it
+    holds this run's, else generated (and kept there)."""
+    from nardy_host import distill
+    meta = np.array([args.games, args.seed, args.best, args.others, args.teacher_explore,
+                     args.scenarios, args.teacher_ply], np.float64)
+    if args.cache and os.path.exists(args.cache):
+        with np.load(args.cache) as data:
+            if "meta" in data.files and np.array_equal(data["meta"], meta):
+                log("teacher data from %s: %d positions" % (args.cache, len(data["y"])))
+                return data["c"], data["y"], data["g"]
+        log("%s holds other teacher data: generated again" % args.cache)
+    c, y, g = distill.positions(args.games, args.seed, args.best, args.others,
+                                args.teacher_explore, args.scenarios, args.teacher_ply, log)
+    if args.cache:
+        tmp = args.cache + ".tmp.npz"
+        np.savez(tmp, c=c, y=y, g=g, meta=meta)
+        os.replace(tmp, args.cache)
+    return c, y, g
+
+
+def _train_distilled(args, log):
+    """Supervised distillation of gnubg-nn's 0-ply (or --teacher-ply) equities into
+    the board's net, minibatch Adam over --epochs, checkpointed after each epoch.
+    A minibatch holds whole turns (the labelled results of one roll), so the loss can
+    weigh the errors that change a choice: with --rank-weight R, R of it is the
+    error less its turn's mean (what the results of one roll differ by)."""
+    from nardy_host.distill import raw_inputs
+    c, y, g = _teacher_positions(args, log)
+    start = np.concatenate([[0], np.cumsum(g)[:-1]])
+    held_out = (np.arange(len(g)) % 1000) < HOLD_OUT       # whole turns, spread out
+    train_g, test_g = np.flatnonzero(~held_out), np.flatnonzero(held_out)
+    net = Mlp(args.hidden, np.random.default_rng(args.seed))
+    order = np.random.default_rng(args.seed + 1)
+    ckpt = args.checkpoint or args.out + ".ckpt.npz"
+    run = np.array([_flt(getattr(args, k)) for k in _SHORT_KEYS], np.float64)
+    done = 0
+    if args.resume and os.path.exists(ckpt):
+        done = _load_short(ckpt, run, net)
+        log("resumed from %s after epoch %d" % (ckpt, done))
+    fit = raw_inputs(c[_members(start, g, train_g)[0][:FIT_POSITIONS]])
+    test_idx, test_grp = _members(start, g, test_g)
+    t0 = time.time()
+    per_batch = max(1, round(args.batch_size * len(g) / max(1, len(y))))   # turns
+    for epoch in range(1, args.epochs + 1):
+        turns = train_g[order.permutation(len(train_g))]
+        if epoch <= done:          # the same permutations as an unbroken run
+            continue
+        if args.stop_after and epoch > args.stop_after:
+            log("stopped after epoch %d (--stop-after); --resume goes on" % (epoch - 1))
+            break
+        lr = _rate(args, epoch)
+        for s in range(0, len(turns), per_batch):
+            idx, grp = _members(start, g, turns[s:s + per_batch])
+            net.step(raw_inputs(c[idx]), y[idx], lr, grp, args.rank_weight,
+                     _top_weights(idx, grp, start, turns[s:s + per_batch], args))
+        _save_short(ckpt, run, net, epoch)
+        held = "held-out mse %.5f, within a turn %.5f" % _errors(net, raw_inputs, c, y,
+                                                                 test_idx, test_grp)
+        if epoch % max(1, args.report) == 0 or epoch == args.epochs:
+            write_out(args, net, fit)
+            log("epoch %d  %s  %.0f s  %s" % (epoch, held, time.time() - t0,
+                                              strength(args)))
+        else:
+            log("epoch %d  %s  %.0f s" % (epoch, held, time.time() - t0))
+    write_out(args, net, fit)
+    return net
+
+
+def _members(start, sizes, turns):
+    """The positions of ``turns`` (indices into the groups) in order, and for each
+    its turn's number within ``turns``."""
+    lens = sizes[turns]
+    grp = np.repeat(np.arange(len(turns)), lens)
+    first = np.repeat(start[turns] - (np.cumsum(lens) - lens), lens)
+    return first + np.arange(len(grp)), grp
+
+
+def _top_weights(idx, grp, start, turns, args):
+    """--top-weight for the teacher's best results of each turn (a turn's first
+    ``--best`` rows: ``distill`` labels them first, best first), 1 for the others;
+    None (all 1) without it."""
+    if args.top_weight == 1.0:
+        return None
+    within = idx - start[turns][grp]
+    return np.where(within < args.best, args.top_weight, 1.0)
+
+
+def _centred(e, grp):
+    """``e`` less the mean of its turn (``grp``: each row's turn number)."""
+    n = np.bincount(grp)
+    return e - (np.bincount(grp, weights=e) / np.maximum(n, 1))[grp]
+
+
+def _flt(value):
+    return float(value) if value is not None else -1.0
+
+
+def _errors(net, raw_inputs, c, y, idx, grp):
+    """Mean squared error, and the same less each turn's mean error, over ``idx``."""
+    e = np.concatenate([net(raw_inputs(c[idx[s:s + 65536]])) - y[idx[s:s + 65536]]
+                        for s in range(0, len(idx), 65536)]).astype(np.float64)
+    return float(np.mean(e * e)), float(np.mean(_centred(e, grp) ** 2))
+
+
+def _save_short(path, run, net, epoch):
+    arrays = {"run": run, "epoch": np.array(epoch), "t": np.array(net.t)}
+    for i, p in enumerate(net.params):
+        arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _load_short(path, run, net):
+    """Restore ``net`` in place from a short checkpoint; returns the epochs done."""
+    try:
+        data = np.load(path)
+        saved = data["run"]
+    except (OSError, ValueError, KeyError) as e:
+        raise TrainError("cannot resume from %s: %s" % (path, e)) from None
+    if len(saved) != len(run) or not np.array_equal(saved, run):
+        diff = ", ".join("%s %g (now %g)" % (k, a, b)
+                         for k, a, b in zip(_SHORT_KEYS, saved, run) if a != b)
+        raise TrainError("checkpoint %s is another run: %s" % (path, diff or "shape"))
+    for i, p in enumerate(net.params):
+        p[...] = data["p%d" % i]
+        net.m[i][...] = data["m%d" % i]
+        net.v[i][...] = data["v%d" % i]
+    net.t = int(data["t"])
+    return int(data["epoch"])
 
 
 def write_out(args, net, x):
@@ -356,13 +518,33 @@ def main(argv=None):
     p.add_argument("--explore", type=float, default=0.02)
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--per-turn", type=int, default=4)
-    p.add_argument("--report", type=int, default=250)
+    p.add_argument("--report", type=int, default=250,
+                   help="long: every N games; short --source gnubg: every N epochs")
     p.add_argument("--duel", default="",
                    help="opponents measured at each report (duel players, 'ladder': "
                         "the previous report's net, 'committed': the committed net)")
     p.add_argument("--duel-games", type=int, default=100)
     p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
+    p.add_argument("--source", choices=("engine", "gnubg"), default="engine",
+                   help="short: teacher games in the rules engine (the first short net) "
+                        "or inside gnubg-nn (nardy_host.distill: far more positions)")
+    p.add_argument("--best", type=int, default=4,
+                   help="short --source gnubg: the teacher's best results labelled a turn")
+    p.add_argument("--others", type=int, default=4,
+                   help="short --source gnubg: other results labelled a turn, at random")
+    p.add_argument("--teacher-explore", type=float, default=0.1,
+                   help="short --source gnubg: the teacher plays a random result this often")
+    p.add_argument("--rank-weight", type=float, default=0.0, metavar="R",
+                   help="short --source gnubg: the share of the loss taken on the error "
+                        "less its turn's mean (what a choice depends on)")
+    p.add_argument("--top-weight", type=float, default=1.0, metavar="W",
+                   help="short --source gnubg: the weight of the teacher's --best "
+                        "results in the loss (the others 1): where a choice is made")
+    p.add_argument("--stop-after", type=int, default=0, metavar="EPOCHS",
+                   help="short --source gnubg: stop after this epoch (as a cut run would)")
+    p.add_argument("--batch-size", type=int, default=256,
+                   help="short --source gnubg: positions per Adam step")
     p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
                    help="short: label with gnubg at this ply (games still played at 0)")
     p.add_argument("--scenarios", type=float, default=0.0, metavar="FRACTION",
@@ -374,10 +556,10 @@ def main(argv=None):
                    help="long: self-play processes (default: every core)")
     p.add_argument("--batch", type=int, default=8,
                    help="long: games played with the same weights before they learn")
-    p.add_argument("--checkpoint", help="long: the run's state (default OUT.ckpt.npz)")
+    p.add_argument("--checkpoint", help="the run's state (default OUT.ckpt.npz)")
     p.add_argument("--checkpoint-every", type=int, default=100, metavar="GAMES")
     p.add_argument("--resume", action="store_true",
-                   help="long: go on from the checkpoint if there is one")
+                   help="long, short --source gnubg: go on from the checkpoint if any")
     p.add_argument("--ladder", metavar="DIR",
                    help="long: keep each report's weights as DIR/long-GAMES.bin")
     p.add_argument("--out", required=True)

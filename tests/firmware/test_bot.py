@@ -50,9 +50,13 @@ _NETS = {}
 
 
 def _net(name):
-    """The committed weights, each read once (a 20 KB array wants an unfragmented
-    heap: on the board the net is read once, before play)."""
+    """The committed weights, read once while the tests ask for the same game (a
+    20-28 KB array wants an unfragmented heap: on the board the net is read once,
+    before play). One net at a time, as the board holds: both (long 28 KB, short
+    27 KB since 64 hidden units) leave the other tests of this module too little of
+    the 112wK heap."""
     if name not in _NETS:
+        _NETS.clear()
         gc.collect()
         _NETS[name] = Net(WEIGHTS + name + ".bin", name)
     return _NETS[name]

@@ -1,0 +1,118 @@
+"""Short-nardy teacher positions generated inside GNU Backgammon's own engine
+(gnubg-nn), for ``nardy_host.train short --source gnubg``: many more positions a
+minute than the rules engine's games (``train.teacher_data``), because the moves, the
+results and the labels are all gnubg's C code.
+
+- Games: gnubg-nn's move generator (``moves``: every distinct result of the roll,
+  S2-S4 and C3-C6; ``tests/host/test_short_vs_gnubg.py`` shows it lists exactly the
+  rules engine's results) played by its 0-ply evaluation, a random result with
+  probability ``explore``, from the start or, with probability ``scenarios``, from one
+  of ``nardy_host.scenarios``' positions (koks, containment, bear-off against
+  contact), where the old net lost most (issue 25).
+- Labels: each turn, the ``best`` results gnubg rates best for the mover and
+  ``others`` more at random, each labelled with gnubg's cubeless equity (S5: gammon 2,
+  koks 3) for the side then to move (the opponent), at ``ply`` (0, or 1 for a deeper
+  teacher). The board's net rates exactly such positions: the results of a roll,
+  the opponent to move; the best few are where a choice is won or lost.
+- A result that bears off the last checker ends the game unlabelled: the board plays
+  such a result at once (``nardy.bot``).
+
+Positions are kept as the 52 own-path counts (``nardy_host.features``' boards, the
+side to move first), 52 bytes each; ``raw_inputs`` turns a batch into the net's 208
+inputs.
+"""
+
+import random
+import time
+from array import array
+
+import numpy as np
+
+from nardy.rules import CHECKERS
+from nardy_host.features import _RAW_OF_COUNT, RAW
+
+START = (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
+
+
+def counts_of(board):
+    """gnubg's board [not on roll, on roll] (25 each: points 1..24 of that side, bar
+    last) -> the 52 own-path counts, the side on roll first: path 0 (bar) is gnubg's
+    index 24, path k is its point 25 - k (index 24 - k), path 25 (off) the rest."""
+    out = []
+    for side in (board[1], board[0]):
+        out.extend(side[24 - k] for k in range(25))
+        out.append(CHECKERS - sum(side))
+    return out
+
+
+def raw_inputs(counts):
+    """(N, 52) own-path counts -> (N, 208) float32, the evaluator's raw inputs."""
+    return _RAW_OF_COUNT[counts].reshape(len(counts), RAW).astype(np.float32)
+
+
+def equity(p):
+    """gnubg's cubeless equity from its five probabilities (S5: mars 2, koks 3)."""
+    w, wg, wb, lg, lb = p
+    return 2 * w - 1 + wg - lg + wb - lb
+
+
+def _start(rng, scenarios):
+    if scenarios and rng.random() < scenarios:
+        from nardy_host import scenarios as kinds
+        from nardy_host.train import to_gnubg
+        pos = kinds.make(rng.choice(kinds.KINDS), rng)
+        return to_gnubg(pos)
+    return [list(START), list(START)]
+
+
+def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=None):
+    """One teacher game; its labelled results are appended to ``counts`` (a
+    bytearray, 52 bytes each) and ``labels`` (an array of floats), and the number
+    labelled each turn (the results of one roll, a group) to ``sizes``. Returns the
+    number of turns played."""
+    import gnubg_nn
+    board = _start(rng, scenarios)
+    turns = 0
+    while True:
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        keys = gnubg_nn.moves(board, d1, d2)
+        if not keys:                        # C6: no legal step, the turn passes
+            board = [board[1], board[0]]
+            continue
+        turns += 1
+        # each result as gnubg gives it is [opponent, mover]; the opponent moves next
+        after = []
+        for k in keys:
+            opp, me = gnubg_nn.boardfromkey(k)
+            if sum(me) == 0:                # the last checker off: the game's end
+                return turns
+            after.append([list(me), list(opp)])
+        eq = [equity(gnubg_nn.probabilities(a, 0)) for a in after]
+        order = sorted(range(len(after)), key=eq.__getitem__)   # best for the mover first
+        rest = order[best:]
+        chosen = order[:best] + rng.sample(rest, min(others, len(rest)))
+        if sizes is not None:
+            sizes.append(len(chosen))
+        for i in chosen:
+            counts += bytes(counts_of(after[i]))
+            labels.append(equity(gnubg_nn.probabilities(after[i], ply)) if ply else eq[i])
+        pick = order[0] if rng.random() >= explore else rng.randrange(len(after))
+        board = after[pick]
+
+
+def positions(games, seed, best=4, others=4, explore=0.1, scenarios=0.0, ply=0,
+              log=None, every=1000):
+    """``games`` teacher games from ``seed`` -> ((N, 52) uint8 counts, (N,) float32
+    equities for the side to move, (T,) int32 positions labelled each turn, in
+    order). The same arguments give the same arrays."""
+    rng = random.Random(seed)
+    counts, labels, sizes = bytearray(), array("f"), array("i")
+    t0 = time.time()
+    for g in range(games):
+        play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes)
+        if log and (g + 1) % every == 0:
+            log("teacher games %d, %d positions, %.0f s" % (g + 1, len(labels),
+                                                             time.time() - t0))
+    return (np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52),
+            np.frombuffer(labels.tobytes(), np.float32).copy(),
+            np.frombuffer(sizes.tobytes(), np.int32).copy())

@@ -1,0 +1,228 @@
+"""The short net taught by gnubg-nn (``nardy_host.train short --source gnubg``,
+``nardy_host.distill``): reproducible from the seed, resumable, its positions and
+labels those of the rules engine and gnubg, and its integer weights choosing what
+the float net it was trained as chooses."""
+
+import os
+import random
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nardy.evaluate import Net, WeightsError
+from nardy.rules import Position
+from nardy.shortnardy import ShortNardy
+from nardy_host import distill, features, train
+
+sys.path.insert(0, os.path.dirname(__file__))
+from positions import random_short  # noqa: E402
+
+SMALL = ["short", "--source", "gnubg", "--games", "6", "--hidden", "8", "--epochs", "3",
+         "--report", "99", "--decay", "--scenarios", "0.5"]
+V = ShortNardy()
+
+
+def _run(tmp_path, name, *more):
+    out = tmp_path / (name + ".bin")
+    code = train.main(SMALL + ["--out", str(out), *more])
+    return code, out
+
+
+def _float_net(ckpt, hidden):
+    net = train.Mlp(hidden, np.random.default_rng(0))
+    with np.load(ckpt) as d:
+        for i, p in enumerate(net.params):
+            p[...] = d["p%d" % i]
+    return net
+
+
+def test_the_same_seed_gives_the_same_weights(tmp_path):
+    _, a = _run(tmp_path, "a", "--seed", "5")
+    _, b = _run(tmp_path, "b", "--seed", "5")
+    _, c = _run(tmp_path, "c", "--seed", "6")
+    assert a.read_bytes() == b.read_bytes()
+    assert c.read_bytes() != a.read_bytes()
+
+
+def test_stop_and_resume_give_the_same_weights(tmp_path):
+    _, straight = _run(tmp_path, "straight", "--seed", "5")
+    ckpt = str(tmp_path / "cut.ckpt.npz")
+    # the first epoch only, then the run goes on from its checkpoint
+    code, cut = _run(tmp_path, "cut", "--seed", "5", "--checkpoint", ckpt, "--stop-after", "1")
+    assert code == 0
+    assert cut.read_bytes() != straight.read_bytes()
+    assert _run(tmp_path, "cut", "--seed", "5", "--checkpoint", ckpt, "--resume")[0] == 0
+    assert cut.read_bytes() == straight.read_bytes()
+
+
+def test_a_checkpoint_of_another_run_is_refused(tmp_path, capsys):
+    ckpt = str(tmp_path / "c.ckpt.npz")
+    _run(tmp_path, "a", "--seed", "5", "--checkpoint", ckpt)
+    code, _ = _run(tmp_path, "a", "--seed", "5", "--checkpoint", ckpt, "--resume",
+                   "--lr", "0.01")
+    assert code == 2
+    assert "another run: lr" in capsys.readouterr().err
+    (tmp_path / "junk.npz").write_bytes(b"not a checkpoint")
+    code, _ = _run(tmp_path, "a", "--resume", "--checkpoint", str(tmp_path / "junk.npz"))
+    assert code == 2
+    assert "cannot resume" in capsys.readouterr().err
+
+
+def test_a_cache_of_other_teacher_data_is_not_used(tmp_path):
+    cache = str(tmp_path / "t.npz")
+    _, a = _run(tmp_path, "a", "--seed", "5", "--cache", cache)
+    _, b = _run(tmp_path, "b", "--seed", "5", "--cache", cache)   # read back
+    assert a.read_bytes() == b.read_bytes()
+    _, c = _run(tmp_path, "c", "--seed", "5", "--cache", cache, "--others", "1")
+    with np.load(cache) as d:               # regenerated for the new arguments
+        assert d["meta"][3] == 1
+    assert c.read_bytes() != a.read_bytes()
+
+
+def test_a_bad_weights_file_is_refused(tmp_path):
+    _, out = _run(tmp_path, "w", "--seed", "5")
+    Net(str(out), "short")                                  # the good one reads
+    data = bytearray(out.read_bytes())
+    flipped = data[:20] + bytes([data[20] ^ 1]) + data[21:]      # fails the CRC
+    for bad in (data[:-3], flipped):
+        path = tmp_path / "bad.bin"
+        path.write_bytes(bytes(bad))
+        with pytest.raises(WeightsError):
+            Net(str(path), "short")
+    with pytest.raises(WeightsError):
+        Net(str(out), "long")                               # the other game's file
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10 ** 9))
+def test_gnubg_boards_give_the_rules_engines_inputs(seed):
+    pos = random_short(random.Random(seed))
+    mine = features.encode(features.boards_of([pos]), pos.turn)
+    theirs = distill.raw_inputs(np.array([distill.counts_of(train.to_gnubg(pos))],
+                                         np.uint8))
+    assert np.array_equal(mine, theirs)
+
+
+def test_teacher_positions_are_legal_results_labelled_with_gnubgs_equity():
+    c, y, g = distill.positions(4, 11, best=3, others=2, scenarios=0.5)
+    assert g.sum() == len(y) and g.max() <= 5
+    assert len(c) == len(y) > 100
+    assert np.array_equal(distill.positions(4, 11, best=3, others=2, scenarios=0.5)[0], c)
+    for row, label in zip(c[::7], y[::7]):
+        pos = Position(bytearray(row.tobytes()), 0)         # the side to move first
+        for side in (0, 1):
+            assert sum(pos.side(side)) == 15 and pos.borne_off(side) < 15
+        assert abs(train.gnubg_equity(pos) - label) < 1e-6
+
+
+def test_the_teachers_best_result_is_labelled_every_turn():
+    """best=1, others=0: one position a turn, the result gnubg plays (the lowest
+    equity for the opponent among the roll's results)."""
+    import gnubg_nn
+    rng = random.Random(3)
+    counts, labels = bytearray(), []
+    distill.play_game(rng, 1, 0, 0.0, 0.0, 0, counts, labels)
+    assert len(labels) > 10
+    c = np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52)
+    for row, label in zip(c, labels):
+        pos = Position(bytearray(row.tobytes()), 0)
+        assert abs(train.gnubg_equity(pos) - label) < 1e-6
+    # and the same game replayed through gnubg's own best move gives those positions
+    rng = random.Random(3)
+    board = [list(distill.START), list(distill.START)]
+    for row in c:
+        d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        while not gnubg_nn.moves(board, d1, d2):
+            board = [board[1], board[0]]
+            d1, d2 = rng.randint(1, 6), rng.randint(1, 6)
+        rng.random()                                            # the exploration draw
+        after = min((list(map(list, gnubg_nn.boardfromkey(k)))[::-1]
+                     for k in gnubg_nn.moves(board, d1, d2)),
+                    key=lambda b: distill.equity(gnubg_nn.probabilities(b, 0)))
+        assert distill.counts_of(after) == list(row)
+        board = after
+
+
+def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path):
+    """The weights file the board reads rates the results of a roll as the float net
+    it was quantised from: the same choice wherever the float net's best result leads
+    the next by more than twice the quantisation's error (nearly always)."""
+    ERROR = 0.002       # equity; int16 weights at the largest scale that fits
+    _, out = _run(tmp_path, "q", "--seed", "5", "--hidden", "16")
+    net = Net(str(out), "short")
+    flt = _float_net(str(out) + ".ckpt.npz", 16)
+    rng = random.Random(9)
+    same = close = 0
+    for _ in range(150):
+        pos = random_short(rng)
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        results = [t[1] for t in V.legal_turns(pos, dice)
+                   if t[1].borne_off(pos.turn) < 15]
+        if len(results) < 2:
+            continue
+        ints = [net.value(r) / net.scale for r in results]
+        floats = flt(features.encode(features.boards_of(results), 1 - pos.turn)
+                     .astype(np.float32))
+        assert max(abs(a - b) for a, b in zip(ints, floats)) < ERROR
+        gap = np.sort(floats)[1] - np.sort(floats)[0]
+        if gap < 2 * ERROR:         # within the error both ways: either may win
+            close += 1
+            continue
+        assert int(np.argmin(ints)) == int(np.argmin(floats))
+        same += 1
+    assert same > 3 * close
+
+
+def test_a_minibatch_holds_whole_turns():
+    sizes = np.array([3, 1, 4, 2])
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    idx, grp = train._members(start, sizes, np.array([2, 0, 3]))
+    assert list(idx) == [4, 5, 6, 7, 0, 1, 2, 8, 9]
+    assert list(grp) == [0, 0, 0, 0, 1, 1, 1, 2, 2]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.floats(-2, 2), min_size=3, max_size=3), st.integers(0, 1000))
+def test_the_rank_loss_ignores_an_error_shared_by_a_turns_results(shifts, seed):
+    """With the whole loss on differences within a turn, labels off by a constant
+    per turn teach nothing; the plain loss does learn from them."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 3, (12, 208)).astype(np.float32)
+    grp = np.repeat(np.arange(3), 4)
+    net = train.Mlp(5, np.random.default_rng(seed))
+    y = net(x) + np.array(shifts, np.float32)[grp]
+    net.step(x, y, 1e-2, grp, 1.0)
+    for m in net.m:                 # Adam's first moment: a tenth of the gradient
+        assert np.allclose(m, 0, atol=1e-6)
+    if max(map(abs, shifts)) > 0.1:
+        net.step(x, y, 1e-2, grp, 0.5)
+        assert not np.allclose(net.m[3], 0, atol=1e-6)
+
+
+def test_top_weights_mark_the_teachers_best_of_each_turn():
+    sizes = np.array([3, 1, 4])
+    start = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    turns = np.array([2, 0, 1])
+    idx, grp = train._members(start, sizes, turns)
+    args = train.main.__globals__["argparse"].Namespace(top_weight=3.0, best=2)
+    w = train._top_weights(idx, grp, start, turns, args)
+    assert list(w) == [3, 3, 1, 1, 3, 3, 1, 3]
+    args.top_weight = 1.0
+    assert train._top_weights(idx, grp, start, turns, args) is None
+
+
+def test_a_row_of_weight_zero_teaches_nothing():
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 3, (6, 208)).astype(np.float32)
+    grp = np.repeat(np.arange(2), 3)
+    net = train.Mlp(5, np.random.default_rng(2))
+    y = net(x)
+    y[4] += 1.0                      # the only error is in a row weighed 0
+    net.step(x, y, 1e-2, grp, 0.0, np.array([1, 1, 1, 1, 0, 1.0]))
+    for m in net.m:
+        assert np.allclose(m, 0, atol=1e-6)
+    net.step(x, y, 1e-2, grp, 0.0)
+    assert not np.allclose(net.m[3], 0, atol=1e-6)
