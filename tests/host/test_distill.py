@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardy.evaluate import Net, WeightsError
+from nardy.evaluate import Net
+from nardy.netfile import WeightsError
 from nardy.rules import Position
 from nardy.shortnardy import ShortNardy
 from nardy_host import distill, features, train
