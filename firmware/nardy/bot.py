@@ -16,7 +16,7 @@ deterministic: the same on the board, the unix port and the host.
 from array import array
 
 from nardy.evaluate import Net, _quick
-from nardy.rules import CHECKERS, OFF, Position, Table, _apply_board, _steps_of
+from nardy.rules import CHECKERS, OFF, Position, _apply_board, _steps_of, _table
 from nardy.scoring import game_result
 
 KEEP = 24    # results the net rates after the pre-filter (~6 ms each on an ESP32)
@@ -38,7 +38,7 @@ class Bot:
         self._start = bytearray(52)
         self._board = bytearray(52)
         # the table other rolls' results go to, kept from one choice to the next
-        self._out = Table(4)        # (rules._OUT_CHUNKS)
+        self._out = _table(4)       # (rules._OUT_CHUNKS)
         # _take's state over one search: the mover's side, the roll's dice order,
         # how many are kept and the weakest
         self._me = self._n = self._worst = 0
@@ -68,7 +68,7 @@ class Bot:
         finally:
             v._sink = v._out = None
         take = self._take
-        for chunk in table.chunks:
+        for chunk in table[0]:
             for e in chunk:
                 if e:
                     take((e & 0xFFFFFF) - 1)

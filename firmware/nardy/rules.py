@@ -421,9 +421,17 @@ class Variant:
             return 0
         return ((1 << len(root)) - 1) & ~((1 << n) - 1)
 
-    # The search's tables (``Table``) store packed step codes only: whether
-    # an entry is the current state is the search's question (``_same``), asked by
-    # the table's probe. The position hash of the current state is ``_h``.
+    # Transposition tables: open addressing in an array('I'), 4 bytes an entry on
+    # every port: (packed steps + 1) in bits 0-23 and 6 bits of the hash in 24-29
+    # (below 2**30, so reading an entry never allocates). An entry matches only if
+    # replaying its steps gives exactly the current state and unused dice.
+    # The table stays methods of this class on a bare list ([chunks, count] and a
+    # third item for a memo): as a class of its own (a Table with probe, visit, grow
+    # and empty; the variant keeping only the state check) it cost 351 bytes more of
+    # resident heap on the unix port (bench/heap_modules.py: a class object and its
+    # dict; the same instructions), and the bot-both soak at 56wK then failed 3 runs
+    # of 3 at ``new`` (the board's player found no 592-byte block) where it passes
+    # without it (issue 24).
 
     def _memo(self, need=4):
         """A transposition table for a search that can use one, else None. Only a
@@ -434,32 +442,88 @@ class Variant:
         the top). Each None is a 256-byte chunk not asked for: on a fragmented 56 KB
         heap, the block the board's own move failed on. A memo only saves work: with
         no room for one the search runs without it, and one that cannot grow starts
-        over empty (``Table.grow``); slower, the same answer."""
+        over empty (_grow); slower, the same answer. (Its third item marks it.)"""
         if self._canon or len(self._root) < 3 or need < 3:
             return None
         try:
-            memo = Table()
-            memo.memo = True
-            return memo
+            return [[array("I", _ZEROS)], 0, True]
         except MemoryError:
             return None
 
-    @micropython.native
-    def _same(self, code, mask):
-        """Is the state after the packed steps ``code`` (with unused dice ``mask``)
-        the current one? (Replayed into the scratch boards.)"""
-        if self._mask_of(code) != mask:
-            return False
-        sme, sopp = self._sme, self._sopp
-        _apply(code, self._root, self._me0, self._opp0, sme, sopp, self._O, self.HITS)
-        return sme == self._me and sopp == self._opp
+    def _has(self, table, mask):
+        """Is the current state (with these unused dice) in ``table``?"""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        return self._probe(table, h, mask) < 0
 
-    def _hash_of(self, code):
-        """The table hash of the state after the packed steps ``code`` (a table
-        growing places its entries again)."""
+    @micropython.native
+    def _probe(self, table, h, mask):
+        """-1 if present, else the index of the free slot where it would go."""
+        chunks = table[0]
+        cap1 = len(chunks) * _CHUNK - 1
+        i = h & cap1
+        tag = h >> 23
+        while True:
+            e = chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK]
+            if e == 0:
+                return i
+            if e >> 24 == tag:
+                old = (e & 0xFFFFFF) - 1
+                if self._mask_of(old) == mask:
+                    sme, sopp = self._sme, self._sopp
+                    _apply(old, self._root, self._me0, self._opp0, sme, sopp, self._O,
+                           self.HITS)
+                    if sme == self._me and sopp == self._opp:
+                        return -1
+            i = (i + 1) & cap1
+
+    def _add(self, table, code, mask):
+        """Insert the current state (known to be absent)."""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        i = self._probe(table, h, mask)
+        if i < 0:
+            return
+        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
+        table[1] += 1
+        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
+            self._grow(table)
+
+    def _grow(self, table):
+        # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
+        # one large block could not be found.
+        old = table[0]
+        try:
+            new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+        except MemoryError:
+            if len(table) < 3:
+                raise           # results: every entry counts
+            _empty(table)       # a memo (_memo): forgetting is always right
+            return
+        cap1 = len(new) * _CHUNK - 1
         sme, sopp = self._sme, self._sopp
-        _apply(code, self._root, self._me0, self._opp0, sme, sopp, self._O, self.HITS)
-        return _hash(sme, sopp) + _ZREST[self._mask_of(code)]
+        for chunk in old:
+            for e in chunk:
+                if e:
+                    code = (e & 0xFFFFFF) - 1
+                    _apply(code, self._root, self._me0, self._opp0, sme, sopp, self._O,
+                           self.HITS)
+                    h = _hash(sme, sopp) + _ZREST[self._mask_of(code)]
+                    i = h & _HMASK & cap1
+                    while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
+                        i = (i + 1) & cap1
+                    new[i >> _CHUNK_BITS][i & _CHUNK_MASK] = e
+        table[0] = new
+
+    def _visit(self, table, code, mask):
+        """True (and remembered) the first time this state is seen."""
+        h = (self._h + _ZREST[mask]) & _HMASK
+        i = self._probe(table, h, mask)
+        if i < 0:
+            return False
+        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
+        table[1] += 1
+        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
+            self._grow(table)
+        return True
 
     @staticmethod
     def _dice_list(dice):
@@ -533,7 +597,7 @@ class Variant:
                     continue
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if not memo or seen.visit(self, c2, m2):
+                if not memo or self._visit(seen, c2, m2):
                     r = self._longest(m2, c2, seen, f)
                 else:
                     r = n + 1
@@ -599,7 +663,7 @@ class Variant:
         start = bytes(pos.board)
         mo = 26 * pos.turn
         turn = 1 - pos.turn
-        for chunk in table.chunks:
+        for chunk in table[0]:
             for e in chunk:
                 if not e:
                     continue
@@ -621,7 +685,7 @@ class Variant:
 
     def count_turns(self, pos, dice):
         """How many distinct legal results there are."""
-        return self._exact(self._enumerate, pos, dice).n
+        return self._exact(self._enumerate, pos, dice)[1]
 
     def _enumerate(self, pos, dice):
         """The distinct results as a table of packed step codes. With ``_sink`` set
@@ -639,15 +703,15 @@ class Variant:
         # Canonical doubles give every result once: their codes are only collected.
         full = (1 << len(root)) - 1
         if m and self._canon and self._sink is not None:
-            results = Table(0)      # every result goes to the sink: nothing is stored
+            results = [(), 0]       # every result goes to the sink: nothing is stored
         elif self._out is not None:
             results = self._out
-            results.empty()
+            _empty(results)
         else:
-            results = Table()
+            results = _table()
         self._results = results
         if m == 0:
-            results.visit(self, 0, full)
+            self._add(results, 0, full)
         else:
             self._enum(full, 0, self._memo())
         self._results = None
@@ -679,8 +743,8 @@ class Variant:
                         return
                     base = code + 2  # one more step, +1 for the stored form
                     table = results
-                    chunks = table.chunks
-                    k = table.n
+                    chunks = table[0]
+                    k = table[1]
                     try_ = self._try
                     for f in range(fmin, lim):
                         if me[f] and try_(f, d) >= 0:
@@ -688,7 +752,7 @@ class Variant:
                                 chunks.append(array("I", _ZEROS))
                             chunks[k >> _CHUNK_BITS][k & _CHUNK_MASK] = base | (f << shift)
                             k += 1
-                    table.n = k
+                    table[1] = k
                     return
         last = 0
         for i in range(len(root)):
@@ -705,8 +769,8 @@ class Variant:
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
                 if leaf:
-                    results.visit(self, c2, m2)
-                elif seen is None or seen.visit(self, c2, m2):
+                    self._visit(results, c2, m2)
+                elif seen is None or self._visit(seen, c2, m2):
                     self._enum(m2, c2, seen, f)
                 self._undo(f, t, hit)
 
@@ -748,13 +812,12 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif failed is not None and failed.probe(
-                        self, (self._h + _ZREST[m2]) & _HMASK, m2) < 0:
-                    ok = False          # known to fall short
+                elif failed is not None and self._has(failed, m2):
+                    ok = False
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
                     if not ok and failed is not None:
-                        failed.visit(self, c2, m2)
+                        self._add(failed, c2, m2)
                 self._undo(f, t, hit)
                 if ok:
                     return True
@@ -1080,7 +1143,7 @@ class Variant:
                         continue  # a hit cannot be undone within the turn
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if seen is None or seen.visit(self, c2, m2):
+                if seen is None or self._visit(seen, c2, m2):
                     for j in range(f, t):
                         slack[j] -= 1
                     found |= self._reach(m2, c2, seen, f)
@@ -1106,94 +1169,17 @@ _ZEROS = (
 )
 
 
+def _table(n=1):
+    """An empty transposition table of ``n`` chunks (a power of two): [list of array
+    chunks, count]."""
+    return [[array("I", _ZEROS) for _ in range(n)], 0]
+
+
 # The chunks a table kept from search to search (_out) keeps when it is emptied: 4
 # hold 192 results before the table must grow, and two different dice gave at most
 # 139 in 54,540 long-nardy rolls of self-play (96 in short nardy). A table that grew
 # for a double searched in full order gives its extra chunks back.
 _OUT_CHUNKS = const(4)
-
-
-class Table:
-    """The search's hash table of states, by open addressing: a transposition table
-    (``memo``) or the distinct results of an enumeration. Entries are 4 bytes on every
-    port, in ``array('I')`` chunks of 64 (256 bytes: chunks keep working in a
-    fragmented heap where one large block could not be found; a table grows by
-    doubling): (packed steps + 1) in bits 0-23 and 6 bits of the state's hash in
-    24-29 (below 2**30, so reading an entry never allocates). No key is stored: an
-    entry whose hash bits match is the state only if replaying its steps gives it
-    (the variant's ``_same``), so each call names the variant ``v`` searching."""
-
-    chunks = ()     # Table(0) (a double's results all go to the sink): it stores
-    n = 0           # nothing, and its instance gets no attribute table at all
-    memo = False    # a transposition table (Variant._memo): it may forget (``grow``)
-
-    def __init__(self, n=1):
-        if n:
-            self.chunks = [array("I", _ZEROS) for _ in range(n)]
-            self.n = 0          # entries held
-
-    @micropython.native
-    def probe(self, v, h, mask):
-        """-1 if the current state (with unused dice ``mask``, hash ``h``) is held,
-        else the index of the free slot where it would go."""
-        chunks = self.chunks
-        cap1 = len(chunks) * _CHUNK - 1
-        i = h & cap1
-        tag = h >> 23
-        while True:
-            e = chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK]
-            if e == 0:
-                return i
-            if e >> 24 == tag and v._same((e & 0xFFFFFF) - 1, mask):
-                return -1
-            i = (i + 1) & cap1
-
-    def visit(self, v, code, mask):
-        """True (and remembered) the first time the current state, reached by the
-        packed steps ``code``, is seen."""
-        h = (v._h + _ZREST[mask]) & _HMASK
-        i = self.probe(v, h, mask)
-        if i < 0:
-            return False
-        self.chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
-        self.n += 1
-        if self.n * 4 > len(self.chunks) * _CHUNK * 3:
-            self.grow(v)
-        return True
-
-    def grow(self, v):
-        """Twice the chunks, every entry placed again. With no room a memo forgets
-        what it held (it only saves work: slower, the same answer); a table of
-        results must lose no entry: the MemoryError stands."""
-        old = self.chunks
-        try:
-            new = [array("I", _ZEROS) for _ in range(2 * len(old))]
-        except MemoryError:
-            if not self.memo:
-                raise
-            self.empty()
-            return
-        cap1 = len(new) * _CHUNK - 1
-        for chunk in old:
-            for e in chunk:
-                if e:
-                    i = v._hash_of((e & 0xFFFFFF) - 1) & _HMASK & cap1
-                    while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
-                        i = (i + 1) & cap1
-                    new[i >> _CHUNK_BITS][i & _CHUNK_MASK] = e
-        self.chunks = new
-
-    @micropython.native
-    def empty(self):
-        """Empty the table for another search, keeping up to _OUT_CHUNKS chunks
-        (zeroed in place: a fresh one is the 256-byte block a fragmented heap may
-        lack)."""
-        chunks = self.chunks
-        del chunks[_OUT_CHUNKS:]
-        for c in chunks:
-            for i in range(_CHUNK):
-                c[i] = 0
-        self.n = 0
 
 
 @micropython.native
@@ -1226,6 +1212,18 @@ def _l5_block(v, t):
         if opp[q]:
             return False
     return True
+
+
+@micropython.native
+def _empty(table):
+    """Empty ``table`` for another search, keeping up to _OUT_CHUNKS chunks (zeroed in
+    place: a fresh one is the 256-byte block a fragmented heap may lack)."""
+    chunks = table[0]
+    del chunks[_OUT_CHUNKS:]
+    for c in chunks:
+        for i in range(_CHUNK):
+            c[i] = 0
+    table[1] = 0
 
 
 @micropython.native

@@ -285,8 +285,8 @@ def _streamed(v, pos, dice):
     finally:
         v._sink = None
     last = len(got) - 1 - got[::-1].index(-1)
-    codes = got[last + 1:] + [(e & 0xFFFFFF) - 1 for c in table.chunks for e in c if e]
-    return [_steps_of(c, v._root) for c in codes], got.count(-1), table.n
+    codes = got[last + 1:] + [(e & 0xFFFFFF) - 1 for c in table[0] for e in c if e]
+    return [_steps_of(c, v._root) for c in codes], got.count(-1), table[1]
 
 
 def test_a_double_hands_its_results_over_as_found_and_stores_none():
@@ -327,24 +327,23 @@ def test_the_board_player_asks_for_no_new_table_per_move():
     # the chooser keeps one for the results of two different dice, a double hands
     # its results over as found, and neither needs a transposition table
     from nardy import rules
-    real = rules.Table
+    real = rules._table
     calls = []
 
     def counting(n=1):
-        if n:               # Table(0): a double's sink stores nothing, holds no chunk
-            calls.append(n)
+        calls.append(n)
         return real(n)
 
     for v in (LongNardy(), ShortNardy()):
         bot = Bot(v, _net(v.name))
         positions = _positions(v, 15, 17)
-        rules.Table = counting
+        rules._table = counting
         try:
             for pos in positions:
                 for dice in ((6, 5), (4, 4), (2, 1), (3, 3), (6, 6)):
                     bot.choose(pos, dice)
         finally:
-            rules.Table = real
+            rules._table = real
         assert not calls, (v.name, len(calls))
 
 
@@ -361,7 +360,7 @@ def test_with_no_room_for_the_full_order_search_a_double_is_still_played():
             for d in (1, 2, 3)}
     legal = [r.board for _, r in v.legal_turns(p, (1, 1))]
     bot = Bot(v, _net("long"))
-    bot._out = rules.Table(1)
+    bot._out = rules._table(1)
     real = rules.array
     refused = []
 

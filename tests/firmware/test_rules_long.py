@@ -262,20 +262,17 @@ def test_only_a_full_order_double_asks_for_a_transposition_table():
 
 
 def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
-    # with no room to double a table: a memo (Variant._memo: Table.memo) forgets
+    # with no room to double a table: a memo (Variant._memo, three items) forgets
     # what it held, which only costs the search time; a results table must not lose
     # an entry, so the MemoryError stands
     from nardy import rules
     real = rules.array
 
     def table(n, memo):
-        t = rules.Table()
-        t.memo = memo
-        c = t.chunks[0]
+        c = real("I", rules._ZEROS)
         for i in range(0, 60, 3):
             c[i] = i + 1
-        t.n = n
-        return t
+        return [[c], n, True] if memo else [[c], n]
 
     def no_room(code, init):
         raise MemoryError("no room")
@@ -283,14 +280,14 @@ def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
     memo, results = table(20, True), table(20, False)
     rules.array = no_room
     try:
-        memo.grow(LONG)
+        LONG._grow(memo)
         try:
-            results.grow(LONG)
+            LONG._grow(results)
         except MemoryError:
             kept = True
         else:
             kept = False
     finally:
         rules.array = real
-    assert memo.n == 0 and not any(memo.chunks[0]) and len(memo.chunks) == 1
-    assert kept and results.n == 20 and results.chunks[0][3] == 4
+    assert memo[1] == 0 and not any(memo[0][0]) and len(memo[0]) == 1
+    assert kept and results[1] == 20 and results[0][0][3] == 4
