@@ -205,7 +205,7 @@ class Game:
         gc.collect()
         from nardy import gamestate
         try:
-            return gamestate.state(self)
+            return gamestate.state(self, self.phase == MOVE, _auto_end_left(self))
         finally:
             gamestate = None
             drop_module("nardy.gamestate")
@@ -372,7 +372,23 @@ class Game:
         # the code is on the heap only while it runs (boot, a test): nardy.resume
         from nardy import resume
         try:
-            resume.load(self, gid, recs)
+            stage = resume.load(self, gid, recs)
+            if stage == "end":
+                self.phase = MATCH_END if self.match.over else GAME_END
+            elif stage == "roll":
+                self.phase = MOVE
+                self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
+                self._auto_s = -1
+                self.tracker.start_turn(self.pos, self.dice)
+                resume.replay(self.tracker, self.jsteps)     # the partial turn on flash
+                self.tracked = False
+                if self.bot_setting() != "none":
+                    self.shown = _botplay().start(self)
+            elif stage == "start" and (self.variant.name != "long" or self.game_no == 1):
+                self.phase = OPENING
+            else:
+                self.phase = ROLL
+            self.changed()
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             self._clear()
             raise
