@@ -14,7 +14,7 @@ import json
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, protocol
-from nardy.journal import file_size, set_aside_name
+from nardy.jfiles import file_size, set_aside_name
 
 _SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
 _CALIB_MAX = const(32768)         # bytes: calib.json with every channel's levels is ~12 KB

@@ -32,12 +32,12 @@ def _ends(path, size):
 
 def _info(j, gid):
     """One game of the index: {game, finished, current, bytes, broken}."""
-    from nardy.journal import _stat
+    from nardy.jfiles import stat_of
     p = j.name(gid)
-    st = _stat(p)
+    st = stat_of(p)
     broken = None
     if st is None:
-        st = _stat(j.name(gid, "bad"))
+        st = stat_of(j.name(gid, "bad"))
         if st is None:
             return None
         broken = "set aside: unreadable"
@@ -57,9 +57,9 @@ def index_page(j, after=0, limit=8):
     to ask after for the next page (None on the last page)."""
     import gc
 
-    from nardy.journal import _names, parse_name
+    from nardy.jfiles import names, parse_name
     ids = []
-    for n in _names(j.dir):
+    for n in names(j.dir):
         gid, ext = parse_name(n)
         if gid is None or ext == "tmp" or gid <= after or gid in ids:
             continue
