@@ -34,8 +34,7 @@ from micropython import const  # noqa: E402  (CPython: the shim nardy/__init__.p
 
 from nardy import __version__, code_in_flash, drop_module, protocol  # noqa: E402
 from nardy.dice import Dice  # noqa: E402
-from nardy.jfiles import file_size  # noqa: E402
-from nardy.journal import Journal  # noqa: E402
+from nardy.journal import Journal, file_size  # noqa: E402
 from nardy.lines import TOO_LONG  # noqa: E402
 from nardy.sensing import Sensing  # noqa: E402
 from nardy.ui import draw, led_frame  # noqa: E402

@@ -6,7 +6,7 @@ Every line is written and flushed before the caller shows what it records
 board says so (``warn``), and a game with lines held is never deleted.
 
 Files in ``<dir>``: ``g00001.jsonl`` (the id in at least five digits: ``g100000``
-follows ``g99999``; ``nardy.jfiles.parse_name`` reads exactly what ``name`` writes);
+follows ``g99999``; ``Journal.parse_name`` reads exactly what ``name`` writes);
 ``gNNNNN.tmp`` while a torn tail is being cut; ``gNNNNN.bad``: a game the board could
 not read, set aside (never resumed, written or deleted; ``log`` still sends what is
 readable of it);
@@ -33,7 +33,6 @@ import os
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, record
-from nardy.jfiles import stat_of
 from nardy.protocol import MAX_GAME
 
 OK = "ok"
@@ -42,8 +41,25 @@ _FULL = const("full")
 _HELD = const("held")
 
 _DIR = const(0x4000)            # stat mode bit of a directory
+_ID_DIGITS = const(9)           # MAX_GAME's digits: the longest name parse_name reads
 _CHECK_EVERY = const(8)         # records between two looks at the free space
 _ID_TRIES = const(16)           # names tried past ``last`` before a new game is refused
+
+
+def _stat(path):
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def file_size(path):
+    """Bytes in a file, -1 if there is none, -2 for a directory (the app's error log,
+    its boot-time files)."""
+    st = _stat(path)
+    if st is None:
+        return -1
+    return -2 if st[0] & 0x4000 else st[6]
 
 
 def _close(f):
@@ -61,6 +77,58 @@ def _remove(path):
 
 
 class Journal:
+
+    # The journal's files by name, for its parts too: its boot-time check
+    # (nardy.journalboot) and the index (nardy.jindex) call them on the journal they
+    # are given, so they never import this module back; the app's boot sets a file
+    # aside with ``Journal.set_aside_name``.
+    stat_of = staticmethod(_stat)
+
+    @staticmethod
+    def names(path):
+        """The names in a directory one at a time (MicroPython's ilistdir does not build
+        a list of 1,000 names on the heap)."""
+        il = getattr(os, "ilistdir", None)
+        if il is not None:
+            for e in il(path):
+                yield e[0]
+        else:
+            yield from os.listdir(path)
+
+    @staticmethod
+    def parse_name(name):
+        """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None).
+
+        The one reader of the names ``Journal.name`` writes: "g", the id in at least
+        five digits (``g00042``, ``g100000``), a dot, the kind. A name the writer would
+        not write for that id (``g012345``, ``g+1234``, a sixth digit of zeros) is not
+        a game: so a name read back is always the one its id is written under."""
+        if not name.startswith("g"):
+            return None, None
+        dot = name.find(".")
+        if dot < 6 or dot > _ID_DIGITS + 1:
+            return None, None
+        ext = name[dot + 1:]
+        if ext not in ("jsonl", "tmp", "bad"):
+            return None, None
+        digits = name[1:dot]
+        if not digits.isdigit():
+            return None, None
+        gid = int(digits)
+        if gid < 1 or gid > MAX_GAME or "%05d" % gid != digits:
+            return None, None
+        return gid, ext
+
+    @staticmethod
+    def set_aside_name(path):
+        """A free name ``path.bad``, ``path.bad2``, ... for a file set aside."""
+        cand = path + ".bad"
+        n = 1
+        while _stat(cand) is not None:
+            n += 1
+            cand = "%s.bad%d" % (path, n)
+        return cand
+
     def __init__(self, path, free=None, low_bytes=65536, full_bytes=16384, opener=None):
         self.dir = path
         self._free = free
@@ -131,7 +199,7 @@ class Journal:
         """A record.Reader of game ``gid`` (also of a set-aside one), or None."""
         for ext in ("jsonl", "bad"):
             p = self.name(gid, ext)
-            if stat_of(p) is not None:
+            if _stat(p) is not None:
                 return record.Reader(p)
         return None
 
@@ -188,8 +256,8 @@ class Journal:
         for _ in range(_ID_TRIES):
             if gid > MAX_GAME:
                 break
-            if (stat_of(self.name(gid)) is None and stat_of(self.name(gid, "bad")) is None
-                    and stat_of(self.name(gid, "tmp")) is None):
+            if (_stat(self.name(gid)) is None and _stat(self.name(gid, "bad")) is None
+                    and _stat(self.name(gid, "tmp")) is None):
                 return gid
             gid += 1
         raise OSError(28, "no game id left: send games to the host")
@@ -281,7 +349,7 @@ class Journal:
         if gid == self.current and (not self.ended or self.held):
             return False        # (an end record held in RAM: the game is not on flash)
         p = self.name(gid)
-        st = stat_of(p)
+        st = _stat(p)
         if st is None or st[0] & _DIR:
             return False
         if gid == self.current:
@@ -309,7 +377,7 @@ class Journal:
         p = self.dir + "/match.json"
         try:
             if m is None:
-                if stat_of(p) is not None:
+                if _stat(p) is not None:
                     os.remove(p)
                 return
             with open(p + ".tmp", "w") as f:
