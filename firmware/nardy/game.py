@@ -506,9 +506,13 @@ class Game:
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
+        # The game tells the board's player which of its phases this is: botplay never
+        # imports the game back
         ph = self.phase
-        if self.shown is not None or ((ph == ROLL or ph == OPENING) and  # noqa: SIM109
-                                      self.bot_setting() != "none"):
+        if ph == ROLL or ph == OPENING:  # noqa: SIM109
+            if self.bot_setting() != "none":
+                _botplay().roll_for(self, obs, ph == OPENING)
+        elif ph == MOVE and self.shown is not None:
             _botplay().tick(self, obs, still_ms)
 
     def follow_tracker(self, obs):
