@@ -292,7 +292,7 @@ class Journal:
             self.ended = True
         if self.held or self._f is None:
             self.held.append(rec)           # after the ones waiting: in order
-            self._rare("flush_held")
+            self.rare("flush_held")
         else:
             try:
                 self._write(rec)
@@ -307,11 +307,12 @@ class Journal:
             self._check_space()
         return n
 
-    def _rare(self, what, *args):
+    def rare(self, what, *args):
         """Call ``nardy.journalfull``'s ``what`` (a full flash's paths, not kept on
-        the heap): imported for it, dropped after unless records wait in RAM. A
-        heap with no block for it (code in RAM) leaves the records held, for the
-        next try: None then (a torn tail not cut: OSError)."""
+        the heap; public for the boot-time check, nardy.journalboot): imported for
+        it, dropped after unless records wait in RAM. A heap with no block for it
+        (code in RAM) leaves the records held, for the next try: None then (a torn
+        tail not cut: OSError)."""
         try:
             from nardy import journalfull
         except MemoryError:
@@ -335,7 +336,7 @@ class Journal:
             return
         self._said = s
         if self.warn is not None and s != OK:
-            self.warn(self._rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
+            self.warn(self.rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
 
     def close(self):
         if self._f is not None:
@@ -362,7 +363,7 @@ class Journal:
             self.last = 0           # an empty journal numbers from 1 again
         # room has come back: what the game in play holds in RAM goes to flash
         if self.held:
-            self._rare("flush_held")
+            self.rare("flush_held")
         self._check_space()
         return True
 

@@ -100,7 +100,7 @@ def _read_latest(j, gid, reports):
         return False
     if r.torn:
         try:
-            j._rare("cut", gid, r.keep, r.newline)
+            j.rare("cut", gid, r.keep, r.newline)
         except OSError as e:
             j.set_aside(gid, "torn tail not cut: %s" % e, reports)
             return False
