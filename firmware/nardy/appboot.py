@@ -14,7 +14,7 @@ import json
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import drop_module, protocol
-from nardy.journal import file_size, set_aside_name
+from nardy.journal import Journal, file_size
 
 _SETTINGS_MAX = const(2048)       # bytes: settings.json is ~150
 _CALIB_MAX = const(32768)         # bytes: calib.json with every channel's levels is ~12 KB
@@ -24,7 +24,7 @@ def set_aside(app, path, why):
     """A file the board cannot use: keep it under a new name, say so."""
     import os
     try:
-        aside = set_aside_name(path)
+        aside = Journal.set_aside_name(path)
         os.rename(path, aside)
         why = "%s (set aside as %s)" % (why, aside.rsplit("/", 1)[-1])
     except OSError:

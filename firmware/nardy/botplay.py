@@ -18,9 +18,9 @@ import gc
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.game import MOVE, OPENING, ROLL, zone_of
 from nardy.rules import COLORS
 from nardy.tracker import CONFIRM, IDLE, LIFTED
+from nardy.zonefit import zone_of
 
 _NEVER = const(1 << 29)      # ms: the tracker's stillness auto-end, switched off
 
@@ -173,25 +173,28 @@ def end(game):
     game.tracker.look_ahead = True
 
 
-def tick(game, obs, still_ms):
-    """Every cycle while the board plays: roll for it, end its turn once the board
-    shows it, warn while all dice are played and another result lies there."""
-    ph = game.phase
-    if ph in (ROLL, OPENING):
-        if obs is None or game.setup or game.pos is None:
-            return
-        if ph == OPENING:
-            if game.bot_setting() != "both":
-                return
-        elif not plays(game.bot_setting(), game.pos.turn):
-            return
-        # the set-up is checked on this observation (once: a difference waits for
-        # the next one, as ``observe`` does)
-        if game.set_up(obs):
-            game.roll()
+def roll_for(game, obs, opening):
+    """Every cycle while a roll is next (the game's ROLL, or OPENING: ``opening``):
+    roll for the board when the roll is its own and the board is set up."""
+    if obs is None or game.setup or game.pos is None:
         return
+    if opening:
+        if game.bot_setting() != "both":
+            return
+    elif not plays(game.bot_setting(), game.pos.turn):
+        return
+    # the set-up is checked on this observation (once: a difference waits for
+    # the next one, as ``observe`` does)
+    if game.set_up(obs):
+        game.roll()
+
+
+def tick(game, obs, still_ms):
+    """Every cycle while the board moves its own turn (the game's MOVE, ``shown``
+    set): end its turn once the board shows it, warn while all dice are played and
+    another result lies there."""
     sh = game.shown
-    if ph != MOVE or sh is None or obs is None or not game.tracked:
+    if obs is None or not game.tracked:
         return
     t = game.tracker
     if t.state == CONFIRM:

@@ -38,26 +38,26 @@ GLYPHS = (
 _FB = None if framebuf is None else (GLYPHS, len(GLYPHS), 8, framebuf.MONO_VLSB)
 
 
-def glyph(ch, ascii_fb):
+def glyph(ch, ascii_glyphs, ascii_fb):
     """(font table, blit source, offset) of ``ch`` (not ASCII) in the compact font:
-    its Cyrillic letter (Ё, ё as Е, е), or "?" of ``nardy.oled.GLYPHS`` (blit
-    source ``ascii_fb``) for a character the font has no glyph of."""
+    its Cyrillic letter (Ё, ё as Е, е), or "?" of the ASCII font the caller passes
+    (``nardy.oled``'s table ``ascii_glyphs``, blit source ``ascii_fb``: this module
+    never imports its owner back) for a character the font has no glyph of."""
     o = ord(ch)
     if o == 0x401 or o == 0x451:
         o += 0x14 if o == 0x401 else -0x1C
     if FIRST <= o < FIRST + 64:
         return GLYPHS, _FB, 5 * (o - FIRST)
-    from nardy.oled import GLYPHS as ascii_glyphs
     return ascii_glyphs, ascii_fb, 5 * 31
 
 
-def big(fb, ch, x, y, c, ascii_fb):
+def big(fb, ch, x, y, c, ascii_glyphs, ascii_fb):
     """``ch`` in an 8x8 cell, bold as framebuf's own font is, only its lit pixels
     (as framebuf's ``text``), pixel by pixel: a few big titles in Russian keep no
     buffer for it. Bold: a lit pixel also lights its right neighbour unless that
     closes a one-pixel gap (Ш, Ж keep their strokes apart;
     nardy_host.oledtext.bold_column reads it back)."""
-    g, _, o = glyph(ch, ascii_fb)
+    g, _, o = glyph(ch, ascii_glyphs, ascii_fb)
     prev = 0
     for i in range(6):
         cur = g[o + i] if i < 5 else 0

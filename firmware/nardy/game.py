@@ -205,7 +205,7 @@ class Game:
         gc.collect()
         from nardy import gamestate
         try:
-            return gamestate.state(self)
+            return gamestate.state(self, self.phase == MOVE, _auto_end_left(self))
         finally:
             gamestate = None
             drop_module("nardy.gamestate")
@@ -372,7 +372,23 @@ class Game:
         # the code is on the heap only while it runs (boot, a test): nardy.resume
         from nardy import resume
         try:
-            resume.load(self, gid, recs)
+            stage = resume.load(self, gid, recs)
+            if stage == "end":
+                self.phase = MATCH_END if self.match.over else GAME_END
+            elif stage == "roll":
+                self.phase = MOVE
+                self.tracker.auto_end_ms = self.settings.get("auto_end", 0)
+                self._auto_s = -1
+                self.tracker.start_turn(self.pos, self.dice)
+                resume.replay(self.tracker, self.jsteps)     # the partial turn on flash
+                self.tracked = False
+                if self.bot_setting() != "none":
+                    self.shown = _botplay().start(self)
+            elif stage == "start" and (self.variant.name != "long" or self.game_no == 1):
+                self.phase = OPENING
+            else:
+                self.phase = ROLL
+            self.changed()
         except (ValueError, KeyError, TypeError, IndexError, AttributeError):
             self._clear()
             raise
@@ -490,9 +506,13 @@ class Game:
         # (ph == ROLL or ph == OPENING), not ``ph in (ROLL, OPENING)``: that tuple
         # would be built on the heap every scan (32 bytes a cycle; the app's cycle
         # allocates nothing, so the collector never runs in a still turn)
+        # The game tells the board's player which of its phases this is: botplay never
+        # imports the game back
         ph = self.phase
-        if self.shown is not None or ((ph == ROLL or ph == OPENING) and  # noqa: SIM109
-                                      self.bot_setting() != "none"):
+        if ph == ROLL or ph == OPENING:  # noqa: SIM109
+            if self.bot_setting() != "none":
+                _botplay().roll_for(self, obs, ph == OPENING)
+        elif ph == MOVE and self.shown is not None:
             _botplay().tick(self, obs, still_ms)
 
     def follow_tracker(self, obs):

@@ -32,12 +32,11 @@ def _ends(path, size):
 
 def _info(j, gid):
     """One game of the index: {game, finished, current, bytes, broken}."""
-    from nardy.journal import _stat
     p = j.name(gid)
-    st = _stat(p)
+    st = j.stat_of(p)
     broken = None
     if st is None:
-        st = _stat(j.name(gid, "bad"))
+        st = j.stat_of(j.name(gid, "bad"))
         if st is None:
             return None
         broken = "set aside: unreadable"
@@ -56,11 +55,9 @@ def index_page(j, after=0, limit=8):
     """The games with ids after ``after``, at most ``limit``, in order, and the id
     to ask after for the next page (None on the last page)."""
     import gc
-
-    from nardy.journal import _names, parse_name
     ids = []
-    for n in _names(j.dir):
-        gid, ext = parse_name(n)
+    for n in j.names(j.dir):
+        gid, ext = j.parse_name(n)
         if gid is None or ext == "tmp" or gid <= after or gid in ids:
             continue
         i = len(ids)

@@ -6,7 +6,7 @@ Every line is written and flushed before the caller shows what it records
 board says so (``warn``), and a game with lines held is never deleted.
 
 Files in ``<dir>``: ``g00001.jsonl`` (the id in at least five digits: ``g100000``
-follows ``g99999``; ``parse_name`` reads exactly what ``name`` writes);
+follows ``g99999``; ``Journal.parse_name`` reads exactly what ``name`` writes);
 ``gNNNNN.tmp`` while a torn tail is being cut; ``gNNNNN.bad``: a game the board could
 not read, set aside (never resumed, written or deleted; ``log`` still sends what is
 readable of it);
@@ -62,41 +62,6 @@ def file_size(path):
     return -2 if st[0] & 0x4000 else st[6]
 
 
-def _names(path):
-    """The names in a directory one at a time (MicroPython's ilistdir does not build
-    a list of 1,000 names on the heap)."""
-    il = getattr(os, "ilistdir", None)
-    if il is not None:
-        for e in il(path):
-            yield e[0]
-    else:
-        yield from os.listdir(path)
-
-
-def parse_name(name):
-    """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None).
-
-    The one reader of the names ``Journal.name`` writes: "g", the id in at least
-    five digits (``g00042``, ``g100000``), a dot, the kind. A name the writer would
-    not write for that id (``g012345``, ``g+1234``, a sixth digit of zeros) is not
-    a game: so a name read back is always the one its id is written under."""
-    if not name.startswith("g"):
-        return None, None
-    dot = name.find(".")
-    if dot < 6 or dot > _ID_DIGITS + 1:
-        return None, None
-    ext = name[dot + 1:]
-    if ext not in ("jsonl", "tmp", "bad"):
-        return None, None
-    digits = name[1:dot]
-    if not digits.isdigit():
-        return None, None
-    gid = int(digits)
-    if gid < 1 or gid > MAX_GAME or "%05d" % gid != digits:
-        return None, None
-    return gid, ext
-
-
 def _close(f):
     try:
         f.close()
@@ -111,17 +76,59 @@ def _remove(path):
         pass
 
 
-def set_aside_name(path):
-    """A free name ``path.bad``, ``path.bad2``, ... for a file set aside."""
-    cand = path + ".bad"
-    n = 1
-    while _stat(cand) is not None:
-        n += 1
-        cand = "%s.bad%d" % (path, n)
-    return cand
-
-
 class Journal:
+
+    # The journal's files by name, for its parts too: its boot-time check
+    # (nardy.journalboot) and the index (nardy.jindex) call them on the journal they
+    # are given, so they never import this module back; the app's boot sets a file
+    # aside with ``Journal.set_aside_name``.
+    stat_of = staticmethod(_stat)
+
+    @staticmethod
+    def names(path):
+        """The names in a directory one at a time (MicroPython's ilistdir does not build
+        a list of 1,000 names on the heap)."""
+        il = getattr(os, "ilistdir", None)
+        if il is not None:
+            for e in il(path):
+                yield e[0]
+        else:
+            yield from os.listdir(path)
+
+    @staticmethod
+    def parse_name(name):
+        """(game id, "jsonl" | "tmp" | "bad") of a journal file name, or (None, None).
+
+        The one reader of the names ``Journal.name`` writes: "g", the id in at least
+        five digits (``g00042``, ``g100000``), a dot, the kind. A name the writer would
+        not write for that id (``g012345``, ``g+1234``, a sixth digit of zeros) is not
+        a game: so a name read back is always the one its id is written under."""
+        if not name.startswith("g"):
+            return None, None
+        dot = name.find(".")
+        if dot < 6 or dot > _ID_DIGITS + 1:
+            return None, None
+        ext = name[dot + 1:]
+        if ext not in ("jsonl", "tmp", "bad"):
+            return None, None
+        digits = name[1:dot]
+        if not digits.isdigit():
+            return None, None
+        gid = int(digits)
+        if gid < 1 or gid > MAX_GAME or "%05d" % gid != digits:
+            return None, None
+        return gid, ext
+
+    @staticmethod
+    def set_aside_name(path):
+        """A free name ``path.bad``, ``path.bad2``, ... for a file set aside."""
+        cand = path + ".bad"
+        n = 1
+        while _stat(cand) is not None:
+            n += 1
+            cand = "%s.bad%d" % (path, n)
+        return cand
+
     def __init__(self, path, free=None, low_bytes=65536, full_bytes=16384, opener=None):
         self.dir = path
         self._free = free
@@ -285,7 +292,7 @@ class Journal:
             self.ended = True
         if self.held or self._f is None:
             self.held.append(rec)           # after the ones waiting: in order
-            self._rare("flush_held")
+            self.rare("flush_held")
         else:
             try:
                 self._write(rec)
@@ -300,11 +307,12 @@ class Journal:
             self._check_space()
         return n
 
-    def _rare(self, what, *args):
+    def rare(self, what, *args):
         """Call ``nardy.journalfull``'s ``what`` (a full flash's paths, not kept on
-        the heap): imported for it, dropped after unless records wait in RAM. A
-        heap with no block for it (code in RAM) leaves the records held, for the
-        next try: None then (a torn tail not cut: OSError)."""
+        the heap; public for the boot-time check, nardy.journalboot): imported for
+        it, dropped after unless records wait in RAM. A heap with no block for it
+        (code in RAM) leaves the records held, for the next try: None then (a torn
+        tail not cut: OSError)."""
         try:
             from nardy import journalfull
         except MemoryError:
@@ -328,7 +336,7 @@ class Journal:
             return
         self._said = s
         if self.warn is not None and s != OK:
-            self.warn(self._rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
+            self.warn(self.rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
 
     def close(self):
         if self._f is not None:
@@ -355,7 +363,7 @@ class Journal:
             self.last = 0           # an empty journal numbers from 1 again
         # room has come back: what the game in play holds in RAM goes to flash
         if self.held:
-            self._rare("flush_held")
+            self.rare("flush_held")
         self._check_space()
         return True
 

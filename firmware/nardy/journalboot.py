@@ -11,17 +11,16 @@ import os
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 from nardy import record
-from nardy.journal import _names, _stat, parse_name, set_aside_name
 
 _MATCH_MAX = const(512)          # bytes: match.json is ~150
 _DIR = const(0x4000)            # stat mode bit of a directory
 
 
 def _setup(j, reports):
-    st = _stat(j.dir)
+    st = j.stat_of(j.dir)
     if st is not None and not st[0] & _DIR:
         # a file where the journal directory should be: keep it, under a new name
-        aside = set_aside_name(j.dir)
+        aside = j.set_aside_name(j.dir)
         try:
             os.rename(j.dir, aside)
             reports.append((None, "%s was a file: set aside as %s" % (j.dir, aside)))
@@ -50,8 +49,8 @@ def scan(j):
     top = [0, 0, 0]     # the three latest games: if one is set aside, the next
     count = 0
     try:
-        for n in _names(j.dir):
-            gid, ext = parse_name(n)
+        for n in j.names(j.dir):
+            gid, ext = j.parse_name(n)
             if gid is None:
                 continue
             if ext == "tmp":
@@ -72,7 +71,7 @@ def scan(j):
         # a cut was interrupted: the temp copy is complete only if the original
         # is gone (it is removed after the copy is flushed)
         try:
-            if _stat(j.name(gid)) is not None:
+            if j.stat_of(j.name(gid)) is not None:
                 os.remove(j.name(gid, "tmp"))
             else:
                 os.rename(j.name(gid, "tmp"), j.name(gid))
@@ -101,7 +100,7 @@ def _read_latest(j, gid, reports):
         return False
     if r.torn:
         try:
-            j._rare("cut", gid, r.keep, r.newline)
+            j.rare("cut", gid, r.keep, r.newline)
         except OSError as e:
             j.set_aside(gid, "torn tail not cut: %s" % e, reports)
             return False
@@ -115,7 +114,7 @@ def _read_latest(j, gid, reports):
 def load_match(j):
     """(match dict or None, problem or None); a bad file is set aside."""
     p = j.dir + "/match.json"
-    st = _stat(p)
+    st = j.stat_of(p)
     if st is None:
         return None, None
     try:
@@ -127,7 +126,7 @@ def load_match(j):
     except (OSError, ValueError, UnicodeError, TypeError, RuntimeError) as e:
         why = "match.json unreadable (%s)" % e
         try:
-            os.rename(p, set_aside_name(p))
+            os.rename(p, j.set_aside_name(p))
         except OSError:
             pass
         return None, why

@@ -173,7 +173,7 @@ def small_text(fb, s, x, y, c=1, boxes=None):
             src = _FONT_FB
             o *= 5
         else:
-            table, src, o = _cyrillic().glyph(ch, _FONT_FB)
+            table, src, o = _cyrillic().glyph(ch, GLYPHS, _FONT_FB)
         if fast:
             _CELL_FB.blit(src, -o, 0)
             _CELL[5] = 0
@@ -201,7 +201,7 @@ def big_text(fb, s, x, y, c=1, boxes=None):
         if ord(ch) < 127:
             fb.text(ch, x, y, c)
         else:
-            _cyrillic().big(fb, ch, x, y, c, _FONT_FB)
+            _cyrillic().big(fb, ch, x, y, c, GLYPHS, _FONT_FB)
         x += _BIG
 
 

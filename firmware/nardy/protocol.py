@@ -19,20 +19,9 @@ INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, w
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
             "roll", "ping", "oled", "mem")
-VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
-
-
-def check_options(variant, opts):
-    """``nardy.variants.check_options``. The registry imports both games: on the
-    heap only for this check (56wK has no room to keep the one not in play)."""
-    from nardy import variants
-    try:
-        return variants.check_options(variant, opts)
-    finally:
-        for m in ("variants", "longnardy", "shortnardy"):
-            drop_module("nardy." + m)
+# the values two settings may take, for the menu and the checks (nardy.setcheck gets them
+# from here: it never imports its owner back)
 BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
-AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0: off)
 LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
@@ -59,7 +48,7 @@ def check_settings(d):
     once)."""
     from nardy import setcheck
     try:
-        return setcheck.check_settings(d)
+        return setcheck.check_settings(d, BOT_SIDES, LANGS)
     finally:
         setcheck = None
         drop_module("nardy.setcheck")
@@ -157,7 +146,7 @@ def parse(line):
         # the settings' checks (nardy.setcheck): on the heap only while they run
         from nardy import setcheck
         try:
-            setcheck.check_command(obj)
+            setcheck.check_command(obj, _int, BOT_SIDES, LANGS)
         finally:
             setcheck = None
             drop_module("nardy.setcheck")

@@ -1,53 +1,46 @@
 """A game resumed after boot (``Game.resume``): the game's state rebuilt from its
 records on flash, and the partial turn they hold given back to the tracker. Imported
 only while it runs and dropped after (nardy.drop_module): the code is off the heap
-in play.
+in play. It never imports the game back: it rebuilds the game through its public
+surface (``Game.restore_match``) and says how far the records go; the game sets
+its phase from that and starts the turn's tracking itself.
 """
 
-from nardy.game import (
-    GAME_END,
-    MATCH_END,
-    MOVE,
-    OPENING,
-    ROLL,
-    _botplay,
-    variant_for,
-)
 from nardy.notation import parse_position_id
 from nardy.rules import COLORS
-from nardy.scoring import Match, needs_last_roll, opening_winner
+from nardy.scoring import needs_last_roll, opening_winner
 
 
 def load(g, gid, recs):
-    """``Game.resume``'s work: ``g`` rebuilt from a game's records."""
+    """``Game.resume``'s work: ``g`` rebuilt from a game's records. Returns how far
+    they go: "start" (no opening roll yet), "open" or "turn" (a roll is next), "roll"
+    (a turn is being moved: ``g.jsteps`` holds its partial steps) or "end" (the game
+    is over: ``g.result``, recorded in the match)."""
     recs = iter(recs)
     hdr = next(recs)
     if hdr.get("r") != "game":
         raise ValueError("journal without a game line")
-    v = variant_for(hdr["variant"], hdr.get("options") or {})
-    g.variant = v
-    g._new_tracker(v)
     m = (hdr.get("meta") or {}).get("match") or {}
-    g.match = Match(v, int(m.get("length", 1)), int(m.get("white_player", 0)))
-    g.match.score = list(m.get("score", [0, 0]))
-    g.game_no = int(m.get("game", 1))
-    g.match_no = int(m.get("no", 1))
+    g.restore_match({"variant": hdr["variant"], "options": hdr.get("options") or {},
+                     "length": int(m.get("length", 1)),
+                     "white_player": int(m.get("white_player", 0)),
+                     "score": list(m.get("score", [0, 0])),
+                     "game": int(m.get("game", 1)), "no": int(m.get("no", 1))})
     g.gid = gid
     g.pos = parse_position_id(hdr["start"])[1]
-    g.phase = ROLL if v.name == "long" and g.game_no > 1 else OPENING
-    g._reset_game()
+    stage = "start"
     for rec in recs:
         k = rec.get("r")
         if k == "open":
             g.opening = [tuple(x) for x in rec["rolls"]]
             w, b = g.opening[-1]
             g.pos.turn = opening_winner(w, b)
-            g.phase = ROLL
+            stage = k
         elif k == "roll":
             g.dice = (rec["dice"][0], rec["dice"][1])
             g.pos.turn = COLORS.index(rec["side"])
             g.jsteps = []
-            g.phase = MOVE
+            stage = k
         elif k == "step":
             g.jsteps.append((rec["from"], rec["to"]))
         elif k == "undo":
@@ -58,7 +51,7 @@ def load(g, gid, recs):
             g.n = rec["n"]
             g.dice = None
             g.jsteps = []
-            g.phase = ROLL
+            stage = k
             if rec.get("last_roll"):
                 g.last_roll = True
         elif k == "end":
@@ -67,24 +60,15 @@ def load(g, gid, recs):
             g.resigned = COLORS.index(r) if r in COLORS else None
             g.result = (None if w is None else COLORS.index(w), rec["kind"],
                            rec["points"])
-    if needs_last_roll(v, g.pos):
+    if needs_last_roll(g.variant, g.pos):
         g.last_roll = True
     if g.result is not None:
         g.match.record(g.result)
-        g.phase = MATCH_END if g.match.over else GAME_END
-    elif g.phase == MOVE:
-        g.tracker.auto_end_ms = g.settings.get("auto_end", 0)
-        g._auto_s = -1
-        g.tracker.start_turn(g.pos, g.dice)
-        _replay(g.tracker, g.jsteps)     # the partial turn on flash
-        g.tracked = False
-        if g.bot_setting() != "none":
-            g.shown = _botplay().start(g)
-    g.changed()
+        return "end"
+    return stage
 
 
-
-def _replay(t, steps):
+def replay(t, steps):
     """A turn resumed after a power cut: ``steps``, the partial turn the journal
     holds, become the tracker ``t``'s, so the board is explained from them (searched
     afresh, an equivalent path, or none where the sensors cannot show a step, would

@@ -1,24 +1,40 @@
 """The settings checked: whole, as saved (``nardy.protocol.check_settings``), and
 the fields of a ``new`` or ``set`` command (``nardy.protocol.parse``). Imported
 only while it runs and dropped after (nardy.drop_module), so the code is off the
-heap in play.
+heap in play. It never imports its owner back: ``nardy.protocol`` passes what the
+menu shares with it (``BOT_SIDES``, ``LANGS``) and its own field check (``int_field``);
+what only the checks need lives here.
 """
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-from nardy.protocol import AUTO_END_MAX, BOT_SIDES, LANGS, VARIANTS, _int, check_options
+from nardy import drop_module
 
 _DICE_MODES = const(("auto", "manual"))
+_AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0: off)
+VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
 
 
-def _check_bot(obj):
-    if obj.get("bot", "none") not in BOT_SIDES:
+def check_options(variant, opts):
+    """``nardy.variants.check_options``. The registry imports both games: on the
+    heap only for this check (56wK has no room to keep the one not in play)."""
+    from nardy import variants
+    try:
+        return variants.check_options(variant, opts)
+    finally:
+        for m in ("variants", "longnardy", "shortnardy"):
+            drop_module("nardy." + m)
+
+
+def _check_bot(obj, sides):
+    if obj.get("bot", "none") not in sides:
         raise ValueError('bot must be "none", "white", "black" or "both"')
 
 
-def check_settings(d):
+def check_settings(d, sides, langs):
     """A list of the problems of the settings ``d``, empty when every field has the
-    right type and range."""
+    right type and range; ``sides``, ``langs``: the values ``bot`` and ``lang`` may
+    take."""
     if not isinstance(d, dict):
         return ["not an object"]
     bad = []
@@ -32,12 +48,12 @@ def check_settings(d):
         bad.append("brightness")
     if d.get("dice") not in _DICE_MODES:
         bad.append("dice")
-    if d.get("bot", "none") not in BOT_SIDES:
+    if d.get("bot", "none") not in sides:
         bad.append("bot")
     a = d.get("auto_end", 0)
-    if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= AUTO_END_MAX:
+    if not isinstance(a, int) or isinstance(a, bool) or not 0 <= a <= _AUTO_END_MAX:
         bad.append("auto_end")
-    if d.get("lang", "en") not in LANGS:
+    if d.get("lang", "en") not in langs:
         bad.append("lang")
     o = d.get("options")
     if not isinstance(o, dict):
@@ -55,25 +71,27 @@ def check_settings(d):
     return bad
 
 
-def check_command(obj):
+def check_command(obj, int_field, sides, langs):
     """``new`` or ``set``'s fields (``nardy.protocol.parse`` checked the names):
-    ValueError for the first one out of its type or range."""
+    ValueError for the first one out of its type or range. ``int_field(obj, key, lo,
+    hi, default=None)``: the protocol's integer check; ``sides``, ``langs`` as for
+    ``check_settings``."""
     if obj["cmd"] == "new":
         v = obj.get("variant", "long")
         if v not in VARIANTS:
             raise ValueError('variant must be "long" or "short"')
-        _int(obj, "match", 1, 99, 1)
+        int_field(obj, "match", 1, 99, 1)
         check_options(v, obj.get("options", {}))
-        _check_bot(obj)
+        _check_bot(obj, sides)
         return
     if "brightness" in obj:
-        _int(obj, "brightness", 0, 255)
+        int_field(obj, "brightness", 0, 255)
     if "dice" in obj and obj["dice"] not in _DICE_MODES:
         raise ValueError('dice must be "auto" or "manual"')
-    _check_bot(obj)
+    _check_bot(obj, sides)
     if "auto_end" in obj:
-        _int(obj, "auto_end", 0, AUTO_END_MAX)
-    if obj.get("lang", "en") not in LANGS:
+        int_field(obj, "auto_end", 0, _AUTO_END_MAX)
+    if obj.get("lang", "en") not in langs:
         raise ValueError('lang must be "en" or "ru"')
     for k in ("oled", "leds"):
         if k in obj and not isinstance(obj[k], bool):

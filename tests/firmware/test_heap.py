@@ -53,8 +53,9 @@ def test_protocol_checks_options_without_keeping_the_registry():
     assert protocol.parse('{"cmd": "set", "lang": "ru", "auto_end": 500}')
     if MICROPYTHON:
         assert "nardy.setcheck" not in sys.modules
-    from nardy import variants
-    assert protocol.VARIANTS == variants.NAMES
+    from nardy import setcheck, variants
+    assert setcheck.VARIANTS == variants.NAMES
+    drop_module("nardy.setcheck")
 
 
 def test_drop_module_forgets_the_module_and_the_package_attribute():

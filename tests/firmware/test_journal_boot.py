@@ -159,7 +159,8 @@ def test_ids_past_99999_are_read_back_by_the_parser_of_the_writer():
 
 
 def test_parse_name_reads_exactly_the_names_the_journal_writes():
-    from nardy.journal import parse_name
+    from nardy.journal import Journal
+    parse_name = Journal.parse_name
     from nardy.protocol import MAX_GAME
     d = _dir("names")
     j = Journal(d)

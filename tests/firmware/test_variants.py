@@ -1,6 +1,6 @@
 """The variants registry: one place that names and checks a variant and its options."""
 
-from nardy import protocol
+from nardy import protocol, setcheck
 from nardy.longnardy import LongNardy
 from nardy.shortnardy import ShortNardy
 from nardy.variants import NAMES, check_options, find_variant, option_defaults
@@ -43,11 +43,11 @@ def test_bad_names_and_options_are_refused():
 
 
 def test_protocol_checks_options_the_same_way():
-    # the protocol's check is the registry's (imported for the call: nardy.protocol)
+    # the settings' check is the registry's (imported for the call: nardy.setcheck)
     for name, opts in (("long", {"home_mars": True}), ("short", {"home_mars": True}),
                        ("short", {"opening_dice_played": "false"}), ("long", [1])):
         errs = []
-        for check in (protocol.check_options, check_options):
+        for check in (setcheck.check_options, check_options):
             try:
                 check(name, opts)
                 errs.append(None)
