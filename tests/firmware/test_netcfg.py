@@ -1,16 +1,9 @@
 """The broker's settings (nardy.netcfg): checked whole through ``set`` and
 settings.json, completed once, and never sent back with the password."""
 
+from test_protocol import refused
+
 from nardy import netcfg, protocol
-
-
-def _refused(line, why):
-    try:
-        protocol.parse(line)
-    except ValueError as e:
-        assert why in str(e), (line, str(e))
-    else:
-        raise AssertionError("accepted: %s" % line)
 
 
 def test_set_mqtt_is_checked():
@@ -18,19 +11,19 @@ def test_set_mqtt_is_checked():
                         '"user": "b7", "password": "pw", "prefix": "club/hall"}}')
     assert ok["mqtt"]["port"] == 1884
     assert protocol.parse('{"cmd": "set", "mqtt": null}')["mqtt"] is None
-    _refused('{"cmd": "set", "mqtt": {}}', "mqtt host")
-    _refused('{"cmd": "set", "mqtt": "10.0.0.2"}', "object or null")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": 0}}', "port")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": 65536}}', "port")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "port": true}}', "port")
-    _refused('{"cmd": "set", "mqtt": {"host": "a b"}}', "no spaces")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "password": "p"}}', "needs a user")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "a/#"}}', "prefix")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "/a"}}', "prefix")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "id": "a/b"}}', "mqtt id")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "id": "%s"}}' % ("x" * 24), "mqtt id")
-    _refused('{"cmd": "set", "mqtt": {"host": "h", "tls": true}}', "unknown field")
-    _refused('{"cmd": "set", "mqtt": {"host": "%s"}}' % ("h" * 65), "1..64")
+    refused('{"cmd": "set", "mqtt": {}}', "mqtt host")
+    refused('{"cmd": "set", "mqtt": "10.0.0.2"}', "object or null")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "port": 0}}', "port")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "port": 65536}}', "port")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "port": true}}', "port")
+    refused('{"cmd": "set", "mqtt": {"host": "a b"}}', "no spaces")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "password": "p"}}', "needs a user")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "a/#"}}', "prefix")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "/a"}}', "prefix")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "id": "a/b"}}', "mqtt id")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "id": "%s"}}' % ("x" * 24), "mqtt id")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "tls": true}}', "unknown field")
+    refused('{"cmd": "set", "mqtt": {"host": "%s"}}' % ("h" * 65), "1..64")
 
 
 def _saved(**kw):

@@ -3,7 +3,8 @@
 from nardy import protocol
 
 
-def _refused(line, why):
+def refused(line, why):
+    """``line`` is refused by the protocol's parser, saying ``why``."""
     try:
         protocol.parse(line)
     except ValueError as e:
@@ -16,21 +17,21 @@ def test_new_is_checked_whole():
     ok = protocol.parse('{"cmd": "new", "variant": "long", "match": 3, '
                         '"options": {"home_mars": true}}')
     assert ok["options"] == {"home_mars": True}
-    _refused('{"cmd": "new", "options": {"home_mars": "false"}}', "true or false")
-    _refused('{"cmd": "new", "options": {"nonsense": true}}', "unknown option")
+    refused('{"cmd": "new", "options": {"home_mars": "false"}}', "true or false")
+    refused('{"cmd": "new", "options": {"nonsense": true}}', "unknown option")
     # an option of the other variant is unknown here
-    _refused('{"cmd": "new", "variant": "short", "options": {"home_mars": true}}',
+    refused('{"cmd": "new", "variant": "short", "options": {"home_mars": true}}',
              "unknown option")
-    _refused('{"cmd": "new", "match": 0}', "match")
-    _refused('{"cmd": "new", "match": true}', "match")
-    _refused('{"cmd": "new", "colour": "red"}', "unknown field")
-    _refused('{"cmd": "new", "options": [1]}', "options must be an object")
+    refused('{"cmd": "new", "match": 0}', "match")
+    refused('{"cmd": "new", "match": true}', "match")
+    refused('{"cmd": "new", "colour": "red"}', "unknown field")
+    refused('{"cmd": "new", "options": [1]}', "options must be an object")
 
 
 def test_deep_nesting_is_refused_before_parsing():
     deep = '{"cmd": "new", "options": {"home_mars": ' + "[" * 1500 + "]" * 1500 + "}}"
-    _refused(deep, "too deeply nested")
-    _refused(b'{"cmd": "ping", "id": ' + b"[" * 40 + b"]" * 40 + b"}", "too deeply nested")
+    refused(deep, "too deeply nested")
+    refused(b'{"cmd": "ping", "id": ' + b"[" * 40 + b"]" * 40 + b"}", "too deeply nested")
 
 
 def test_ping_ids_must_make_valid_json():
@@ -38,23 +39,23 @@ def test_ping_ids_must_make_valid_json():
     assert protocol.parse('{"cmd": "ping", "id": "a7"}')["id"] == "a7"
     assert protocol.parse('{"cmd": "ping"}').get("id") is None
     assert protocol.parse('{"cmd": "ping", "id": 1.5}')["id"] == 1.5
-    _refused('{"cmd": "ping", "id": 1e999}', "id must be")
-    _refused('{"cmd": "ping", "id": -1e999}', "id must be")
-    _refused('{"cmd": "ping", "id": [1]}', "id must be")
-    _refused('{"cmd": "ping", "id": {"a": 1}}', "id must be")
-    _refused('{"cmd": "ping", "id": "%s"}' % ("x" * 100), "id must be")
+    refused('{"cmd": "ping", "id": 1e999}', "id must be")
+    refused('{"cmd": "ping", "id": -1e999}', "id must be")
+    refused('{"cmd": "ping", "id": [1]}', "id must be")
+    refused('{"cmd": "ping", "id": {"a": 1}}', "id must be")
+    refused('{"cmd": "ping", "id": "%s"}' % ("x" * 100), "id must be")
 
 
 def test_set_and_index_fields():
-    _refused('{"cmd": "set", "brightness": 300}', "brightness")
-    _refused('{"cmd": "set", "volume": 3}', "unknown field")
-    _refused('{"cmd": "set", "dice": "loaded"}', "dice")
+    refused('{"cmd": "set", "brightness": 300}', "brightness")
+    refused('{"cmd": "set", "volume": 3}', "unknown field")
+    refused('{"cmd": "set", "dice": "loaded"}', "dice")
     assert protocol.parse('{"cmd": "index"}')["cmd"] == "index"
     assert protocol.parse('{"cmd": "index", "after": 12, "limit": 8}')["after"] == 12
-    _refused('{"cmd": "index", "limit": 0}', "limit")
-    _refused('{"cmd": "index", "limit": 9}', "limit")
-    _refused('{"cmd": "index", "after": -1}', "after")
-    _refused('{"cmd": "index", "after": "3"}', "after")
+    refused('{"cmd": "index", "limit": 0}', "limit")
+    refused('{"cmd": "index", "limit": 9}', "limit")
+    refused('{"cmd": "index", "after": -1}', "after")
+    refused('{"cmd": "index", "after": "3"}', "after")
 
 
 def test_settings_are_checked_by_type_and_range():
@@ -75,14 +76,14 @@ def test_settings_are_checked_by_type_and_range():
     assert protocol.check_settings(bad) == ["brightness", "dice"]
 
 
-def test_nul_and_control_bytes_are_refused():
+def test_nul_and_control_bytes_arerefused():
     # issue 22: '{"cmd":"hello"}\x00' was accepted (MicroPython's json stops at a NUL)
     assert protocol.parse(b'{"cmd":"hello"}\r')["cmd"] == "hello"
     assert protocol.parse(b'{"cmd":\t"hello"}')["cmd"] == "hello"
     for line in (b'{"cmd":"hello"}\x00', b'\x00{"cmd":"hello"}', b'{"cmd":"hello"}\x1b',
                  b'{"cmd":"ping", "id": "a\x01b"}', b'{"cmd":"hello"}\x7f'):
-        _refused(line, "control byte")
-        _refused(line.decode(), "control byte")
+        refused(line, "control byte")
+        refused(line.decode(), "control byte")
 
 
 # (name, bytes) that strict UTF-8 refuses; MicroPython's decode takes most of them
@@ -96,7 +97,7 @@ _NOT_UTF8 = (("overlong /", b"\xc0\xaf"), ("overlong 3", b"\xc0\xb3"),
 def test_only_strict_utf8_is_parsed_or_echoed():
     for name, bad in _NOT_UTF8:
         line = b'{"cmd": "ping", "id": "' + bad + b'"}'
-        _refused(line, "not UTF-8")
+        refused(line, "not UTF-8")
         e = protocol.error("not UTF-8", line)
         assert e["line"] == "<binary>", (name, e)
     for ok in ("\u00e9", "\u20ac", "\U0001f600"):
@@ -117,7 +118,7 @@ def test_the_auto_end_setting_is_ms_or_zero_for_off():
     assert protocol.parse('{"cmd": "set", "auto_end": 0}')["auto_end"] == 0
     assert protocol.parse('{"cmd": "set", "auto_end": 1500}')["auto_end"] == 1500
     for bad in ("-1", "60001", "true", '"1000"', "1.5"):
-        _refused('{"cmd": "set", "auto_end": %s}' % bad, "auto_end")
+        refused('{"cmd": "set", "auto_end": %s}' % bad, "auto_end")
     good = {"variant": "long", "match": 1, "options": {"long": {}, "short": {}},
             "brightness": 16, "dice": "auto"}
     assert protocol.check_settings(dict(good, auto_end=1000)) == []
