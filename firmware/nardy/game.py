@@ -313,7 +313,15 @@ class Game:
         import gc
         gc.collect()
         try:
-            v = variant_for(name, opts)
+            try:
+                v = variant_for(name, opts)
+            except MemoryError:
+                # a heap too fragmented for the variant's ~600-byte attribute table
+                # (seen once in CI at 56wK): the spare tracker's table (~1 KB) goes,
+                # leaving a hole it fits in, and the tracker is made anew below
+                self._spare = None
+                gc.collect()
+                v = variant_for(name, opts)
         except (ValueError, TypeError):
             self._clear()
             raise

@@ -711,6 +711,37 @@ def test_a_new_match_makes_the_same_tracker_again():
     b.close()
 
 
+def test_a_new_match_on_a_heap_too_fragmented_for_the_variant_still_starts():
+    # heap: once in CI, at 56wK, ``new`` found no 592-byte block for the new
+    # variant's attribute table; the spare tracker's table then makes room, and the
+    # match starts with a tracker made anew instead of failing
+    import nardy.game as gm
+    b, g = _moving("fragmented_new", "short", 11)
+    real, calls = gm.variant_for, []
+
+    def tight(name, opts):
+        calls.append(name)
+        if len(calls) == 1:
+            raise MemoryError("memory allocation failed, allocating 592 bytes")
+        return real(name, opts)
+
+    gm.variant_for = tight
+    try:
+        old = g.tracker
+        g.new_match("long")
+    finally:
+        gm.variant_for = real
+    assert calls == ["long", "long"]
+    assert g.variant.name == "long" and g.tracker is not None and g.tracker is not old
+    assert g.tracker.v is g.variant
+    b.show(g.pos)
+    g.press("ok", "short", b.obs)          # the opening roll, then a turn as usual
+    while g.phase != MOVE:
+        g.press("ok", "short", b.obs)
+    assert g.tracker.pos0 is not None and g.tracker.mover == g.pos.turn
+    b.close()
+
+
 def _position(white, black):
     p = Position(turn=WHITE)
     for c, side in ((WHITE, white), (BLACK, black)):
