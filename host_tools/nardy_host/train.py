@@ -156,30 +156,13 @@ class Checkpoint:
                   "seen_len": np.array([len(s) for s in seen], np.int64),
                   "seen": (np.concatenate(seen) if seen
                            else np.zeros((0, net.inputs), np.uint8))}
-        for i, p in enumerate(net.params):
-            arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
-        tmp = path + ".tmp.npz"
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
+        _write_checkpoint(path, arrays, net, np.savez_compressed)
 
     @staticmethod
     def load(path, args, net):
         """Restore ``net`` in place; returns (games played, the positions seen)."""
-        try:
-            data = np.load(path)
-            run = data["run"]
-        except (OSError, ValueError, KeyError) as e:
-            raise TrainError("cannot resume from %s: %s" % (path, e)) from None
         want = np.array([getattr(args, k) for k in _RUN_KEYS], np.float64)
-        if len(run) != len(want) or not np.array_equal(run, want):
-            diff = ", ".join("%s %g (now %g)" % (k, a, b)
-                             for k, a, b in zip(_RUN_KEYS, run, want) if a != b)
-            raise TrainError("checkpoint %s is another run: %s" % (path, diff))
-        for i, p in enumerate(net.params):
-            p[...] = data["p%d" % i]
-            net.m[i][...] = data["m%d" % i]
-            net.v[i][...] = data["v%d" % i]
-        net.t = int(data["t"])
+        data = _read_checkpoint(path, _RUN_KEYS, want, net)
         lens = data["seen_len"]
         seen = np.split(data["seen"], np.cumsum(lens)[:-1]) if len(lens) else []
         return int(data["games"]), list(seen)
@@ -187,6 +170,36 @@ class Checkpoint:
 
 class TrainError(ValueError):
     """A checkpoint that cannot be resumed (reported as a clean error)."""
+
+
+def _write_checkpoint(path, arrays, net, save):
+    """``arrays`` and the net's weights and Adam moments, written whole or not at all
+    (a temporary file renamed into place)."""
+    for i, p in enumerate(net.params):
+        arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
+    tmp = path + ".tmp.npz"
+    save(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _read_checkpoint(path, keys, want, net):
+    """Restore ``net`` in place from a checkpoint of the run ``want`` (its ``keys``'
+    values); returns the file's arrays. Another run's checkpoint is refused."""
+    try:
+        data = np.load(path)
+        saved = data["run"]
+    except (OSError, ValueError, KeyError) as e:
+        raise TrainError("cannot resume from %s: %s" % (path, e)) from None
+    if len(saved) != len(want) or not np.array_equal(saved, want):
+        diff = ", ".join("%s %g (now %g)" % (k, a, b)
+                         for k, a, b in zip(keys, saved, want) if a != b)
+        raise TrainError("checkpoint %s is another run: %s" % (path, diff or "shape"))
+    for i, p in enumerate(net.params):
+        p[...] = data["p%d" % i]
+        net.m[i][...] = data["m%d" % i]
+        net.v[i][...] = data["v%d" % i]
+    net.t = int(data["t"])
+    return data
 
 
 def _crossed(every, before, now):
@@ -444,30 +457,12 @@ def _errors(net, raw_inputs, c, y, idx, grp):
 
 def _save_short(path, run, net, epoch):
     arrays = {"run": run, "epoch": np.array(epoch), "t": np.array(net.t)}
-    for i, p in enumerate(net.params):
-        arrays["p%d" % i], arrays["m%d" % i], arrays["v%d" % i] = p, net.m[i], net.v[i]
-    tmp = path + ".tmp.npz"
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+    _write_checkpoint(path, arrays, net, np.savez)
 
 
 def _load_short(path, run, net):
     """Restore ``net`` in place from a short checkpoint; returns the epochs done."""
-    try:
-        data = np.load(path)
-        saved = data["run"]
-    except (OSError, ValueError, KeyError) as e:
-        raise TrainError("cannot resume from %s: %s" % (path, e)) from None
-    if len(saved) != len(run) or not np.array_equal(saved, run):
-        diff = ", ".join("%s %g (now %g)" % (k, a, b)
-                         for k, a, b in zip(_SHORT_KEYS, saved, run) if a != b)
-        raise TrainError("checkpoint %s is another run: %s" % (path, diff or "shape"))
-    for i, p in enumerate(net.params):
-        p[...] = data["p%d" % i]
-        net.m[i][...] = data["m%d" % i]
-        net.v[i][...] = data["v%d" % i]
-    net.t = int(data["t"])
-    return int(data["epoch"])
+    return int(_read_checkpoint(path, _SHORT_KEYS, run, net)["epoch"])
 
 
 def write_out(args, net, x):

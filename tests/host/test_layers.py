@@ -186,6 +186,14 @@ def unreached(firmware=FIRMWARE):
     return sorted(set(graph) - seen)
 
 
+def _firmware_copy(tmp_path, name):
+    """The firmware's code (no weights, no stubs) copied to plant a defect in."""
+    fw = tmp_path / name
+    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("weights", "typings",
+                                                                "__pycache__"))
+    return fw
+
+
 def test_no_module_of_the_firmware_package_is_host_only():
     # what the board never imports lives with the host tools (host_tools/nardy_host):
     # deploy copies firmware/nardy as it is
@@ -193,9 +201,7 @@ def test_no_module_of_the_firmware_package_is_host_only():
 
 
 def test_a_module_nothing_on_the_board_imports_is_found(tmp_path):
-    fw = tmp_path / "fw"
-    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("weights", "typings",
-                                                                "__pycache__"))
+    fw = _firmware_copy(tmp_path, "fw")
     (fw / "nardy" / "hostonly.py").write_text("from nardy import rules\n")
     assert unreached(str(fw)) == ["hostonly"]
 
@@ -221,9 +227,7 @@ def test_the_graph_sees_every_kind_of_import():
 
 def _planted(tmp_path, module, code):
     """A copy of firmware/ and the document with ``code`` appended to ``module``."""
-    fw = tmp_path / "firmware"
-    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("weights", "typings",
-                                                                "__pycache__"))
+    fw = _firmware_copy(tmp_path, "firmware")
     path = fw / ("main.py" if module == "main" else "nardy/%s.py" % module)
     with open(path, "a") as f:
         f.write("\n" + code + "\n")
@@ -304,9 +308,7 @@ def test_a_hook_inside_its_own_layer_fails_the_check(tmp_path):
 
 
 def test_a_module_in_no_layer_or_two_fails_the_check(tmp_path):
-    fw = tmp_path / "fw"
-    shutil.copytree(FIRMWARE, fw, ignore=shutil.ignore_patterns("weights", "typings",
-                                                                "__pycache__"))
+    fw = _firmware_copy(tmp_path, "fw")
     (fw / "nardy" / "stray.py").write_text("X = 1\n")
     assert check(str(fw)) == ["stray.py is in no layer of the document"]
     doc = tmp_path / "ARCHITECTURE.md"

@@ -70,80 +70,80 @@ def _set_broker(b, **mqtt):
     return b.wait("set")
 
 
-def test_a_played_game_arrives_once_in_order(tmp_path, board_path):
+@pytest.fixture
+def rig(tmp_path, board_path):
+    """A mosquitto, a subscriber to every board on it, and a virtual board."""
     broker = Mosquitto(str(tmp_path / "mq"))
     sub = Subscriber(broker.port)
     b = _board(tmp_path)
     try:
-        _set_broker(b, host="127.0.0.1", port=broker.port, id="table1")
-        _new_game(b, "short")
-        rng = random.Random(5)
-        while _turns(b, rng, 10):
-            pass
-        d = b.dump()
-        assert d["phase"] == "match_end"
-        gid = d["game"]
-        recs = _journal(b, gid)
-        assert recs[-1]["r"] == "end"
-        assert sub.wait_for(lambda s: len(s.events()) >= len(recs)), (
-            len(sub.events()), len(recs), _net_states(b))
-        got = sub.events()
-        # every record, once, in order, with the journal's own numbering
-        assert [(e["game"], e["seq"]) for e in got] == [(gid, i) for i in range(len(recs))]
-        assert [e["rec"] for e in got] == recs
-        # the retained snapshot is the final position, numbered after the last record
-        assert sub.wait_for(lambda s: any(
-            t == "nardy/table1/state" and m["seq"] == len(recs) for t, m, _ in s.got))
-        snap = [m for t, m, _ in sub.got if t == "nardy/table1/state"][-1]
-        assert snap["game"] == gid and snap["state"]["position"] == d["position"]
-        late = Subscriber(broker.port, "nardy/table1/+")    # joins after the game
-        assert late.wait_for(lambda s: any(t.endswith("/state") and r for t, _, r in s.got))
-        assert [m for t, m, r in late.got if t.endswith("/online")] == [1]
-        late.close()
-        assert _net_states(b) == ["connected"]
+        yield broker, sub, b
     finally:
         b.close()
         sub.close()
         broker.stop()
 
 
-def test_broker_killed_mid_game_loses_nothing(tmp_path, board_path):
-    broker = Mosquitto(str(tmp_path / "mq"))
-    sub = Subscriber(broker.port)
-    b = _board(tmp_path)
-    try:
-        _set_broker(b, host="127.0.0.1", port=broker.port, id="table2")
-        _new_game(b, "long")
-        rng = random.Random(11)
-        _turns(b, rng, 4)
-        gid = b.dump()["game"]
-        before = len(_journal(b, gid))
-        assert sub.wait_for(lambda s: len(dedup(s.events())) >= before)
-        broker.stop()
-        # the board plays on without its broker: records are journaled, not published
-        assert _turns(b, rng, 6)
-        during = len(_journal(b, gid))
-        assert during > before
-        assert any(s.startswith("down") for s in _net_states(b))
-        broker.start()
-        assert _turns(b, rng, 2)
-        recs = _journal(b, gid)
-        assert sub.wait_for(lambda s: len(dedup(s.events())) >= len(recs), 60), (
-            len(dedup(sub.events())), len(recs), _net_states(b))
-        got = sub.events()
-        once = dedup(got)
-        assert [(e["game"], e["seq"]) for e in once] == [(gid, i) for i in range(len(recs))]
-        assert [e["rec"] for e in once] == recs
-        # QoS 1 may repeat only the record in flight when the broker went away
-        assert len(got) - len(once) <= 1
-        b.sync()
-        states = _net_states(b)
-        assert states[0] == "connected" and states[-1] == "connected", states
-        assert any(s.startswith("down") for s in states[1:-1]), states
-    finally:
-        b.close()
-        sub.close()
-        broker.stop()
+def test_a_played_game_arrives_once_in_order(rig):
+    broker, sub, b = rig
+    _set_broker(b, host="127.0.0.1", port=broker.port, id="table1")
+    _new_game(b, "short")
+    rng = random.Random(5)
+    while _turns(b, rng, 10):
+        pass
+    d = b.dump()
+    assert d["phase"] == "match_end"
+    gid = d["game"]
+    recs = _journal(b, gid)
+    assert recs[-1]["r"] == "end"
+    assert sub.wait_for(lambda s: len(s.events()) >= len(recs)), (
+        len(sub.events()), len(recs), _net_states(b))
+    got = sub.events()
+    # every record, once, in order, with the journal's own numbering
+    assert [(e["game"], e["seq"]) for e in got] == [(gid, i) for i in range(len(recs))]
+    assert [e["rec"] for e in got] == recs
+    # the retained snapshot is the final position, numbered after the last record
+    assert sub.wait_for(lambda s: any(
+        t == "nardy/table1/state" and m["seq"] == len(recs) for t, m, _ in s.got))
+    snap = [m for t, m, _ in sub.got if t == "nardy/table1/state"][-1]
+    assert snap["game"] == gid and snap["state"]["position"] == d["position"]
+    late = Subscriber(broker.port, "nardy/table1/+")    # joins after the game
+    assert late.wait_for(lambda s: any(t.endswith("/state") and r for t, _, r in s.got))
+    assert [m for t, m, r in late.got if t.endswith("/online")] == [1]
+    late.close()
+    assert _net_states(b) == ["connected"]
+
+
+def test_broker_killed_mid_game_loses_nothing(rig):
+    broker, sub, b = rig
+    _set_broker(b, host="127.0.0.1", port=broker.port, id="table2")
+    _new_game(b, "long")
+    rng = random.Random(11)
+    _turns(b, rng, 4)
+    gid = b.dump()["game"]
+    before = len(_journal(b, gid))
+    assert sub.wait_for(lambda s: len(dedup(s.events())) >= before)
+    broker.stop()
+    # the board plays on without its broker: records are journaled, not published
+    assert _turns(b, rng, 6)
+    during = len(_journal(b, gid))
+    assert during > before
+    assert any(s.startswith("down") for s in _net_states(b))
+    broker.start()
+    assert _turns(b, rng, 2)
+    recs = _journal(b, gid)
+    assert sub.wait_for(lambda s: len(dedup(s.events())) >= len(recs), 60), (
+        len(dedup(sub.events())), len(recs), _net_states(b))
+    got = sub.events()
+    once = dedup(got)
+    assert [(e["game"], e["seq"]) for e in once] == [(gid, i) for i in range(len(recs))]
+    assert [e["rec"] for e in once] == recs
+    # QoS 1 may repeat only the record in flight when the broker went away
+    assert len(got) - len(once) <= 1
+    b.sync()
+    states = _net_states(b)
+    assert states[0] == "connected" and states[-1] == "connected", states
+    assert any(s.startswith("down") for s in states[1:-1]), states
 
 
 def _silent_listener():
