@@ -193,5 +193,8 @@ def error(reason, line=None):
                 line = "<binary>"
             else:
                 line = bytes(line[:n]).decode()
+        k = line.find('"password"')
+        if k >= 0:      # a refused broker setting never sends its password back
+            line = line[:k] + '"password": ...'
         e["line"] = line[:60].strip()
     return e

@@ -50,3 +50,11 @@ def test_public_never_has_the_password():
     assert s["mqtt"]["password"] == "secret"        # the saved settings keep it
     plain = _saved()
     assert netcfg.public(plain) is plain
+
+
+def test_a_refused_line_is_echoed_without_its_password():
+    for line in ('{"cmd": "set", "mqtt": {"host": "h", "password": "s3cret"}}',
+                 b'{"cmd":"set","mqtt":{"password":"s3cret","host":"h"}}'):
+        e = protocol.error("mqtt password needs a user", line)
+        assert "s3cret" not in e["line"] and '"password": ...' in e["line"], e
+    assert protocol.error("x", '{"cmd": "hello"}')["line"] == '{"cmd": "hello"}'
