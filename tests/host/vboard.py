@@ -47,7 +47,8 @@ class VBoard:
     def read(self):
         ln = self.p.stdout.readline()
         if not ln:
-            raise EOFError("virtual board exited: " + self.p.stderr.read()[-3000:])
+            err = self.p.stderr.read()[-3000:]
+            raise EOFError("virtual board exited (status %s): %s" % (self.p.wait(), err))
         ev = json.loads(ln)
         self.events.append(ev)
         return ev
@@ -77,6 +78,8 @@ class VBoard:
         return self.wait("dump")
 
     def log(self, gid):
+        """The lines of game ``gid``; a board that answers with an error instead of
+        ``log_end`` fails the caller at once (it would otherwise wait for ever)."""
         self.send({"cmd": "log", "game": gid})
         out = []
         while True:
@@ -85,6 +88,9 @@ class VBoard:
                 out.append(ev["line"])
             elif ev["ev"] == "log_end":
                 return out
+            elif ev["ev"] == "error":
+                raise AssertionError("log %d: %s (after %d lines; events before: %s)"
+                                     % (gid, ev["error"], len(out), self.events[-6:-1]))
 
     def close(self):
         if self.p.poll() is None:
