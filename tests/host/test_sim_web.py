@@ -490,14 +490,16 @@ def test_layout_fits_the_screen(browser, sim, tmp_path, size):
     # the tray labels are inside the board and drawn in a light colour
     for t in page.query_selector_all("text.tray-label"):
         assert page.evaluate("e => getComputedStyle(e).fill", t) == "rgb(243, 220, 180)"
-    # play a step: roll, then press on P13's checker and on P7
-    for _ in range(2):
+    # play a step: roll, then press on P13's checker and on P7. Each roll is seen in
+    # the log before the next dice are set: the dice go straight to the board, the
+    # press through the page, and a loaded machine may deliver the press later
+    for logged in ("opening roll: white 6, black 1", "white rolls 6-1"):
         act(sim, action="dice", dice=[6, 1])
         if phone:
             page.tap('button[data-button="ok"]')
         else:
             page.click('button[data-button="ok"]')
-    wait_log(page, "white rolls 6-1")
+        wait_log(page, logged)
     top = checker_box(page, 13)
     target = page.locator('#zones rect[data-zone="7"]').bounding_box()
     if phone:
