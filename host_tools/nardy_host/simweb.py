@@ -550,7 +550,8 @@ def run_sim(args):
     if data is None:
         tmp = tempfile.mkdtemp(prefix="nardy-sim-")
         data = os.path.join(tmp, "flash")
-    s = Session(lambda cb: VirtualLink(data, cb, flash_size=args.flash_size),
+    s = Session(lambda cb: VirtualLink(data, cb, flash_size=args.flash_size,
+                                       web=getattr(args, "board_page", None)),
                 noise=args.noise_counts, seed=0)
     try:
         try:
