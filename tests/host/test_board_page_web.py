@@ -16,6 +16,7 @@ heap of an ESP32-S3 with PSRAM (512wK).
 import functools
 import http.server
 import json
+import os
 import random
 import statistics
 import threading
@@ -26,7 +27,7 @@ import urllib.request
 import pytest
 from test_sim_web import WAIT, browser  # noqa: F401 (browser: a fixture)
 from test_vboard import _state, play_turn
-from vboard import VBoard
+from vboard import ROOT, VBoard
 
 from nardy_host import log as nardy_log
 from nardy_host.analyse import board_zones
@@ -319,3 +320,55 @@ def test_heap_with_the_page_served(tmp_path):
     finally:
         small.p.kill()
         small.p.wait()
+
+
+def test_deploy_web_stages_microdot_the_page_and_the_switch(tmp_path):
+    from nardy_host import deploy
+    from nardy_host.mpunix import WEB, WEB_FILES
+    files = deploy.stage(str(tmp_path / "a"), "esp32s3", web=8080)
+    mpy = tmp_path / "a" / "lib" / "microdot" / "microdot.mpy"
+    assert ("lib/microdot/microdot.mpy", "lib/microdot/microdot.mpy") in files
+    assert mpy.read_bytes()[0:1] == b"M"             # compiled, never the source
+    assert not any(r.endswith(".py") for _, r in files if "microdot" in r)
+    for name in WEB_FILES:
+        assert ("web/" + name, "web/" + name) in files
+        with open(os.path.join(WEB, name), "rb") as f:
+            assert (tmp_path / "a" / "web" / name).read_bytes() == f.read()
+    assert (tmp_path / "a" / "data" / "web.on").read_text() == "8080\n"
+    assert ("data/web.on", "data/web.on") in files
+    # with ROMFS the page's files are in the image, read in place
+    files = deploy.stage(str(tmp_path / "b"), "esp32s3", romfs=True, web=80)
+    assert (tmp_path / "b" / "rom" / "web" / "app.js").exists()
+    assert not any(r.startswith("web/") for _, r in files)
+    # without --web nothing of it
+    files = deploy.stage(str(tmp_path / "c"), "esp32s3")
+    assert not any("microdot" in r or r == "data/web.on" for _, r in files)
+    # microdot is never copied into this repository
+    assert not any("microdot" in n.lower() and n.endswith(".py")
+                   for _, _, names in os.walk(os.path.join(ROOT, "firmware")) for n in names)
+
+
+def test_nardy_sim_board_page_serves_the_boards_own_page(tmp_path):
+    """The README's command: ``nardy sim --board-page PORT`` says where the board's
+    own page is and the owner's password, and the password opens a session there."""
+    import re
+    import subprocess
+    import sys
+    port = _free_port()
+    exe = os.path.join(os.path.dirname(sys.executable), "nardy")
+    p = subprocess.Popen([exe, "sim", "--no-browser", "--board-page", str(port), "--data",
+                          str(tmp_path / "d")], stdout=subprocess.PIPE, text=True)
+    try:
+        said = p.stdout.readline() + p.stdout.readline()
+        m = re.search(r"the board's own page: (\S+)/  \(owner's password: (\S+)\)", said)
+        assert m and m.group(1) == "http://127.0.0.1:%d" % port, said
+
+        class B:
+            url, password = m.group(1), m.group(2)
+        assert call(B, "/")[0] == 200
+        cookie, _ = login(B)
+        assert call(B, "/api/games", cookie=cookie)[0] == 200
+    finally:
+        p.terminate()
+        p.wait(30)
+        p.stdout.close()
