@@ -291,6 +291,13 @@ def _body(req):
 
 def make_app(web):
     from microdot import Microdot, Request, Response
+    from microdot import microdot as core
+
+    def quiet(exc):
+        # microdot prints a failed request's traceback on stdout: on a board that is
+        # the USB line, where the host reads protocol events. errors.log instead
+        web.app.log_error("web: %s: %s" % (type(exc).__name__, exc))
+    core.print_exception = quiet
     Request.max_content_length = _MAX_BODY
     Request.max_body_length = _MAX_BODY
     Request.max_readline = 1024
@@ -480,7 +487,24 @@ def start(app):
         return None
     _web = Web(app, root, webauth.owner_password(app.dir, b.urandom))
     m = make_app(_web)
-    asyncio.create_task(m.start_server(host=host, port=port))
-    app.emit({"ev": "web", "url": "http://%s:%d/" % (host, port),
-              "password": _web.guard.password})
+    asyncio.create_task(_serve(_web, m, host, port))
     return _web
+
+
+async def _serve(web, m, host, port):
+    """microdot's server; the ``web`` event once it listens (a page may be asked for
+    at once), or why it cannot."""
+    app = web.app
+    listening = asyncio.create_task(_listening(web, m, host, port))
+    try:
+        await m.start_server(host=host, port=port)
+    except OSError as e:
+        listening.cancel()
+        app.emit({"ev": "web", "error": "cannot serve on %s:%d: %s" % (host, port, e)})
+
+
+async def _listening(web, m, host, port):
+    while getattr(m, "server", None) is None:
+        await asyncio.sleep_ms(5)
+    web.app.emit({"ev": "web", "url": "http://%s:%d/" % (host, port),
+                  "password": web.guard.password})

@@ -358,9 +358,16 @@ def test_nardy_sim_board_page_serves_the_boards_own_page(tmp_path):
     exe = os.path.join(os.path.dirname(sys.executable), "nardy")
     p = subprocess.Popen([exe, "sim", "--no-browser", "--board-page", str(port), "--data",
                           str(tmp_path / "d")], stdout=subprocess.PIPE, text=True)
+    said = []
+    threading.Thread(target=lambda: said.extend(iter(p.stdout.readline, "")),
+                     daemon=True).start()
     try:
-        said = p.stdout.readline() + p.stdout.readline()
-        m = re.search(r"the board's own page: (\S+)/  \(owner's password: (\S+)\)", said)
+        m = None
+        deadline = time.monotonic() + 60
+        while m is None and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.1)
+            m = re.search(r"the board's own page: (\S+)/  \(owner's password: (\S+)\)",
+                          "".join(said))
         assert m and m.group(1) == "http://127.0.0.1:%d" % port, said
 
         class B:
@@ -372,3 +379,23 @@ def test_nardy_sim_board_page_serves_the_boards_own_page(tmp_path):
         p.terminate()
         p.wait(30)
         p.stdout.close()
+
+
+def test_hostile_requests_never_reach_the_usb_line(board):
+    """Malformed requests get an HTTP error; nothing but protocol events reaches USB
+    (microdot would print a traceback on stdout, the board's USB line), and the game
+    goes on."""
+    import socket
+    host, port = board.url[len("http://"):].split(":")
+    for data in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.0\r\nX: " + b"a" * 5000 + b"\r\n\r\n",
+                 b"POST /api/login HTTP/1.0\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 99999\r\n\r\n{}",
+                 b"POST /api/login HTTP/1.0\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 5\r\n\r\n\xff\xfe{}}"):
+        with socket.create_connection((host, int(port)), timeout=30) as s:
+            s.sendall(data)
+            got = s.recv(200)
+        assert got.startswith(b"HTTP/1.0 4"), (data[:40], got)
+    gid = new_game(board)           # every line read on USB is JSON (VBoard.read)
+    board.sync()
+    assert board.dump()["game"] == gid
