@@ -276,6 +276,8 @@ class PinButtons(Buttons):
 class Board(hal.Board):
     """The ESP32 board (the contract: ``nardy.hal.Board``)."""
 
+    web = None      # (host, port) of the board's own page (``web_on``), or None: off
+
     def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/", usb=None,
                  write=None):
         self.pinmap = pinmap

@@ -106,3 +106,17 @@ def test_sessions_are_few_and_end_on_logout():
     g.logout(sids[-1])
     assert g.token(sids[-1]) is None
     assert g.token(None) is None and g.token("") is None
+
+
+def test_a_board_serves_its_page_only_with_web_on():
+    from nardy.hal_esp32 import web_on
+    d = tmpdir("webon")
+    try:
+        assert web_on(d + "/web.on") is None          # no file: no page, no microdot
+        for text, want in (("8080\n", ("0.0.0.0", 8080)), ("", ("0.0.0.0", 80)),
+                           ("eighty", None)):
+            with open(d + "/web.on", "w") as f:
+                f.write(text)
+            assert web_on(d + "/web.on") == want, text
+    finally:
+        rmtree(d)
