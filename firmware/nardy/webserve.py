@@ -49,6 +49,8 @@ _KEEP = const(32)          # log lines kept for the page (a reload draws the new
 _POLL_MS = const(25)       # an event stream looks for news this often
 _IDLE_POLLS = const(600)   # ... and sends a comment after this many quiet looks
 _STREAMS = const(4)        # event streams at once (each holds a socket and buffers)
+_BACKLOG = const(4)        # events waiting for a page's socket before it is slowed
+_STALL_POLLS = const(400)  # ... and after this many looks (10 s) still waiting, dropped
 _MAX_BODY = const(1024)    # a POST's body
 # Free heap the game keeps once microdot is loaded, or the page is not served: at
 # 112wK (a board without PSRAM) only ~20 KB would be left, and the page's requests
@@ -418,15 +420,27 @@ def make_app(web):
     return m
 
 
-async def _stream(req, sse, web, i):
+async def _stream(req, sse, web, i, stall=_STALL_POLLS):
     """New log lines from number ``i`` and the newest LED and OLED frames whenever
-    they change, until the page goes away."""
+    they change, until the page goes away (or stops reading for ``stall`` looks)."""
     import binascii
     web.streams += 1
     try:
         sent = (None, None)
         quiet = 0
+        stalled = 0
         while True:
+            # microdot's SSE queues what is sent without a limit: a page that stops
+            # reading (a phone asleep) would fill the board's heap. Wait for it; drop
+            # it when it does not come back (its EventSource reconnects from the
+            # last line it has)
+            if len(sse.queue) > _BACKLOG:
+                stalled += 1
+                if stalled > stall:
+                    return
+                await asyncio.sleep_ms(_POLL_MS)
+                continue
+            stalled = 0
             first = web.n - len(web.lines)
             if i < first:
                 await sse.send({"ev": "reset"})
