@@ -209,6 +209,16 @@ def test_changes_need_the_session_its_token_and_the_same_origin(board, browser, 
                       headers={"Sec-Fetch-Site": "cross-site"})
     assert code == 403
     assert b.dump()["game"] == gid                               # nothing changed
+    # the owner's settings: checked by the board (a bad one changes nothing)
+    code, _, body = call(b, "/api/action", {"action": "set", "settings": {"brightness": 40}},
+                         cookie=cookie, token=token)
+    assert code == 200, body
+    assert b.dump()["settings"]["brightness"] == 40
+    for bad in ({"brightness": 999}, {"mqtt": None}, {}):
+        code, _, body = call(b, "/api/action", {"action": "set", "settings": bad},
+                             cookie=cookie, token=token)
+        assert code == 409, (bad, body)
+    assert b.dump()["settings"]["brightness"] == 40
     # a page of another origin in the owner's browser (logged in there) posts to
     # the board: refused, nothing changes
     ctx = browser.new_context()
