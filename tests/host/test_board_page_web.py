@@ -119,6 +119,7 @@ def test_a_spectator_page_follows_the_board_live(board, browser):  # noqa: F811
     page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
     assert page.text_content("#mode") == "(the board's own page)"
     assert page.is_visible("#login") and not page.is_visible("#tab-analysis")
+    assert not page.is_visible("#download")          # the journal is the owner's
     # every log line the page adds, with the browser's clock (the same machine's)
     page.evaluate("""() => { window.seen = [];
         new MutationObserver(ms => { for (const m of ms) for (const n of m.addedNodes)
@@ -181,6 +182,7 @@ def test_wrong_passwords_are_refused_then_locked_out(board, browser):  # noqa: F
     page.fill("#password", b.password)
     page.click("#login-btn")
     page.wait_for_selector("body[data-owner='1']", timeout=WAIT)
+    assert page.is_visible("#download") and not page.is_visible("#login")
     page.click("#logout")
     page.wait_for_selector("body[data-owner='0']", timeout=WAIT)
     page.close()

@@ -667,6 +667,7 @@ async function ownerView(s) {
   note.dataset.w = s.owner ? "ownerIn" : "ownerOut";
   note.textContent = w(note.dataset.w);
   document.body.dataset.owner = s.owner ? "1" : "0";
+  document.getElementById("download").hidden = !s.owner;   // the journal is the owner's
   if (s.owner && (!was || state.gamesFeed !== s.feed)) {
     state.gamesFeed = s.feed;
     ownerGames();
