@@ -53,8 +53,8 @@ _BACKLOG = const(4)        # events waiting for a page's socket before it is slo
 _STALL_POLLS = const(400)  # ... and after this many looks (10 s) still waiting, dropped
 _MAX_BODY = const(1024)    # a POST's body
 # Free heap the game keeps once microdot is loaded, or the page is not served: at
-# 112wK (a board without PSRAM) only ~20 KB would be left, and the page's requests
-# then fail with MemoryError while the game itself is starved (docs/NETWORK.md).
+# 112wK (a board without PSRAM) ~28 KB is left then, ~7 KB once the server runs, and
+# the page's requests failed with MemoryError while starving the game (NETWORK.md).
 _MIN_FREE = const(32768)
 _TYPES = {"html": "text/html; charset=utf-8", "js": "text/javascript; charset=utf-8",
           "css": "text/css; charset=utf-8"}
@@ -397,8 +397,10 @@ def make_app(web):
         g = req.args.get("game")
         gid = web.app.game.gid if g is None else (int(g) if g.isdigit() and len(g) < 9
                                                     else -1)
-        if gid is None or gid < 0:
-            return _error(400 if gid is not None else 404, "game must be a number")
+        if gid is None:
+            return _error(404, "no game yet")
+        if gid < 0:
+            return _error(400, "game must be a number")
         body = web.journal_lines(gid)
         if body is None:
             return _error(404, "the board has no game %d" % gid)

@@ -295,6 +295,8 @@ def test_the_journal_download_is_nardy_logs_file(board, tmp_path):
                          cookie=cookie, token=token)
     assert code == 200, body
     assert call(b, "/api/log?game=%d" % gid, cookie=cookie)[0] == 404
+    assert call(b, "/api/log?game=x1", cookie=cookie)[0] == 400
+    assert call(b, "/api/log?game=999", cookie=cookie)[0] == 404
 
 
 def _mem(b):
