@@ -413,3 +413,24 @@ def test_hostile_requests_never_reach_the_usb_line(board):
     gid = new_game(board)           # every line read on USB is JSON (VBoard.read)
     board.sync()
     assert board.dump()["game"] == gid
+
+
+def test_a_port_in_use_is_said_and_the_game_goes_on(tmp_path):
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        data = str(tmp_path / "flash")
+        b = VBoard(data, env=web_env(), cmd=virtual_board_cmd(data, heap=HEAP, web=port))
+        try:
+            while True:                 # the page's event, or the crash it must not be
+                ev = b.read()
+                if ev["ev"] == "web" or (ev["ev"] == "error" and "crash" in ev["error"]):
+                    break
+            assert ev["ev"] == "web" and "cannot serve on 127.0.0.1:%d" % port in ev["error"], ev
+            gid = new_game(b)
+            assert b.dump()["game"] == gid
+        finally:
+            b.p.kill()
+            b.p.wait()
