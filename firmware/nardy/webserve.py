@@ -3,8 +3,8 @@ the board itself with microdot on MicroPython, to anyone on its network.
 
 Loaded only when the page is served (``start``: the virtual board's ``--web=PORT``,
 or a ``web.on`` file on the board's flash, which ``nardy deploy --web`` writes and
-``firmware/main.py`` reads); a board without it never imports this module, microdot
-nor ``nardy.webauth``. Without heap enough for it (``_MIN_FREE`` once microdot is
+``nardy.hal_esp32.web_on`` reads); a board without it never imports this module,
+microdot nor ``nardy.webauth``. Without heap enough for it (``_MIN_FREE`` once microdot is
 loaded: a board without PSRAM) it says so on USB and the game goes on without it.
 microdot itself is not in this repository: ``nardy deploy`` installs the host's
 pip-installed package on the board (compiled with mpy-cross), and the virtual board
@@ -474,8 +474,9 @@ async def _stream(req, sse, web, i, stall=_STALL_POLLS):
 
 def start(app):
     """Serve the page (once) at the board's ``web`` (host, port): the virtual
-    board's ``--web=PORT`` (127.0.0.1), a board's ``web.on`` (``firmware/main.py``).
-    Says where on USB, with the owner's password (USB is the owner's own line)."""
+    board's ``--web=PORT`` (127.0.0.1), a board's ``web.on``
+    (``nardy.hal_esp32.web_on``). Says where on USB, with the owner's password (USB
+    is the owner's own line)."""
     global _web
     if _web is not None:
         return _web
