@@ -424,6 +424,11 @@ class App:
                 # the network task: only with a broker (docs/NETWORK.md)
                 from nardy import mqttcast
                 mqttcast.start(self)
+            if getattr(self.board, "web", None):
+                # the board's own page: only when asked for (docs/NETWORK.md)
+                from nardy import webserve
+                webserve.start(self)
+                webserve = None     # (held by the server's task while it serves)
             await usb
 
         asyncio.run(main())

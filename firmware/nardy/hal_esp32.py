@@ -276,6 +276,8 @@ class PinButtons(Buttons):
 class Board(hal.Board):
     """The ESP32 board (the contract: ``nardy.hal.Board``)."""
 
+    web = None      # (host, port) of the board's own page (``web_on``), or None: off
+
     def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/", usb=None,
                  write=None):
         self.pinmap = pinmap
@@ -384,8 +386,20 @@ class Board(hal.Board):
         else:
             pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
         buttons = PinButtons(pins, b.get("active_low", True))
-        return Board(pm, scanner, leds, display, buttons,
-                     usb=usb_reader() if usb else None)
+        board = Board(pm, scanner, leds, display, buttons,
+                      usb=usb_reader() if usb else None)
+        board.web = web_on("/data/web.on")
+        return board
+
+
+def web_on(path):
+    """(host, port) of the board's own page (nardy.webserve) when ``path`` exists
+    (``nardy deploy --web`` writes it; it holds the port, 80 when empty), else None."""
+    try:
+        with open(path) as f:
+            return ("0.0.0.0", int(f.read(8).strip() or 80))
+    except (OSError, ValueError):
+        return None
 
 
 def adc_inputs(pm):

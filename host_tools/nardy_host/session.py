@@ -155,10 +155,12 @@ class _Link:
 class VirtualLink(_Link):
     virtual = True
 
-    def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False, flash_size=None):
+    def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False, flash_size=None,
+                 web=None):
         super().__init__(on_event)
         self.data = data_dir
         self.flash_size = flash_size    # bytes (--flash-size); None: no size
+        self.web = web                  # the board's own page on this port (None: off)
         self.pinmap = pinmap
         self.pty = pty
         self.proc = None
@@ -167,12 +169,17 @@ class VirtualLink(_Link):
         self._fout = None
 
     def start(self):
-        heap = os.environ.get("NARDY_VBOARD_HEAP", "112wK")    # as nardy_host.link
+        # the board's own page is for a board with PSRAM (docs/NETWORK.md): 512wK
+        heap = os.environ.get("NARDY_VBOARD_HEAP", "512wK" if self.web else "112wK")
         cmd = virtual_board_cmd(self.data, heap=heap, pinmap=self.pinmap,
-                                flash_size=self.flash_size)
+                                flash_size=self.flash_size, web=self.web)
+        env = None
+        if self.web is not None:
+            from nardy_host.mpunix import web_env
+            env = web_env()
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE)
+                                         stderr=subprocess.PIPE, env=env)
             self._fout = self.proc.stdin
             self._start_reader(self.proc.stdout.readline)
             return
@@ -185,7 +192,7 @@ class VirtualLink(_Link):
         tty.setraw(bs)
         tty.setraw(hs)
         self.proc = subprocess.Popen(cmd, stdin=bs, stdout=bs, stderr=subprocess.DEVNULL,
-                                     close_fds=True)
+                                     env=env, close_fds=True)
         os.close(bs)
         self._fds = [bm, hm, hs]
         self.port = os.ttyname(hs)

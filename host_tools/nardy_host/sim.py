@@ -36,6 +36,9 @@ def register(sub):
     p.add_argument("--data", metavar="DIR",
                    help="the virtual board's flash directory (default: a temporary one)")
     add_flash_size(p)
+    p.add_argument("--board-page", type=int, default=None, metavar="PORT",
+                   help="the virtual board also serves its own page (the one a board "
+                        "serves on Wi-Fi) on 127.0.0.1:PORT (docs/NETWORK.md)")
     p.add_argument("--noise", dest="noise_counts", type=float, default=0.0,
                    metavar="COUNTS", help="ADC noise of the emulated sensors (default 0)")
     p.add_argument("--variant", choices=("long", "short"), default="long",

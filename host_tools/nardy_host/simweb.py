@@ -550,8 +550,10 @@ def run_sim(args):
     if data is None:
         tmp = tempfile.mkdtemp(prefix="nardy-sim-")
         data = os.path.join(tmp, "flash")
-    s = Session(lambda cb: VirtualLink(data, cb, flash_size=args.flash_size),
+    s = Session(lambda cb: VirtualLink(data, cb, flash_size=args.flash_size,
+                                       web=getattr(args, "board_page", None)),
                 noise=args.noise_counts, seed=0)
+    s.listeners.append(_say_board_page)
     try:
         try:
             s.start()
@@ -562,6 +564,18 @@ def run_sim(args):
         s.close()
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _say_board_page(ev):
+    """``--board-page``: where the virtual board serves its own page, and the
+    owner's password (its ``web`` event on the USB line), on the terminal."""
+    if ev is None or ev.get("ev") != "web":
+        return
+    if ev.get("url"):
+        print("the board's own page: %s  (owner's password: %s)" % (
+            ev["url"], ev.get("password")), flush=True)
+    else:
+        print("the board's own page is not served: %s" % ev.get("error"), flush=True)
 
 
 def run_live(args):

@@ -1,9 +1,12 @@
 """The virtual board for host tools (runs under unix MicroPython, not CPython).
 
     micropython vlaunch.py FIRMWARE_DIR DATA_DIR PINMAP.json [--flash-size=BYTES]
+                           [--web=PORT]
 
 ``--flash-size`` gives the flash a size, as ``firmware/main.py`` does (a full flash
-tried on the simulator page or in a script: docs/PROTOCOL.md "Limits").
+tried on the simulator page or in a script: docs/PROTOCOL.md "Limits"); ``--web``
+serves the board's own page on 127.0.0.1:PORT, as ``firmware/main.py`` does
+(``nardy.webserve``; microdot must be on ``MICROPYPATH``: ``mpunix.web_env``).
 Exactly ``firmware/main.py``'s virtual board, plus one host-only line that never
 reaches the firmware's protocol: ``{"cmd": "_dice", "dice": [w, b, ...]}`` loads the
 board's electronic dice with the next values (a script's ``opening W B`` and
@@ -44,6 +47,15 @@ def flash_size(args):
     return size
 
 
+def web_port(args):
+    """The ``--web=PORT`` among the arguments after the pin map; None: none."""
+    port = None
+    for a in args:
+        if a.startswith("--web="):
+            port = int(a.split("=", 1)[1])
+    return port
+
+
 def main():
     data = sys.argv[2]
     try:  # noqa: SIM105 - MicroPython has no contextlib
@@ -51,6 +63,9 @@ def main():
     except OSError:
         pass
     b = HostBoard(sys.argv[3], data, flash_bytes=flash_size(sys.argv[4:]))
+    port = web_port(sys.argv[4:])
+    if port is not None:
+        b.web = ("127.0.0.1", port)
     app = App(b, data)
     b.app = app
     app.run()

@@ -28,14 +28,15 @@ def readings(variant, pos, hand=None):
 
 
 class VBoard:
-    def __init__(self, data, extra=(), heap="112wK"):
+    def __init__(self, data, extra=(), heap="112wK", env=None, cmd=None):
         self.data = data
         main = os.path.join(compiled_firmware(), "main.py")    # as a board runs it
-        self.p = subprocess.Popen([micropython(), "-X", "heapsize=" + heap, main, data,
-                                   os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json"),
-                                   *extra],
+        # ``cmd``: another launcher (the host's, nardy_host.mpunix.virtual_board_cmd)
+        self.p = subprocess.Popen(cmd or [micropython(), "-X", "heapsize=" + heap, main, data,
+                                          os.path.join(ROOT, "firmware", "pinmap",
+                                                       "esp32s3.json"), *extra],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, bufsize=1)
+                                  stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
         self.events = []
         self.ping_id = 0
         self.hello = self.wait("hello")

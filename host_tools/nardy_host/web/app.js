@@ -426,13 +426,14 @@ async function refresh(full) {
   state.s = s;
   if (!state.pending) state.held = s.hand.length;   // what the page thinks it holds
   const mode = document.getElementById("mode");
-  mode.dataset.w = s.mode === "live" ? "modeLive" : "modeSim";
+  mode.dataset.w = s.mode === "live" ? "modeLive" : s.mode === "board" ? "modeBoard" : "modeSim";
   mode.textContent = w(mode.dataset.w);
   if (!state.review) {                     // a reviewed turn keeps the board
     drawCheckers(s);
     drawLeds(s, s.leds);
   }
   gameChoices(s.games || []);
+  if (s.mode === "board") ownerView(s);
   if (s.oled) drawOled(s.oled);
   if (s.lights && !state.lights) { state.lights = s.lights; drawLegend(); }
   showHandAndDice(s);
@@ -521,7 +522,8 @@ function act(obj) {
     const st = document.getElementById("status");
     try {
       const r = await fetch("/api/action", { method: "POST",
-        headers: { "Content-Type": "application/json" }, body: JSON.stringify(obj) });
+        headers: { "Content-Type": "application/json", "X-Nardy-Token": state.token || "" },
+        body: JSON.stringify(obj) });
       const j = await r.json();
       st.textContent = r.ok ? "" : j.error;
     } catch (e) {
@@ -649,6 +651,67 @@ document.getElementById("new").addEventListener("click", () => {
         match: Number(document.getElementById("match").value) || 1 });
 });
 document.getElementById("setup").addEventListener("click", () => act({ action: "setup" }));
+
+// -- the board's own page (nardy.webserve): anyone watches, the owner logs in -----------
+// A session cookie after one login; every change also carries the session's token
+// (X-Nardy-Token), which a page of another site cannot send. The board has no
+// analysis and no hands: those parts of the page are hidden there.
+async function ownerView(s) {
+  document.body.classList.add("on-board");
+  document.getElementById("owner").hidden = false;
+  const was = !!state.token;
+  state.token = s.owner ? s.token : null;
+  document.getElementById("login").hidden = !!s.owner;
+  document.getElementById("owned").hidden = !s.owner;
+  const note = document.getElementById("owner-note");
+  note.dataset.w = s.owner ? "ownerIn" : "ownerOut";
+  note.textContent = w(note.dataset.w);
+  document.body.dataset.owner = s.owner ? "1" : "0";
+  document.getElementById("download").hidden = !s.owner;   // the journal is the owner's
+  if (s.owner && (!was || state.gamesFeed !== s.feed)) {
+    state.gamesFeed = s.feed;
+    ownerGames();
+  }
+}
+async function ownerGames() {
+  const r = await fetch("/api/games");
+  if (!r.ok) return;
+  const j = await r.json();
+  const ul = document.getElementById("owner-games");
+  ul.textContent = "";
+  j.games.forEach(g => {
+    const id = Array.isArray(g) ? g[0] : (g.game !== undefined ? g.game : g);
+    const li = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = "/api/log?game=" + id;
+    a.download = "";
+    a.textContent = "game " + id;
+    const del = document.createElement("button");
+    del.textContent = w("deleteGame");
+    del.dataset.game = id;
+    del.addEventListener("click", () => act({ action: "delete", game: id }).then(ownerGames));
+    li.append(a, " ", del);
+    ul.appendChild(li);
+  });
+}
+document.getElementById("login").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const st = document.getElementById("owner-status");
+  const pw = document.getElementById("password");
+  const r = await fetch("/api/login", { method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ password: pw.value }) });
+  const j = await r.json();
+  st.textContent = r.ok ? "" : j.error;
+  pw.value = "";
+  await refresh();
+});
+document.getElementById("logout").addEventListener("click", async () => {
+  await fetch("/api/logout", { method: "POST",
+    headers: { "Content-Type": "application/json", "X-Nardy-Token": state.token || "" },
+    body: "{}" });
+  await refresh();
+});
 
 // -- updates: log lines and the newest LED/OLED frames ---------------------------------
 let frames = 0;

@@ -8,6 +8,10 @@ const WORDS = {
   en: {
     title: "Nardy board",
     modeSim: "(simulator: the real firmware)", modeLive: "(live: a board on USB)",
+    modeBoard: "(the board's own page)", ownerPw: "Owner's password", login: "Log in",
+    logout: "Log out", ownerIn: "You are the board's owner: the buttons, new match, " +
+      "settings and the games are yours.", ownerOut: "Watching. The owner logs in to " +
+      "play, change settings or download the games.", deleteGame: "delete",
     blackOff: "black off", whiteOff: "white off",
     game: "Game", long: "long nardy", short: "short nardy", matchTo: "Match to",
     newMatch: "New match", setUp: "Set up", setUpTip: "put the checkers back in the start position",
@@ -85,6 +89,10 @@ const WORDS = {
   ru: {
     title: "Доска нард",
     modeSim: "(симулятор: настоящая прошивка)", modeLive: "(доска на USB)",
+    modeBoard: "(страница самой доски)", ownerPw: "Пароль владельца", login: "Войти",
+    logout: "Выйти", ownerIn: "Вы владелец доски: кнопки, новый матч, настройки и " +
+      "партии ваши.", ownerOut: "Просмотр. Владелец входит, чтобы играть, менять " +
+      "настройки и скачивать партии.", deleteGame: "удалить",
     blackOff: "чёрные вышли", whiteOff: "белые вышли",
     game: "Игра", long: "длинные нарды", short: "короткие нарды", matchTo: "Матч до",
     newMatch: "Новый матч", setUp: "Расставить", setUpTip: "вернуть шашки в начальную позицию",
