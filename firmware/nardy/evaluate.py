@@ -10,7 +10,7 @@ games and both colours share it). 2 x 26 x 4 = 208 inputs, all small integers.
 
 Two stages, because a double can have ~1,800 legal results:
 
-- ``_quick(net.lin, board, me, op)``: a linear score of the same inputs (its own
+- ``quick(net.lin, board, me, op)``: a linear score of the same inputs (its own
   scale), summed from the 208 int16 weights of the occupied points. The chooser keeps
   the best few results by this score (a pre-filter, fitted to the net's own values on
   the host).
@@ -87,7 +87,7 @@ class Net:
 # runs the same code through the no-op decorator in nardy/__init__.py). Viper reads
 # ptr16 as unsigned, hence the explicit sign fix; values stay far below 2**31.
 @micropython.viper
-def _quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
+def quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
     # straight from the 208 linear weights (no table on the heap); empty points
     # cost one test
     s = 0
@@ -140,7 +140,7 @@ def _hidden(parts, b1, acc, h, b, me, op):
     _piece(parts[7], acc, h, b, op + 20, 6)
 
 
-# The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in _quick (the
+# The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in quick (the
 # same four-deep read of an int16 weight, deliberately repeated): a loop over the
 # count would cost the viper code a counter and a branch per weight, on the bot's
 # hottest path.

@@ -157,3 +157,23 @@ def test_c7_game_ends_with_all_fifteen_off():
     assert game_result(SHORT, p) == (WHITE, "mars", 2)
     q = build(SHORT, {24: 1}, {5: 1})
     assert game_result(SHORT, q) is None
+
+
+def test_a_variants_dict_keeps_within_29_slots():
+    # (Heap, not a rule.) The game's variant stays on the heap through every game, and
+    # ``new`` makes it on a heap a game has fragmented. An instance's dict grows only
+    # when full, 29 slots -> 37 (16 bytes each on the 64-bit port): at 36 names its
+    # 592-byte table was the block a 56wK board with its player loaded lacked at
+    # ``new`` (tests/host/test_soak.py), and every query must leave it at 29.
+    for v in (LongNardy(), ShortNardy()):
+        assert len(v.__dict__) <= 29, sorted(v.__dict__)
+        p = v.start_position()
+        for dice in ((6, 5), (3, 3)):
+            v.legal_turns(p, dice)
+            v.max_steps(p, dice)
+            v.next_steps(p, dice)
+            v.targets(p, dice, [], 1)
+            v.step_error(p, dice, [], (1, 2))
+            v.check_turn(p, dice, p)
+            v.each_result(p, dice, lambda code: None, None)
+            assert len(v.__dict__) <= 29, (v.name, dice, sorted(v.__dict__))
