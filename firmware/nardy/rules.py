@@ -420,7 +420,8 @@ class Variant:
 
     # The transposition tables themselves are this module's functions below the
     # class ("The search's tables"): the search asks them ``_visit`` (a new state is
-    # remembered) and ``_has``; only which search gets a memo is the variant's to say.
+    # remembered) and ``_probe`` (is it known?); only which search gets a memo is the
+    # variant's to say.
 
     def _memo(self, need=4):
         """A transposition table for a search that can use one, else None. Only a
@@ -744,8 +745,9 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif failed is not None and _has(self, failed, m2):
-                    ok = False
+                elif failed is not None and _probe(
+                        self, failed, (self._h + _ZREST[m2]) & _HMASK, m2) < 0:
+                    ok = False      # known to fall short (a hit of _probe's)
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
                     if not ok and failed is not None:
@@ -1109,19 +1111,14 @@ _ZEROS = (
 # of the module, not a class: a Table class cost 351 bytes more of resident heap on
 # the unix port (a class object and its dict, bench/heap_modules.py; the same
 # instructions), and the bot-both soak at 56wK then failed 5 runs of 5 at ``new``
-# (issue 24). As functions they cost what the methods did, and the search reaches
-# them as globals, no slower than through the variant.
+# (issue 24). As functions they cost what the methods did (the module's dict stays
+# within 29 slots: 29 names, ``_has`` inlined into ``Variant._extends``), and the
+# search reaches them as globals, no slower than through the variant.
 
 def new_table(n=1):
     """An empty transposition table of ``n`` chunks (a power of two): [list of array
     chunks, count]."""
     return [[array("I", _ZEROS) for _ in range(n)], 0]
-
-
-def _has(v, table, mask):
-    """Is ``v``'s current state (with these unused dice) in ``table``?"""
-    h = (v._h + _ZREST[mask]) & _HMASK
-    return _probe(v, table, h, mask) < 0
 
 
 @micropython.native
