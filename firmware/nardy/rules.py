@@ -166,12 +166,9 @@ class Variant:
                 raise ValueError("unknown option %r for %s nardy" % (k, self.name))
             opts[k] = bool(options[k])
         self.options = opts
-        # my path point -> opponent's path point, and back (same table by symmetry)
+        # my path point -> opponent's path point, and back: the same table, as the
+        # mapping is its own inverse in both games (L1; tests/firmware/test_rules_common.py)
         self.opp_of = bytes([0] + [self.opp_point(p) for p in range(1, 25)] + [0])
-        inv = bytearray(26)
-        for p in range(1, 25):
-            inv[self.opp_of[p]] = p
-        self._P = bytes(inv)
         path = []
         for color in (WHITE, BLACK):
             t = bytearray(25)
@@ -182,9 +179,9 @@ class Variant:
         # search buffers, allocated once (no allocation per query on the ESP32)
         self._me = bytearray(26)
         self._opp = bytearray(26)
-        self._me0 = bytearray(26)
-        self._opp0 = bytearray(26)
-        self._scratch = (bytearray(26), bytearray(26))  # a table entry's state, replayed
+        # the mover's and the opponent's counters at the search's start, and the same
+        # with a table entry's steps replayed (_probe, _grow)
+        self._start = (bytearray(26), bytearray(26), bytearray(26), bytearray(26))
         # MicroPython looks an attribute up in the instance dict before the class
         # dicts: copies here make the flags on the search's hot path cheaper to read.
         for name in ("CLOSED_AT", "HITS", "BAR_RULE", "HEAD_RULE", "BLOCK_RULE"):
@@ -196,11 +193,14 @@ class Variant:
         self._eff = None    # _effective's last answer: (key, dice, steps, full order)
         # the search's state, set by every query (_setup, _enumerate, _check_turn):
         # named here so the instance's dict has its full size from the start instead
-        # of growing in the middle of a game's first search. 29 names: the dict's
+        # of growing in the middle of a game's first search. 26 names: the dict's
         # table is 29 slots (464 bytes on the 64-bit unix port); with 30 to 37 it is
         # 37 (592 bytes, the block a fragmented 56 KB heap lacked at ``new``,
-        # tests/host/test_soak.py): a name more here needs one less elsewhere
-        # (tests/firmware/test_rules_common.py counts them).
+        # tests/host/test_soak.py). And not 27 to 29: every method call looks in this
+        # dict first and misses, and a miss ends only at an empty slot; a full table
+        # (with the module's, also full) made the search 7% slower (bench/mp_rules.py
+        # under callgrind, docs/ARCHITECTURE.md).
+        # tests/firmware/test_rules_common.py counts them.
         self._h = self._outside = self._relax = self._head0 = 0
         self._head_limit = 15
         self.dice_order = self._want = self._results = None
@@ -286,7 +286,8 @@ class Variant:
         mo = 26 * pos.turn
         oo = 26 - mo
         b = pos.board
-        me, opp, me0, opp0 = self._me, self._opp, self._me0, self._opp0
+        me, opp = self._me, self._opp
+        me0, opp0, _, _ = self._start
         me[:] = b[mo:mo + 26]
         opp[:] = b[oo:oo + 26]
         me0[:] = me
@@ -420,8 +421,7 @@ class Variant:
 
     # The transposition tables themselves are this module's functions below the
     # class ("The search's tables"): the search asks them ``_visit`` (a new state is
-    # remembered) and ``_probe`` (is it known?); only which search gets a memo is the
-    # variant's to say.
+    # remembered) and ``_has``; only which search gets a memo is the variant's to say.
 
     def _memo(self, need=4):
         """A transposition table for a search that can use one, else None. Only a
@@ -745,9 +745,8 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif failed is not None and _probe(
-                        self, failed, (self._h + _ZREST[m2]) & _HMASK, m2) < 0:
-                    ok = False      # known to fall short (a hit of _probe's)
+                elif failed is not None and _has(self, failed, m2):
+                    ok = False
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
                     if not ok and failed is not None:
@@ -1111,14 +1110,23 @@ _ZEROS = (
 # of the module, not a class: a Table class cost 351 bytes more of resident heap on
 # the unix port (a class object and its dict, bench/heap_modules.py; the same
 # instructions), and the bot-both soak at 56wK then failed 5 runs of 5 at ``new``
-# (issue 24). As functions they cost what the methods did (the module's dict stays
-# within 29 slots: 29 names, ``_has`` inlined into ``Variant._extends``), and the
-# search reaches them as globals, no slower than through the variant.
+# (issue 24). As functions they cost what the methods did, but for the module's
+# dict: 30 names, 37 slots (128 bytes more than 29 on the 64-bit port). Not 27 to 29
+# names in 29 slots: every builtin the search calls (``range``, ``len``) is looked
+# up here first and missed, and a miss ends only at an empty slot; a full table made
+# the engine 7% slower with the variant's also full (bench/mp_rules.py under
+# callgrind, docs/ARCHITECTURE.md). The same holds for the
+# variant's own dict (see __init__). tests/firmware/test_heap.py counts the names.
 
 def new_table(n=1):
     """An empty transposition table of ``n`` chunks (a power of two): [list of array
     chunks, count]."""
     return [[array("I", _ZEROS) for _ in range(n)], 0]
+
+
+def _has(v, table, mask):
+    """Is ``v``'s current state (with these unused dice) in ``table``?"""
+    return _probe(v, table, (v._h + _ZREST[mask]) & _HMASK, mask) < 0
 
 
 @micropython.native
@@ -1136,8 +1144,8 @@ def _probe(v, table, h, mask):
         if e >> 24 == tag:
             old = (e & 0xFFFFFF) - 1
             if v._mask_of(old) == mask:
-                sme, sopp = v._scratch
-                _apply(old, v.dice_order, v._me0, v._opp0, sme, sopp, v.opp_of, v.HITS)
+                me0, opp0, sme, sopp = v._start
+                _apply(old, v.dice_order, me0, opp0, sme, sopp, v.opp_of, v.HITS)
                 if sme == v._me and sopp == v._opp:
                     return -1
         i = (i + 1) & cap1
@@ -1168,13 +1176,13 @@ def _grow(v, table):
         _empty(table)       # a memo (Variant._memo): forgetting is always right
         return
     cap1 = len(new) * _CHUNK - 1
-    sme, sopp = v._scratch
+    me0, opp0, sme, sopp = v._start
     root = v.dice_order
     for chunk in old:
         for e in chunk:
             if e:
                 code = (e & 0xFFFFFF) - 1
-                _apply(code, root, v._me0, v._opp0, sme, sopp, v.opp_of, v.HITS)
+                _apply(code, root, me0, opp0, sme, sopp, v.opp_of, v.HITS)
                 h = _hash(sme, sopp) + _ZREST[v._mask_of(code)]
                 i = h & _HMASK & cap1
                 while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
@@ -1196,8 +1204,7 @@ def l5_block(v, t):
     is native code and this module stays loaded; nardy.longnardy is imported again
     at each ``new``, and machine code is never freed."""
     me = v._me
-    to_opp = v.opp_of
-    P = v._P
+    to_opp = P = v.opp_of   # (its own inverse: P maps the opponent's points back)
     o = to_opp[t]
     lo = o
     while lo > 1 and me[P[lo - 1]]:
