@@ -334,7 +334,8 @@ def test_the_rules_module_keeps_room_to_miss_in_its_dict():
     # dict (29 slots hold 29). Not 27 to 29 names in 29 slots either: every builtin
     # the search calls (``range``, ``len``) is looked up in this dict first and
     # missed, and a miss ends only at an empty slot; 29 of 29 (and the variant's dict
-    # full too) made the engine 7% slower (bench/mp_rules.py under callgrind). So at least 3 slots stay empty.
+    # full too) made the engine 7% slower (bench/mp_rules.py under callgrind). So at
+    # least 3 slots stay empty.
     from nardy import rules
     if MICROPYTHON:
         n = len(rules.__dict__)
