@@ -9,6 +9,10 @@ needs no hook); the graph has no circle, through an import at load time or insid
 a function: a part never imports its owner back. Both tables are read from the document, so the
 document and the tree cannot drift apart. The check runs on a copy with a planted
 back-import too, and must fail there.
+
+Private names stay in their module (``private_uses``): no module imports another's
+``_name``, reads it off the module, or off an object of another module's class
+(unless it subclasses a class of that module); planted uses of each kind must fail.
 """
 
 import ast
