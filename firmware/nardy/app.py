@@ -305,23 +305,6 @@ class App:
         self.save_settings()
         self.emit({"ev": "set", "settings": shown})
 
-    def _log(self, gid):
-        """Send a game's readable lines; ``log_end`` says how many, and why the rest
-        could not be read (a set-aside game)."""
-        gc.collect()
-        r = self.journal.reader(gid)
-        if r is None:
-            raise ValueError("no game %d" % gid)
-        n = 0
-        out = self.board.out
-        for _ in r:
-            out({"ev": "log", "game": gid, "seq": n, "line": r.raw.decode().rstrip()})
-            n += 1
-        end = {"ev": "log_end", "game": gid, "lines": n}
-        if r.problem:
-            end["problem"] = r.problem
-        self.emit(end)
-
     def mem(self):
         """The heap after a collection (MicroPython); -1 where there is no such
         figure (CPython)."""

@@ -60,7 +60,23 @@ def index(app, cmd):
 
 
 def log(app, cmd):
-    app._log(cmd["game"])
+    """Send a game's readable lines; ``log_end`` says how many, and why the rest
+    could not be read (a set-aside game)."""
+    import gc
+    gc.collect()
+    gid = cmd["game"]
+    r = app.journal.reader(gid)
+    if r is None:
+        raise ValueError("no game %d" % gid)
+    n = 0
+    out = app.board.out
+    for _ in r:
+        out({"ev": "log", "game": gid, "seq": n, "line": r.raw.decode().rstrip()})
+        n += 1
+    end = {"ev": "log_end", "game": gid, "lines": n}
+    if r.problem:
+        end["problem"] = r.problem
+    app.emit(end)
 
 
 def confirm(app, cmd):

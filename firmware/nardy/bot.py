@@ -15,8 +15,8 @@ deterministic: the same on the board, the unix port and the host.
 
 from array import array
 
-from nardy.evaluate import Net, _quick
-from nardy.rules import CHECKERS, OFF, Position, _apply_board, _steps_of, _table
+from nardy.evaluate import Net, quick
+from nardy.rules import CHECKERS, OFF, Position, apply_code, new_table, steps_of
 from nardy.scoring import game_result
 
 KEEP = 24    # results the net rates after the pre-filter (~6 ms each on an ESP32)
@@ -38,7 +38,7 @@ class Bot:
         self._start = bytearray(52)
         self._board = bytearray(52)
         # the table other rolls' results go to, kept from one choice to the next
-        self._out = _table(4)       # (rules._OUT_CHUNKS)
+        self._out = new_table(4)    # (Variant.each_result: 4 chunks, what it keeps)
         # _take's state over one search: the mover's side, the roll's dice order,
         # how many are kept and the weakest
         self._me = self._n = self._worst = 0
@@ -54,19 +54,7 @@ class Bot:
         # Position is built until the chosen one. A double's results come to _take
         # as the search finds them (in the order the table would hold them), so even
         # a 1,800-result double keeps no table; other rolls' results are in the table.
-        v._sink = self._take
-        v._out = self._out
-        try:
-            try:
-                table = v._exact(v._enumerate, pos, dice)
-            except MemoryError:
-                # A double that met a six-block (L5) is searched again in full order,
-                # which can want kilobytes of tables. With none to spare, the board
-                # chooses among the results canonical order found: every one legal,
-                # a few may be missing. (The host never gets here.)
-                table = v._enumerate(pos, dice)
-        finally:
-            v._sink = v._out = None
+        table = v.each_result(pos, dice, self._take, self._out)
         take = self._take
         for chunk in table[0]:
             for e in chunk:
@@ -75,7 +63,7 @@ class Bot:
         root = self._root
         me = self._me
         op = 26 - me
-        opp_of = v._O
+        opp_of = v.opp_of
         hits = v.HITS
         cand = self._cand
         keep = self.keep
@@ -89,10 +77,10 @@ class Bot:
         for i in range(self._n):
             code = cand[keep + i]
             b[:] = start
-            _apply_board(code, root, b, me, op, opp_of, hits)
+            apply_code(code, root, b, me, op, opp_of, hits)
             val = -net.value_of(b, 1 - pos.turn)
             if i == 0 or val > best_v or (
-                    val == best_v and _steps_of(code, root) < _steps_of(cand[keep + best], root)):
+                    val == best_v and steps_of(code, root) < steps_of(cand[keep + best], root)):
                 best, best_v = i, val
         return self._build(cand[keep + best], root, me, op, opp_of, hits, pos.turn)
 
@@ -108,7 +96,7 @@ class Bot:
         cand = self._cand
         keep = self.keep
         if code < 0:
-            self._root = self.variant._root
+            self._root = self.variant.dice_order
             self._n = self._worst = 0
             cand[2 * keep] = cand[2 * keep + 1] = -1    # no game-ending result yet
             return
@@ -117,7 +105,7 @@ class Bot:
         b[:] = self._start
         me = self._me
         op = 26 - me
-        _apply_board(code, self._root, b, me, op, v._O, v.HITS)
+        apply_code(code, self._root, b, me, op, v.opp_of, v.HITS)
         if b[me + OFF] == CHECKERS:
             pts = self._points(b, me // 26)
             if pts > cand[2 * keep + 1]:
@@ -125,7 +113,7 @@ class Bot:
                 cand[2 * keep] = code
             return
         # the opponent moves next: the lower its score, the better for the mover
-        s = -_quick(self.net.lin, b, op, me)
+        s = -quick(self.net.lin, b, op, me)
         n = self._n
         if n < keep:
             cand[n] = s
@@ -142,8 +130,8 @@ class Bot:
 
     def _build(self, code, root, me, op, opp_of, hits, turn):
         new = Position(self._start, 1 - turn)
-        _apply_board(code, root, new.board, me, op, opp_of, hits)
-        return _steps_of(code, root), new
+        apply_code(code, root, new.board, me, op, opp_of, hits)
+        return steps_of(code, root), new
 
     def _points(self, b, turn):
         r = game_result(self.variant, Position(b, 1 - turn), True)

@@ -10,7 +10,7 @@ games and both colours share it). 2 x 26 x 4 = 208 inputs, all small integers.
 
 Two stages, because a double can have ~1,800 legal results:
 
-- ``_quick(net.lin, board, me, op)``: a linear score of the same inputs (its own
+- ``quick(net.lin, board, me, op)``: a linear score of the same inputs (its own
   scale), summed from the 208 int16 weights of the occupied points. The chooser keeps
   the best few results by this score (a pre-filter, fitted to the net's own values on
   the host).
@@ -69,7 +69,6 @@ class Net:
     def value_of(self, board, turn):
         """``value`` of a bare 52-byte board with ``turn`` to move."""
         acc = self.acc
-        w2 = self.w2
         me, op = 26 * turn, 26 - 26 * turn
         _hidden(self.parts, self.b1, acc, self.hidden, board, me, op)
         if self.extras:
@@ -77,17 +76,15 @@ class Net:
             _extras(board, me, op, ex)
             _xpiece(self.wx, acc, self.hidden, ex, self.extras)
         _acc(self.b1, acc, self.hidden, 0)
-        out = self.b2
-        for j in range(self.hidden):
-            out += acc[j] * w2[j]
-        return out
+        _out(self.w2, acc, self.hidden)
+        return self.b2 + acc[0] + (acc[1] << 10) + (acc[2] << 20)
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython
 # runs the same code through the no-op decorator in nardy/__init__.py). Viper reads
 # ptr16 as unsigned, hence the explicit sign fix; values stay far below 2**31.
 @micropython.viper
-def _quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
+def quick(w: ptr16, b: ptr8, me: int, op: int) -> int:
     # straight from the 208 linear weights (no table on the heap); empty points
     # cost one test
     s = 0
@@ -140,7 +137,7 @@ def _hidden(parts, b1, acc, h, b, me, op):
     _piece(parts[7], acc, h, b, op + 20, 6)
 
 
-# The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in _quick (the
+# The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in quick (the
 # same four-deep read of an int16 weight, deliberately repeated): a loop over the
 # count would cost the viper code a counter and a branch per weight, on the bot's
 # hottest path.
@@ -190,6 +187,30 @@ def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
         else:
             a = int(acc[j]) - _ACC0
             acc[j] = a if a > 0 else 0
+
+
+@micropython.viper
+def _out(w2: ptr16, acc: ptr32, h: int):
+    """The output's sum of ``acc[j] * w2[j]`` (the hidden units after the ReLU),
+    left in ``acc[0..2]`` as three sums, of each unit's bits 0-9, 10-19 and 20 up:
+    ``value_of`` adds them shifted. Viper works in machine words, and one product
+    (a unit below 2**28, a weight below 2**15) would not fit 32 bits; a piece's
+    (below 2**10 times 2**15) does, and so do 64 of them (``netfile``: H <= 64).
+    ``w2`` is then read in place from a mapped file, like the input weights."""
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    for j in range(h):
+        x = int(w2[j])
+        if x > 32767:
+            x -= 65536
+        a = int(acc[j])
+        s0 += (a & 1023) * x
+        s1 += ((a >> 10) & 1023) * x
+        s2 += (a >> 20) * x
+    acc[0] = s0
+    acc[1] = s1
+    acc[2] = s2
 
 
 @micropython.viper

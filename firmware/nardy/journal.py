@@ -132,7 +132,7 @@ class Journal:
     def __init__(self, path, free=None, low_bytes=65536, full_bytes=16384, opener=None):
         self.dir = path
         self._free = free
-        self._open = opener or open     # the board's flash_open (a quota on a virtual one)
+        self.opener = opener or open     # the board's flash_open (a quota on a virtual one)
         self.held = []          # records of the current game not on flash yet (full)
         self.warn = None        # callback(text): the app shows and logs a flash warning
         self._said = OK         # the flash state last warned about
@@ -141,7 +141,7 @@ class Journal:
         self.full_bytes = full_bytes
         self.current = None     # game id being written (or last written)
         self.ended = False      # the current game has its end record
-        self._f = None
+        self.file = None        # the current game's file, open to append (journalfull reopens it)
         self.lines = 0          # lines in the current game
         self.last = 0           # highest game id on flash: new games count on from it
         self.count = 0          # games on flash (set-aside ones too)
@@ -231,9 +231,9 @@ class Journal:
         self.close()
         gid = self._next_id()
         p = self.name(gid)
-        self._f = self._open(p, "w")
+        self.file = self.opener(p, "w")
         try:
-            self._write(header)
+            self.write_record(header)
         except OSError:
             # not even the header fits: no game (and no empty file) is left
             self.close()
@@ -266,15 +266,15 @@ class Journal:
         """Go on appending to game ``gid`` (read at boot: ``self.lines`` is set)."""
         self.close()
         self.current = gid
-        self._f = self._open(self.name(gid), "a")
+        self.file = self.opener(self.name(gid), "a")
 
-    def _write(self, rec):
+    def write_record(self, rec):
         # Written as json.dump makes it, piece by piece: no block the size of the line
         # (a fragmented 56 KB heap may have none). A power cut leaves the whole line
         # or a torn one, with or without its newline, which the next boot cuts off
         # (record.Reader's torn-tail rule, journalfull.cut); so does a full flash
         # (ENOSPC), which ``journalfull.flush_held`` cuts before the next write.
-        f = self._f
+        f = self.file
         json.dump(rec, f)
         f.write("\n")
         f.flush()
@@ -284,18 +284,18 @@ class Journal:
         the flash has no room for is held in RAM, in order, and written (with any
         held before it) as soon as there is room: by the next ``append`` or
         ``confirm``; the board says so (``warn``). Nothing is ever dropped."""
-        if self._f is None and not self.held:
+        if self.file is None and not self.held:
             raise OSError(9, "no game open")
         n = self.lines
         self.lines += 1
         if rec.get("r") == "end":
             self.ended = True
-        if self.held or self._f is None:
+        if self.held or self.file is None:
             self.held.append(rec)           # after the ones waiting: in order
             self.rare("flush_held")
         else:
             try:
-                self._write(rec)
+                self.write_record(rec)
             except OSError:
                 # flash full (or failing): the file may end in part of a line now;
                 # it is closed, and cut back to its whole lines before the next write
@@ -339,9 +339,9 @@ class Journal:
             self.warn(self.rare("warning", s) or "flash " + (_LOW if s == _LOW else _FULL))
 
     def close(self):
-        if self._f is not None:
-            _close(self._f)     # (every record was flushed: a close has nothing left)
-            self._f = None
+        if self.file is not None:
+            _close(self.file)     # (every record was flushed: a close has nothing left)
+            self.file = None
 
     def confirm(self, gid):
         """The host has game ``gid``: delete it if it is over (ended, or not the

@@ -18,13 +18,13 @@ _RETRY_BYTES = const(1024)      # free bytes before a file that ran out of room 
 
 def flush_held(j):
     """Write the records ``j`` holds in RAM, oldest first; what does not fit stays."""
-    if j._f is None and 0 <= j.free() < _RETRY_BYTES:
+    if j.file is None and 0 <= j.free() < _RETRY_BYTES:
         return                      # no room yet: the file is not read again
     try:
-        if j._f is None:
+        if j.file is None:
             _reopen(j)
         while j.held:
-            j._write(j.held[0])
+            j.write_record(j.held[0])
             j.held.pop(0)
     except OSError:
         # flash full (or failing): the file may end in part of a line now; it is
@@ -45,7 +45,7 @@ def _reopen(j):
     written = r.lines - (j.lines - len(j.held))
     if written > 0:
         del j.held[:written]
-    j._f = j._open(j.name(gid), "a")
+    j.file = j.opener(j.name(gid), "a")
 
 
 def cut(j, gid, keep, newline):
@@ -53,7 +53,7 @@ def cut(j, gid, keep, newline):
     temp copy; OSError (the original as it was) when the flash has no room for it."""
     tmp = j.name(gid, "tmp")
     buf = bytearray(512)
-    dst = j._open(tmp, "wb")
+    dst = j.opener(tmp, "wb")
     try:
         with open(j.name(gid), "rb") as src:
             left = keep

@@ -10,7 +10,7 @@
 1
 """
 
-from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant, _l5_block
+from nardy.rules import BLACK, CHECKERS, WHITE, Position, Variant, l5_block
 
 
 class LongNardy(Variant):
@@ -77,7 +77,7 @@ class LongNardy(Variant):
             p += d
             if p > 24:
                 return 1
-            if opp[self._O[p]]:
+            if opp[self.opp_of[p]]:
                 return 2 if p == 13 else 1
         return 1
 
@@ -88,4 +88,4 @@ class LongNardy(Variant):
     # nardy.rules, which stays loaded: this module is dropped after each ``new`` and
     # imported again, and machine code is never freed, the ESP32 copying it to IRAM
     # at every import until reset.)
-    _makes_block = _l5_block
+    _makes_block = l5_block

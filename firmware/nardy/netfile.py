@@ -94,8 +94,8 @@ def _load(net, f, mapped=None):
     if q1 > 14 or q2 > 14 or qlin > 14:
         raise WeightsError("weights file: bad scales")
     crc = _u32(head, 12)
-    # the linear pre-filter, the hidden biases and the input weights are read by
-    # viper only: in a mapped file (ROMFS) they are used in place, no heap at all
+    # the linear pre-filter, the hidden biases, the input and output weights are read
+    # by viper only: in a mapped file (ROMFS) they are used in place, no heap at all
     at = _HEADER
     if mapped is not None and len(mapped) >= at + 2 * INPUTS + 2 * h:
         net.lin = mapped[at:at + 2 * INPUTS]
@@ -125,7 +125,12 @@ def _load(net, f, mapped=None):
         else:
             net.wx = _words("h", size)
         net.ex = bytearray(extras)
-    net.w2 = array.array("h", bytes(2 * h))
+        at += size
+    size = 2 * h
+    if mapped is not None and len(mapped) >= at + size:
+        net.w2 = mapped[at:at + size]
+    else:
+        net.w2 = _words("h", size)
     b2 = array.array("i", bytes(4))
     got = _crc(_fill(f, net.lin, 2, "lin"), 0)
     got = _crc(_fill(f, net.b1, 2, "b1"), got)
@@ -142,7 +147,7 @@ def _load(net, f, mapped=None):
     net.b2 = b2[0]
     # value() is in units of 2**(q1+q2)
     net.scale = 1 << (q1 + q2)
-    net.acc = array.array("i", bytes(4 * h))
+    net.acc = array.array("i", bytes(4 * max(h, 3)))  # (its first 3: the output's sums)
 
 
 def _mapped(f):

@@ -64,7 +64,7 @@ def _plain_id(v):
     return isinstance(v, str) and len(v) <= 64
 
 
-def _bad_bytes(b, n, controls=True):
+def bad_bytes(b, n, controls=True):
     """Why the first ``n`` bytes of ``b`` are no protocol text, or None: "not UTF-8"
     (strictly: no overlong form such as C0 B3, no surrogate, nothing past U+10FFFF;
     MicroPython's own decode lets those through) or "control byte" (a NUL, DEL or
@@ -109,7 +109,7 @@ def parse(line):
     if isinstance(line, (bytes, bytearray)):
         if len(line) > MAX_LINE:
             raise ValueError("line too long")
-        bad = _bad_bytes(line, len(line))
+        bad = bad_bytes(line, len(line))
         if bad:
             raise ValueError(bad)
         line = line.decode()
@@ -182,14 +182,14 @@ def parse(line):
 
 def error(reason, line=None):
     """An ``error`` reply, with the start of the line that caused it: echoed only
-    when it is strict UTF-8 (``_bad_bytes``), so every line the board sends is."""
+    when it is strict UTF-8 (``bad_bytes``), so every line the board sends is."""
     e = {"ev": "error", "error": reason}
     if line is not None:
         if isinstance(line, (bytes, bytearray)):
             n = min(len(line), 60)
             while 0 < n < len(line) and line[n] & 0xC0 == 0x80:
                 n -= 1          # not inside a character
-            if _bad_bytes(line, n, False):
+            if bad_bytes(line, n, False):
                 line = "<binary>"
             else:
                 line = bytes(line[:n]).decode()

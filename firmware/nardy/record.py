@@ -257,8 +257,8 @@ def _parse(line):
         if len(text) != len(line):
             # not all ASCII (the board writes ASCII): strictly UTF-8? MicroPython's
             # decode takes overlong forms, which ``log`` would then send on
-            from nardy.protocol import _bad_bytes
-            if _bad_bytes(line, len(line), False):
+            from nardy.protocol import bad_bytes
+            if bad_bytes(line, len(line), False):
                 raise ValueError("not UTF-8")
         line = text
     if len(line) > _MAX_LINE:

@@ -166,30 +166,22 @@ class Variant:
                 raise ValueError("unknown option %r for %s nardy" % (k, self.name))
             opts[k] = bool(options[k])
         self.options = opts
-        # my path point -> opponent's path point, and back (same table by symmetry)
-        self._O = bytes([0] + [self.opp_point(p) for p in range(1, 25)] + [0])
-        inv = bytearray(26)
-        for p in range(1, 25):
-            inv[self._O[p]] = p
-        self._P = bytes(inv)
-        phys = []
-        for color in (WHITE, BLACK):
-            phys.append(bytes([0] + [self.physical(color, k) for k in range(1, 25)] + [0]))
-        self._phys = phys
+        # my path point -> opponent's path point, and back: the same table, as the
+        # mapping is its own inverse in both games (L1; tests/firmware/test_rules_common.py)
+        self.opp_of = bytes([0] + [self.opp_point(p) for p in range(1, 25)] + [0])
         path = []
         for color in (WHITE, BLACK):
             t = bytearray(25)
             for k in range(1, 25):
-                t[phys[color][k]] = k
+                t[self.physical(color, k)] = k
             path.append(bytes(t))
         self._path = path
         # search buffers, allocated once (no allocation per query on the ESP32)
         self._me = bytearray(26)
         self._opp = bytearray(26)
-        self._me0 = bytearray(26)
-        self._opp0 = bytearray(26)
-        self._sme = bytearray(26)
-        self._sopp = bytearray(26)
+        # the mover's and the opponent's counters at the search's start, and the same
+        # with a table entry's steps replayed (_probe, _grow)
+        self._start = (bytearray(26), bytearray(26), bytearray(26), bytearray(26))
         # MicroPython looks an attribute up in the instance dict before the class
         # dicts: copies here make the flags on the search's hot path cheaper to read.
         for name in ("CLOSED_AT", "HITS", "BAR_RULE", "HEAD_RULE", "BLOCK_RULE"):
@@ -198,16 +190,22 @@ class Variant:
         self._full_order = False
         self._canon = False
         self._canon_l5 = False
-        self._eff_key = None
-        self._eff = None
+        self._eff = None    # _effective's last answer: (key, dice, steps, full order)
         # the search's state, set by every query (_setup, _enumerate, _check_turn):
         # named here so the instance's dict has its full size from the start instead
-        # of growing twice (a 592-byte block) in the middle of a game's first search
-        self._h = self._outside = self._turn = self._relax = self._head0 = 0
+        # of growing in the middle of a game's first search. 26 names: the dict's
+        # table is 29 slots (464 bytes on the 64-bit unix port); with 30 to 37 it is
+        # 37 (592 bytes, the block a fragmented 56 KB heap lacked at ``new``,
+        # tests/host/test_soak.py). And not 27 to 29: every method call looks in this
+        # dict first and misses, and a miss ends only at an empty slot; a full table
+        # (with the module's, also full) made the search 7% slower (bench/mp_rules.py
+        # under callgrind, docs/ARCHITECTURE.md).
+        # tests/firmware/test_rules_common.py counts them.
+        self._h = self._outside = self._relax = self._head0 = 0
         self._head_limit = 15
-        self._root = self._want = self._results = None
-        self._slack = self._fme = self._fopp = None
-        self._sink = self._out = None    # see _enumerate
+        self.dice_order = self._want = self._results = None
+        self._goal = None   # _check_turn's target: (slack, final mover, final opponent)
+        self._sink = None   # see each_result
 
     # -- geometry ---------------------------------------------------------------
     def opp_point(self, p):
@@ -264,7 +262,7 @@ class Variant:
         b[mo + f] -= 1
         b[mo + t] += 1
         if self.HITS and 1 <= t <= 24:
-            q = oo + self._O[t]
+            q = oo + self.opp_of[t]
             if b[q] == 1:
                 b[q] = 0
                 b[oo] += 1
@@ -273,9 +271,9 @@ class Variant:
     # -- the search ---------------------------------------------------------------
     # State: self._me / self._opp (bytearray(26): the mover's and the opponent's
     # counters, each in its own path numbering), self._h (an additive hash of both,
-    # kept below 2**29 so it stays a small int on a 32-bit port) and self._root (the
+    # kept below 2**29 so it stays a small int on a 32-bit port) and self.dice_order (the
     # dice of the turn, high to low, four equal ones for doubles). Which dice are
-    # still unused is a bit mask over self._root. A step sequence is packed in one
+    # still unused is a bit mask over self.dice_order. A step sequence is packed in one
     # small int (see _child): transposition tables map hash -> packed steps, and a
     # hit is confirmed by replaying those steps, so no bytes key is ever built.
     #
@@ -288,7 +286,8 @@ class Variant:
         mo = 26 * pos.turn
         oo = 26 - mo
         b = pos.board
-        me, opp, me0, opp0 = self._me, self._opp, self._me0, self._opp0
+        me, opp = self._me, self._opp
+        me0, opp0, _, _ = self._start
         me[:] = b[mo:mo + 26]
         opp[:] = b[oo:oo + 26]
         me0[:] = me
@@ -299,15 +298,14 @@ class Variant:
         # A point closed now stays closed all turn (two or more are never hit), so
         # the landing test is one lookup. Index 25 (off) is never closed.
         closed = self._closed
-        to_opp = self._O
+        to_opp = self.opp_of
         at = self.CLOSED_AT
         for t in range(1, 25):
             closed[t] = opp[to_opp[t]] >= at
         self._h = _hash(me, opp)
         self._outside = out
-        self._turn = pos.turn
         self._relax = relax
-        self._root = root
+        self.dice_order = root
         self._head0 = me[1]
         self._head_limit = self._head_allowance(root) if self.HEAD_RULE else 15
         # Doubles are searched in canonical order (sources never decreasing): each
@@ -368,7 +366,7 @@ class Variant:
         hit = 0
         if self.HITS and t < 25:
             opp = self._opp
-            q = self._O[t]
+            q = self.opp_of[t]
             if opp[q] == 1:
                 opp[q] = 0
                 opp[0] += 1
@@ -387,7 +385,7 @@ class Variant:
             self._outside += 1
         if hit:
             opp = self._opp
-            q = self._O[t]
+            q = self.opp_of[t]
             opp[q] = 1
             opp[0] -= 1
             h += _ZOPP[q] - _ZOPP[0]
@@ -411,7 +409,7 @@ class Variant:
 
     def _mask_of(self, code):
         """Unused-dice mask after the packed steps ``code``."""
-        root = self._root
+        root = self.dice_order
         n = code & 7
         if len(root) == 2:
             if n == 0:
@@ -421,17 +419,9 @@ class Variant:
             return 0
         return ((1 << len(root)) - 1) & ~((1 << n) - 1)
 
-    # Transposition tables: open addressing in an array('I'), 4 bytes an entry on
-    # every port: (packed steps + 1) in bits 0-23 and 6 bits of the hash in 24-29
-    # (below 2**30, so reading an entry never allocates). An entry matches only if
-    # replaying its steps gives exactly the current state and unused dice.
-    # The table stays methods of this class on a bare list ([chunks, count] and a
-    # third item for a memo): as a class of its own (a Table with probe, visit, grow
-    # and empty; the variant keeping only the state check) it cost 351 bytes more of
-    # resident heap on the unix port (bench/heap_modules.py: a class object and its
-    # dict; the same instructions), and the bot-both soak at 56wK then failed 3 runs
-    # of 3 at ``new`` (the board's player found no 592-byte block) where it passes
-    # without it (issue 24).
+    # The transposition tables themselves are this module's functions below the
+    # class ("The search's tables"): the search asks them ``_visit`` (a new state is
+    # remembered) and ``_has``; only which search gets a memo is the variant's to say.
 
     def _memo(self, need=4):
         """A transposition table for a search that can use one, else None. Only a
@@ -443,87 +433,12 @@ class Variant:
         heap, the block the board's own move failed on. A memo only saves work: with
         no room for one the search runs without it, and one that cannot grow starts
         over empty (_grow); slower, the same answer. (Its third item marks it.)"""
-        if self._canon or len(self._root) < 3 or need < 3:
+        if self._canon or len(self.dice_order) < 3 or need < 3:
             return None
         try:
             return [[array("I", _ZEROS)], 0, True]
         except MemoryError:
             return None
-
-    def _has(self, table, mask):
-        """Is the current state (with these unused dice) in ``table``?"""
-        h = (self._h + _ZREST[mask]) & _HMASK
-        return self._probe(table, h, mask) < 0
-
-    @micropython.native
-    def _probe(self, table, h, mask):
-        """-1 if present, else the index of the free slot where it would go."""
-        chunks = table[0]
-        cap1 = len(chunks) * _CHUNK - 1
-        i = h & cap1
-        tag = h >> 23
-        while True:
-            e = chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK]
-            if e == 0:
-                return i
-            if e >> 24 == tag:
-                old = (e & 0xFFFFFF) - 1
-                if self._mask_of(old) == mask:
-                    sme, sopp = self._sme, self._sopp
-                    _apply(old, self._root, self._me0, self._opp0, sme, sopp, self._O,
-                           self.HITS)
-                    if sme == self._me and sopp == self._opp:
-                        return -1
-            i = (i + 1) & cap1
-
-    def _add(self, table, code, mask):
-        """Insert the current state (known to be absent)."""
-        h = (self._h + _ZREST[mask]) & _HMASK
-        i = self._probe(table, h, mask)
-        if i < 0:
-            return
-        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
-        table[1] += 1
-        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
-            self._grow(table)
-
-    def _grow(self, table):
-        # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
-        # one large block could not be found.
-        old = table[0]
-        try:
-            new = [array("I", _ZEROS) for _ in range(2 * len(old))]
-        except MemoryError:
-            if len(table) < 3:
-                raise           # results: every entry counts
-            _empty(table)       # a memo (_memo): forgetting is always right
-            return
-        cap1 = len(new) * _CHUNK - 1
-        sme, sopp = self._sme, self._sopp
-        for chunk in old:
-            for e in chunk:
-                if e:
-                    code = (e & 0xFFFFFF) - 1
-                    _apply(code, self._root, self._me0, self._opp0, sme, sopp, self._O,
-                           self.HITS)
-                    h = _hash(sme, sopp) + _ZREST[self._mask_of(code)]
-                    i = h & _HMASK & cap1
-                    while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
-                        i = (i + 1) & cap1
-                    new[i >> _CHUNK_BITS][i & _CHUNK_MASK] = e
-        table[0] = new
-
-    def _visit(self, table, code, mask):
-        """True (and remembered) the first time this state is seen."""
-        h = (self._h + _ZREST[mask]) & _HMASK
-        i = self._probe(table, h, mask)
-        if i < 0:
-            return False
-        table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
-        table[1] += 1
-        if table[1] * 4 > len(table[0]) * _CHUNK * 3:
-            self._grow(table)
-        return True
 
     @staticmethod
     def _dice_list(dice):
@@ -571,7 +486,7 @@ class Variant:
         if not mask:
             return n
         me = self._me
-        root = self._root
+        root = self.dice_order
         lim = self._lim()
         if mask & (mask - 1) == 0:
             # one die left: any legal step uses it
@@ -597,7 +512,7 @@ class Variant:
                     continue
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if not memo or self._visit(seen, c2, m2):
+                if not memo or _visit(self, seen, c2, m2):
                     r = self._longest(m2, c2, seen, f)
                 else:
                     r = n + 1
@@ -615,11 +530,12 @@ class Variant:
         The search state is left set up for the returned dice.
         """
         key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
-        if key == self._eff_key:
-            if self._eff[2]:
+        eff = self._eff
+        if eff is not None and key == eff[0]:
+            if eff[3]:
                 self._canon_l5 = True  # the cached answer came from a full-order rerun
-            self._setup(pos, self._eff[0])
-            return self._eff[0], self._eff[1]
+            self._setup(pos, eff[1])
+            return eff[1], eff[2]
         root = self._dice_list(dice)
         self._setup(pos, root)
         m = self._longest((1 << len(root)) - 1, 0, self._memo())
@@ -631,10 +547,9 @@ class Variant:
                     root = (big,)
                     break
             # the state is the start position again; only the dice changed
-            self._root = root
+            self.dice_order = root
             self._canon = False
-        self._eff_key = key
-        self._eff = (root, m, self._canon_l5)
+        self._eff = (key, root, m, self._canon_l5)
         return root, m
 
     def max_steps(self, pos, dice):
@@ -657,8 +572,8 @@ class Variant:
         Position is built only when yielded, so a 1,800-result double fits an ESP32.
         """
         table = self._exact(self._enumerate, pos, dice)
-        root = self._root
-        opp_of = self._O
+        root = self.dice_order
+        opp_of = self.opp_of
         hits = self.HITS
         start = bytes(pos.board)
         mo = 26 * pos.turn
@@ -671,8 +586,8 @@ class Variant:
                 new = Position(None, turn)
                 b = new.board
                 b[:] = start
-                _apply_board(code, root, b, mo, 26 - mo, opp_of, hits)
-                yield _steps_of(code, root), new
+                apply_code(code, root, b, mo, 26 - mo, opp_of, hits)
+                yield steps_of(code, root), new
 
     def legal_turns(self, pos, dice):
         """``list(self.turns(pos, dice))``.
@@ -687,15 +602,33 @@ class Variant:
         """How many distinct legal results there are."""
         return self._exact(self._enumerate, pos, dice)[1]
 
-    def _enumerate(self, pos, dice):
-        """The distinct results as a table of packed step codes. With ``_sink`` set
-        (the board's own player, nardy.bot), a double's results, which canonical
-        order finds once each, are handed to ``_sink(code)`` as they are found
-        instead of being stored: a 1,800-result double then needs no table at all.
-        ``_sink(-1)`` comes first: a search of the roll starts (again, when
-        ``_exact`` runs it in full order). Other rolls' results go to ``_out`` if
-        set, a table the caller keeps from one search to the next (emptied here):
-        the board's player asks for no new chunk on a heap that may have none."""
+    def each_result(self, pos, dice, sink, out):
+        """The board's own player's enumeration (nardy.bot): every distinct legal
+        result of the roll as a packed step code (``steps_of`` and ``apply_code``
+        read it with ``dice_order``). A double's results, which canonical order finds
+        once each, are handed to ``sink(code)`` as they are found instead of being
+        stored: a 1,800-result double then needs no table at all. ``sink(-1)`` comes
+        first: a search of the roll starts (again, when a six-block makes it run in
+        full order). Other rolls' results are in the returned table: ``out``
+        (``new_table(4)``: 4 is _OUT_CHUNKS), emptied here, which the caller keeps from one
+        search to the next, so the board's player asks for no new chunk on a heap that
+        may have none."""
+        self._sink = sink
+        try:
+            try:
+                return self._exact(self._enumerate, pos, dice, out)
+            except MemoryError:
+                # A double that met a six-block (L5) is searched again in full order,
+                # which can want kilobytes of tables. With none to spare, the board
+                # chooses among the results canonical order found: every one legal,
+                # a few may be missing. (The host never gets here.)
+                return self._enumerate(pos, dice, out)
+        finally:
+            self._sink = None
+
+    def _enumerate(self, pos, dice, out=None):
+        """The distinct results as a table of packed step codes (into ``out`` if
+        given; a double's to ``_sink`` if set: see each_result)."""
         root, m = self._effective(pos, dice)
         self._want = m
         if self._sink is not None:
@@ -704,14 +637,14 @@ class Variant:
         full = (1 << len(root)) - 1
         if m and self._canon and self._sink is not None:
             results = [(), 0]       # every result goes to the sink: nothing is stored
-        elif self._out is not None:
-            results = self._out
+        elif out is not None:
+            results = out
             _empty(results)
         else:
-            results = _table()
+            results = new_table()
         self._results = results
         if m == 0:
-            self._add(results, 0, full)
+            _visit(self, results, 0, full)
         else:
             self._enum(full, 0, self._memo())
         self._results = None
@@ -724,7 +657,7 @@ class Variant:
         n = code & 7
         leaf = n + 1 == self._want
         me = self._me
-        root = self._root
+        root = self.dice_order
         lim = self._lim()
         results = self._results
         canon = self._canon
@@ -769,8 +702,8 @@ class Variant:
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
                 if leaf:
-                    self._visit(results, c2, m2)
-                elif seen is None or self._visit(seen, c2, m2):
+                    _visit(self, results, c2, m2)
+                elif seen is None or _visit(self, seen, c2, m2):
                     self._enum(m2, c2, seen, f)
                 self._undo(f, t, hit)
 
@@ -784,7 +717,7 @@ class Variant:
         if need == 0:
             return True
         me = self._me
-        root = self._root
+        root = self.dice_order
         lim = self._lim()
         if need == 1:
             # one step to go: any legal step will do, no need to play it
@@ -812,12 +745,12 @@ class Variant:
                 if self._canon:
                     # canonical continuations depend on fmin: no shared memo
                     ok = self._extends(m2, c2, need - 1, failed, f)
-                elif failed is not None and self._has(failed, m2):
+                elif failed is not None and _has(self, failed, m2):
                     ok = False
                 else:
                     ok = self._extends(m2, c2, need - 1, failed)
                     if not ok and failed is not None:
-                        self._add(failed, c2, m2)
+                        _visit(self, failed, c2, m2)
                 self._undo(f, t, hit)
                 if ok:
                     return True
@@ -833,7 +766,7 @@ class Variant:
             acc.append((mask, code))
             return
         f, t = played[j]
-        root = self._root
+        root = self.dice_order
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -907,7 +840,7 @@ class Variant:
             return out
         failed = self._memo(need)
         me = self._me
-        root = self._root
+        root = self.dice_order
         for mask, code in rems:
             last = 0
             for i in range(len(root)):
@@ -939,7 +872,7 @@ class Variant:
     def _walk(self, f, mask, code, need, path, found, failed):
         if need <= 0 or f == 25 or not self._me[f] or self._lim() <= f:
             return
-        root = self._root
+        root = self.dice_order
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -966,7 +899,7 @@ class Variant:
         f, t = step
         rems, need = self._after(pos, dice, played)
         if rems and need > 0:
-            root = self._root
+            root = self.dice_order
             for mask, code in rems:
                 last = 0
                 for i in range(len(root)):
@@ -1064,7 +997,7 @@ class Variant:
             return self.verdict(_E_OPPONENT)
         # Both colours on one point: a point holding the opponent's checkers is closed
         # (L2, S2), and in short nardy a blot landed on goes to the bar (S2).
-        to_opp = self._O
+        to_opp = self.opp_of
         for k in range(1, 25):
             n = fopp[to_opp[k]]
             if fme[k] and n:
@@ -1081,9 +1014,7 @@ class Variant:
                 return self.verdict(_E_DICE)
             slack[k] = cs - cf
         root, m = self._effective(pos, dice)
-        self._slack = slack
-        self._fme = fme
-        self._fopp = fopp
+        self._goal = (slack, fme, fopp)
         depths = self._reach_from(pos, root, 0)
         if depths & (1 << m):
             return None
@@ -1111,13 +1042,13 @@ class Variant:
         the search loop (see "The search loop") that also keeps the slack: how many
         checkers may still pass each point."""
         found = 0
-        if self._me == self._fme and (not self.HITS or self._opp == self._fopp):
+        slack, fme, fopp = self._goal
+        if self._me == fme and (not self.HITS or self._opp == fopp):
             found = 1 << (code & 7)
         if not mask:
             return found
-        slack = self._slack
         me = self._me
-        root = self._root
+        root = self.dice_order
         last = 0
         for i in range(len(root)):
             if not (mask >> i) & 1 or root[i] == last:
@@ -1138,12 +1069,12 @@ class Variant:
                 if not ok:
                     continue
                 if self.HITS and t < 25:
-                    q = self._O[t]
-                    if self._opp[q] == 1 and self._fopp[q]:
+                    q = self.opp_of[t]
+                    if self._opp[q] == 1 and fopp[q]:
                         continue  # a hit cannot be undone within the turn
                 c2 = self._child(code, i, f)
                 hit = self._do(f, t)
-                if seen is None or self._visit(seen, c2, m2):
+                if seen is None or _visit(self, seen, c2, m2):
                     for j in range(f, t):
                         slack[j] -= 1
                     found |= self._reach(m2, c2, seen, f)
@@ -1169,13 +1100,98 @@ _ZEROS = (
 )
 
 
-def _table(n=1):
+# The search's tables -----------------------------------------------------------
+# A transposition table: [chunks, count] (a third item marks a memo, Variant._memo),
+# open addressing over chunks of _CHUNK entries in array('I'), 4 bytes an entry on
+# every port: (packed steps + 1) in bits 0-23 and 6 bits of the hash in 24-29 (below
+# 2**30, so reading an entry never allocates). An entry matches only if replaying its
+# steps from the search's start gives exactly the variant's current state and unused
+# dice: the functions take the variant whose search the table belongs to. Functions
+# of the module, not a class: a Table class cost 351 bytes more of resident heap on
+# the unix port (a class object and its dict, bench/heap_modules.py; the same
+# instructions), and the bot-both soak at 56wK then failed 5 runs of 5 at ``new``
+# (issue 24). As functions they cost what the methods did, but for the module's
+# dict: 30 names, 37 slots (128 bytes more than 29 on the 64-bit port). Not 27 to 29
+# names in 29 slots: every builtin the search calls (``range``, ``len``) is looked
+# up here first and missed, and a miss ends only at an empty slot; a full table made
+# the engine 7% slower with the variant's also full (bench/mp_rules.py under
+# callgrind, docs/ARCHITECTURE.md). The same holds for the
+# variant's own dict (see __init__). tests/firmware/test_heap.py counts the names.
+
+def new_table(n=1):
     """An empty transposition table of ``n`` chunks (a power of two): [list of array
     chunks, count]."""
     return [[array("I", _ZEROS) for _ in range(n)], 0]
 
 
-# The chunks a table kept from search to search (_out) keeps when it is emptied: 4
+def _has(v, table, mask):
+    """Is ``v``'s current state (with these unused dice) in ``table``?"""
+    return _probe(v, table, (v._h + _ZREST[mask]) & _HMASK, mask) < 0
+
+
+@micropython.native
+def _probe(v, table, h, mask):
+    """-1 if ``v``'s current state is present, else the index of the free slot where
+    it would go."""
+    chunks = table[0]
+    cap1 = len(chunks) * _CHUNK - 1
+    i = h & cap1
+    tag = h >> 23
+    while True:
+        e = chunks[i >> _CHUNK_BITS][i & _CHUNK_MASK]
+        if e == 0:
+            return i
+        if e >> 24 == tag:
+            old = (e & 0xFFFFFF) - 1
+            if v._mask_of(old) == mask:
+                me0, opp0, sme, sopp = v._start
+                _apply(old, v.dice_order, me0, opp0, sme, sopp, v.opp_of, v.HITS)
+                if sme == v._me and sopp == v._opp:
+                    return -1
+        i = (i + 1) & cap1
+
+
+def _visit(v, table, code, mask):
+    """True (and remembered) the first time ``v``'s current state is seen."""
+    h = (v._h + _ZREST[mask]) & _HMASK
+    i = _probe(v, table, h, mask)
+    if i < 0:
+        return False
+    table[0][i >> _CHUNK_BITS][i & _CHUNK_MASK] = (code + 1) | ((h >> 23) << 24)
+    table[1] += 1
+    if table[1] * 4 > len(table[0]) * _CHUNK * 3:
+        _grow(v, table)
+    return True
+
+
+def _grow(v, table):
+    # Twice the chunks. Chunks of 256 bytes keep working in a fragmented heap where
+    # one large block could not be found.
+    old = table[0]
+    try:
+        new = [array("I", _ZEROS) for _ in range(2 * len(old))]
+    except MemoryError:
+        if len(table) < 3:
+            raise           # results: every entry counts
+        _empty(table)       # a memo (Variant._memo): forgetting is always right
+        return
+    cap1 = len(new) * _CHUNK - 1
+    me0, opp0, sme, sopp = v._start
+    root = v.dice_order
+    for chunk in old:
+        for e in chunk:
+            if e:
+                code = (e & 0xFFFFFF) - 1
+                _apply(code, root, me0, opp0, sme, sopp, v.opp_of, v.HITS)
+                h = _hash(sme, sopp) + _ZREST[v._mask_of(code)]
+                i = h & _HMASK & cap1
+                while new[i >> _CHUNK_BITS][i & _CHUNK_MASK]:
+                    i = (i + 1) & cap1
+                new[i >> _CHUNK_BITS][i & _CHUNK_MASK] = e
+    table[0] = new
+
+
+# The chunks a table kept from search to search (each_result's ``out``) keeps when it is emptied: 4
 # hold 192 results before the table must grow, and two different dice gave at most
 # 139 in 54,540 long-nardy rolls of self-play (96 in short nardy). A table that grew
 # for a double searched in full order gives its extra chunks back.
@@ -1183,13 +1199,12 @@ _OUT_CHUNKS = const(4)
 
 
 @micropython.native
-def _l5_block(v, t):
+def l5_block(v, t):
     """Long nardy's L5 test (``LongNardy._makes_block``: see there). Here because it
     is native code and this module stays loaded; nardy.longnardy is imported again
     at each ``new``, and machine code is never freed."""
     me = v._me
-    to_opp = v._O
-    P = v._P
+    to_opp = P = v.opp_of   # (its own inverse: P maps the opponent's points back)
     o = to_opp[t]
     lo = o
     while lo > 1 and me[P[lo - 1]]:
@@ -1258,7 +1273,7 @@ def _die_at(root, code, j):
 
 
 @micropython.native
-def _steps_of(code, root):
+def steps_of(code, root):
     """Unpack a step sequence into ((from, to), ...)."""
     out = []
     for j in range(code & 7):
@@ -1269,7 +1284,7 @@ def _steps_of(code, root):
 
 
 @micropython.native
-def _apply_board(code, root, b, mo, oo, opp_of, hits):
+def apply_code(code, root, b, mo, oo, opp_of, hits):
     """Play the packed steps on a whole 52-byte board in place."""
     for j in range(code & 7):
         f = (code >> (4 + 5 * j)) & 31

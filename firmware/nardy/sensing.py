@@ -64,12 +64,12 @@ class Sensing:
             if 0 <= ch < n:
                 self._dead[ch] = 1
         self._pend = bytearray(n)      # class of the latest reading
-        self._stab = bytearray(n)      # debounced class
+        self.stab = bytearray(n)      # debounced class
         self._since = array("i", [0] * n)
         # Band of readings that keep the pending class (thresholds widened by the
         # hysteresis); the common case, a reading inside its band, costs two compares.
-        self._lo = array("h", [0] * n)
-        self._hi = array("h", [0] * n)
+        self.lo = array("h", [0] * n)
+        self.hi = array("h", [0] * n)
         # the stuck-channel watch's state, only when it is on (576 bytes of a
         # 56 KB heap otherwise)
         self._last = self._same = None
@@ -79,17 +79,20 @@ class Sensing:
         self._zdirty = bytearray(_NZONES)
         # Crosstalk compensation: each point channel's reading is corrected by what
         # its neighbours' debounced classes put on it (recomputed only when a
-        # neighbour's class changes).
+        # neighbour's class changes). Public, like ``stab``, ``lo`` and ``hi``:
+        # nardy.xtalk reads the debounced classes, writes the corrections and empties
+        # a corrected channel's band (allocated here, once: xtalk's neighbour lists
+        # ``xt_nb``/``xt_nt`` and its second pair for a change's neighbours).
         self.crosstalk = crosstalk
-        self._xt = array("h", [0] * n)
-        self._step = array("h", [0] * n)
+        self.xt = array("h", [0] * n)
+        self.xt_step = array("h", [0] * n)
         for ch in range(n):
             lv = calibration.levels(ch)
-            self._step[ch] = lv[1] - lv[0]
-        self._nb = array("H", [0] * 24)
-        self._nt = bytearray(24)
-        self._nb2 = array("H", [0] * 24)
-        self._nt2 = bytearray(24)
+            self.xt_step[ch] = lv[1] - lv[0]
+        self.xt_nb = array("H", [0] * 24)
+        self.xt_nt = bytearray(24)
+        self.xt_nb2 = array("H", [0] * 24)
+        self.xt_nt2 = bytearray(24)
         # imported here, not at the top: compiled after the app's big modules, so
         # the boot's heap peak does not grow (nardy.xtalk)
         self._xtc = None
@@ -122,11 +125,11 @@ class Sensing:
         self.early_zone = 0
         self._early_ch = -1
         for i in range(self.n):
-            self._xt[i] = 0
+            self.xt[i] = 0
             self._pend[i] = _C_UNKNOWN
-            self._stab[i] = _C_UNKNOWN
-            self._lo[i] = _HI_INF     # empty band: the first reading reclassifies
-            self._hi[i] = _LO_INF
+            self.stab[i] = _C_UNKNOWN
+            self.lo[i] = _HI_INF     # empty band: the first reading reclassifies
+            self.hi[i] = _LO_INF
         if self._same is not None:
             for i in range(self.n):
                 self._same[i] = 0
@@ -143,16 +146,16 @@ class Sensing:
         same = self._same
         t = self._t
         h = self._h
-        lo = self._lo
-        hi = self._hi
+        lo = self.lo
+        hi = self.hi
         pend = self._pend
-        stab = self._stab
+        stab = self.stab
         since = self._since
         hold = self.stable_ms
         zone = self.layout.zone
         zdirty = self._zdirty
         changed = 0
-        xt = self._xt
+        xt = self.xt
         for i in range(self.n):
             r = raw[i] - xt[i]
             # Stuck-channel watch, in the same pass (one loop over 128 channels costs
@@ -244,7 +247,7 @@ class Sensing:
 
     def _aggregate(self):
         st = self.layout.start
-        stab = self._stab
+        stab = self.stab
         zd = self._zdirty
         nz = 0
         for z in range(1, _NZONES):
@@ -284,13 +287,13 @@ class Sensing:
     def settled(self):
         """True when every channel's debounced class equals its latest class."""
         for i in range(self.n):
-            if self._pend[i] != self._stab[i]:
+            if self._pend[i] != self.stab[i]:
                 return False
         return True
 
     def slot_class(self, ch):
         """Debounced class of one channel: -2..2 (black2..white2), None if unknown."""
-        c = self._stab[ch]
+        c = self.stab[ch]
         return None if c >= _C_UNKNOWN else c - _C_EMPTY
 
 

@@ -159,14 +159,14 @@ def neighbours(sens, ch, nb, nt):
 
 def xt_of(sens, ch):
     """Counts the neighbours' debounced classes add to channel ch's reading."""
-    k = neighbours(sens, ch, sens._nb, sens._nt)
-    stab = sens._stab
+    k = neighbours(sens, ch, sens.xt_nb, sens.xt_nt)
+    stab = sens.stab
     acc = 0
     for j in range(k):
-        c = stab[sens._nb[j]]
+        c = stab[sens.xt_nb[j]]
         if c == C_EMPTY or c >= C_UNKNOWN:
             continue
-        t = 2 * sens._nt[j]
+        t = 2 * sens.xt_nt[j]
         if c == C_WHITE1:
             acc += _XT[t]
         elif c == C_WHITE2:
@@ -175,18 +175,18 @@ def xt_of(sens, ch):
             acc -= _XT[t]
         else:
             acc -= _XT[t + 1]
-    return (acc * sens._step[ch]) // 1000
+    return (acc * sens.xt_step[ch]) // 1000
 
 
 def neighbour_changed(sens, ch):
     """Channel ch's debounced class changed: recompute its neighbours' corrections
     and have each one that moved reclassified at its next reading."""
-    nb = sens._nb2
-    k = neighbours(sens, ch, nb, sens._nt2)
+    nb = sens.xt_nb2
+    k = neighbours(sens, ch, nb, sens.xt_nt2)
     for j in range(k):
         i = nb[j]
         v = xt_of(sens, i)
-        if v != sens._xt[i]:
-            sens._xt[i] = v
-            sens._lo[i] = _HI_INF    # reclassify it at the next reading
-            sens._hi[i] = _LO_INF
+        if v != sens.xt[i]:
+            sens.xt[i] = v
+            sens.lo[i] = _HI_INF    # reclassify it at the next reading
+            sens.hi[i] = _LO_INF

@@ -117,7 +117,7 @@ def check_build(model, lay, seed, pos_list, noise=8.0, drift=None):
         sens = Sensing(lay, cal, stable_ms=20)
         for i in range(12):
             sens.scan(raw, 20 * i)
-        xt = sens._xt
+        xt = sens.xt
         for zone in range(1, NZONES):
             for s, st in enumerate(board.stacks[zone]):
                 ch = lay.start[zone] + s

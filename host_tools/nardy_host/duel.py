@@ -111,7 +111,7 @@ _BIAS = 1 << 24       # keeps the table's ints positive (|score| < 2**20)
 
 def lin_table(net):
     """The net's linear pre-filter as one int per (side, point, count), plus 2**24
-    each: ``evaluate._quick`` as a table lookup (white's view of the 52 path points:
+    each: ``evaluate.quick`` as a table lookup (white's view of the 52 path points:
     the side to move first)."""
     out = []
     for first in (0, 26):

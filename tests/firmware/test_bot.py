@@ -10,10 +10,10 @@ import struct
 from fwutil import build
 
 from nardy.bot import Bot
-from nardy.evaluate import Net, _quick
+from nardy.evaluate import Net, quick
 from nardy.longnardy import LongNardy
 from nardy.netfile import INPUTS, MAGIC
-from nardy.rules import WHITE, _steps_of
+from nardy.rules import WHITE, steps_of
 from nardy.shortnardy import ShortNardy
 
 _HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -119,7 +119,7 @@ def test_net_equals_plain_computation():
         for pos in _positions(v, 40, 3 + code):
             want, want_q = _reference(parts, 5, pos)
             assert net.value(pos) == want
-            assert _quick(net.lin, pos.board, 26 * pos.turn, 26 - 26 * pos.turn) == want_q
+            assert quick(net.lin, pos.board, 26 * pos.turn, 26 - 26 * pos.turn) == want_q
 
 
 def test_committed_weights_load():
@@ -244,7 +244,7 @@ def _reference_choice(v, net, pos, dice, keep):
     for steps, res in v.turns(pos, dice):
         if res.board[26 * pos.turn + 25] == 15:
             return steps, res                   # (no double win in these positions)
-        s = -_quick(net.lin, res.board, 26 * res.turn, 26 - 26 * res.turn)
+        s = -quick(net.lin, res.board, 26 * res.turn, 26 - 26 * res.turn)
         if len(kept) < keep:
             kept.append([s, steps, res])
         else:
@@ -275,18 +275,14 @@ def test_choice_equals_plain_chooser_with_prefilter():
 
 
 def _streamed(v, pos, dice):
-    """What the chooser is handed for a roll (``Variant._sink``): the codes after the
-    last -1 (a search starting), then the results the table stores, as step
+    """What the chooser is handed for a roll (``Variant.each_result``): the codes after
+    the last -1 (a search starting), then the results the table stores, as step
     sequences; also how many searches started and how many results were stored."""
     got = []
-    v._sink = got.append
-    try:
-        table = v._exact(v._enumerate, pos, dice)
-    finally:
-        v._sink = None
+    table = v.each_result(pos, dice, got.append, None)
     last = len(got) - 1 - got[::-1].index(-1)
     codes = got[last + 1:] + [(e & 0xFFFFFF) - 1 for c in table[0] for e in c if e]
-    return [_steps_of(c, v._root) for c in codes], got.count(-1), table[1]
+    return [steps_of(c, v.dice_order) for c in codes], got.count(-1), table[1]
 
 
 def test_a_double_hands_its_results_over_as_found_and_stores_none():
@@ -327,7 +323,7 @@ def test_the_board_player_asks_for_no_new_table_per_move():
     # the chooser keeps one for the results of two different dice, a double hands
     # its results over as found, and neither needs a transposition table
     from nardy import rules
-    real = rules._table
+    real = rules.new_table
     calls = []
 
     def counting(n=1):
@@ -337,13 +333,13 @@ def test_the_board_player_asks_for_no_new_table_per_move():
     for v in (LongNardy(), ShortNardy()):
         bot = Bot(v, _net(v.name))
         positions = _positions(v, 15, 17)
-        rules._table = counting
+        rules.new_table = counting
         try:
             for pos in positions:
                 for dice in ((6, 5), (4, 4), (2, 1), (3, 3), (6, 6)):
                     bot.choose(pos, dice)
         finally:
-            rules._table = real
+            rules.new_table = real
         assert not calls, (v.name, len(calls))
 
 
@@ -360,7 +356,7 @@ def test_with_no_room_for_the_full_order_search_a_double_is_still_played():
             for d in (1, 2, 3)}
     legal = [r.board for _, r in v.legal_turns(p, (1, 1))]
     bot = Bot(v, _net("long"))
-    bot._out = rules._table(1)
+    bot._out = rules.new_table(1)
     real = rules.array
     refused = []
 

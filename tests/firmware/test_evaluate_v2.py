@@ -10,7 +10,7 @@ import struct
 from test_bot import Lcg, _inputs, _positions, _refused, _write
 
 from nardy.bot import Bot
-from nardy.evaluate import Net, _extras
+from nardy.evaluate import Net, _extras, _out
 from nardy.longnardy import LongNardy
 from nardy.netfile import EXTRAS, INPUTS, MAGIC
 from nardy.rules import Position
@@ -114,6 +114,54 @@ def test_version_2_net_equals_plain_computation():
     assert net.extras == EXTRAS
     for pos in _positions(v, 30, 4) + _race_and_mars():
         assert net.value(pos) == _reference(parts, 5, pos)
+
+
+def test_the_output_sum_is_exact_in_32_bit_pieces():
+    # evaluate._out sums acc[j] * w2[j] in three sums of 10-bit pieces, each of
+    # which must fit a 32-bit machine word (viper on the ESP32): the largest units
+    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 64 hidden units (the most
+    # a weights file may have), and random ones, give the exact sum
+    r = Lcg(77)
+    cases = [([2 ** 28 - 1] * 64, [-32768] * 64), ([2 ** 28 - 1] * 64, [32767] * 64),
+             ([1023 | (1023 << 10) | (255 << 20)] * 64, [-32768] * 64)]
+    for _ in range(40):
+        h = 1 + r.next(64)
+        cases.append(([r.next(2 ** 28) for _ in range(h)],
+                      [r.next(65536) - 32768 for _ in range(h)]))
+    for units, weights in cases:
+        h = len(units)
+        acc = array.array("i", units + [0] * (3 - h if h < 3 else 0))
+        w2 = array.array("h", weights)
+        _out(w2, acc, h)
+        assert all(-2 ** 31 <= acc[k] < 2 ** 31 for k in range(3))
+        assert acc[0] + (acc[1] << 10) + (acc[2] << 20) == sum(
+            u * w for u, w in zip(units, weights))
+
+
+def test_a_mapped_weights_file_is_read_in_place_with_the_same_values():
+    # ROMFS: every weight array, the output's w2 too, is a view of the file
+    # (netfile._View over a memoryview) holding the file's own weights; on
+    # MicroPython, where viper reads such a view as int16 words, the net's values
+    # are the copied net's
+    import sys
+
+    from nardy import netfile
+    data, (b1, w1, wx, w2, b2) = _weights_v2(7, 3)
+
+    class _Mapped:
+        variant = "long"
+
+    mv = memoryview(data)
+    mapped = _Mapped()
+    netfile._load(mapped, netfile._View(mv), mv)
+    for got, want in ((mapped.b1, b1), (mapped.wx, wx), (mapped.w2, w2)):
+        assert isinstance(got, memoryview) and bytes(got) == bytes(want)
+    assert b"".join(bytes(p) for p in mapped.parts) == bytes(w1)
+    assert mapped.b2 == b2
+    if sys.implementation.name == "micropython":
+        net = Net(_write(data), "long")
+        for pos in _positions(LongNardy(), 20, 5):
+            assert Net.value_of(mapped, pos.board, pos.turn) == net.value(pos)
 
 
 def test_version_2_headers_checked():

@@ -100,11 +100,11 @@ def test_a_record_goes_in_pieces_and_a_cut_before_its_newline_is_torn():
     j = Journal(d)
     assert j.scan() == [] and j.unfinished() == 4
     j.resume(4)
-    f = j._f
-    j._f = _Pieces()
+    f = j.file
+    j.file = _Pieces()
     rec = {"r": "step", "n": 4, "from": 1, "to": 7}
     assert j.append(rec) == j.lines - 1
-    parts = j._f.parts
+    parts = j.file.parts
     line = json.dumps(rec) + "\n"
     assert "".join(parts) == line
     assert len(parts) > 4 and max(len(p) for p in parts) < len(line) // 2, parts

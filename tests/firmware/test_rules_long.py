@@ -280,9 +280,9 @@ def test_a_memo_that_cannot_grow_is_emptied_but_results_are_not():
     memo, results = table(20, True), table(20, False)
     rules.array = no_room
     try:
-        LONG._grow(memo)
+        rules._grow(LONG, memo)
         try:
-            LONG._grow(results)
+            rules._grow(LONG, results)
         except MemoryError:
             kept = True
         else:

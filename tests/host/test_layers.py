@@ -9,6 +9,10 @@ needs no hook); the graph has no circle, through an import at load time or insid
 a function: a part never imports its owner back. Both tables are read from the document, so the
 document and the tree cannot drift apart. The check runs on a copy with a planted
 back-import too, and must fail there.
+
+Private names stay in their module (``private_uses``): no module imports another's
+``_name``, reads it off the module, or off an object of another module's class
+(unless it subclasses a class of that module); planted uses of each kind must fail.
 """
 
 import ast
@@ -326,3 +330,135 @@ def test_a_circle_through_the_hook_up_a_layer_fails_the_check(tmp_path):
     problems = check(fw)
     assert len(problems) == 1 and problems[0].startswith("circle: "), problems
     assert "game" in problems[0] and "botplay" in problems[0]
+
+
+# -- private names stay in their module ------------------------------------------------
+# A module's ``_name`` is its own: another module that reads it (``from nardy.x import
+# _y``, ``x._y``, ``obj._y`` on an object of another module's class) ties itself to
+# code that says it may change without notice (issue 24). The exception is a class's
+# family: a module that subclasses a class of another module may use that module's
+# private names on its objects (the tracker's steps on its ZoneFit base).
+
+def _private(name):
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _owned(tree):
+    """The private names a module defines: its functions, classes and globals, its
+    classes' attributes and methods, what its code stores on ``self`` or ``cls``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            names.add(node.attr)
+    return {n for n in names if _private(n)}
+
+
+def _imported(tree, mods):
+    """({local name: firmware module} of the modules a module imports by name,
+    {local name: firmware module} of the names it takes from them)."""
+    as_module, from_module = {}, {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            parts = node.module.split(".")
+            if parts[0] != "nardy":
+                continue
+            for a in node.names:
+                if len(parts) == 1 and a.name in mods:
+                    as_module[a.asname or a.name] = a.name
+                elif len(parts) == 2:
+                    from_module[a.asname or a.name] = parts[1]
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("nardy.") and a.asname:
+                    as_module[a.asname] = a.name.split(".")[1]
+    return as_module, from_module
+
+
+def private_uses(firmware=FIRMWARE):
+    """Every use of another firmware module's private name, as sentences."""
+    mods = _modules(firmware)
+    trees = {}
+    for name, path in mods.items():
+        with open(path) as f:
+            trees[name] = ast.parse(f.read(), path)
+    owned = {m: _owned(t) for m, t in trees.items()}
+    problems = []
+    for m in sorted(trees):
+        as_module, from_module = _imported(trees[m], mods)
+        mine = set(owned[m])
+        for node in ast.walk(trees[m]):       # a subclass's family: its base's module
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases:
+                    if isinstance(base, ast.Name) and base.id in from_module:
+                        mine |= owned.get(from_module[base.id], set())
+        for node in ast.walk(trees[m]):
+            line = getattr(node, "lineno", 0)
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                parts = node.module.split(".")
+                for a in node.names:
+                    if parts[0] == "nardy" and len(parts) == 2 and _private(a.name):
+                        problems.append("%s:%d imports %s's private %s" % (
+                            m, line, parts[1], a.name))
+            if not isinstance(node, ast.Attribute) or not _private(node.attr):
+                continue
+            obj = node.value.id if isinstance(node.value, ast.Name) else None
+            if obj in ("self", "cls"):
+                continue
+            if obj in as_module:
+                problems.append("%s:%d uses %s's private %s" % (
+                    m, line, as_module[obj], node.attr))
+                continue
+            if node.attr in mine:
+                continue
+            others = sorted(o for o in owned if o != m and node.attr in owned[o])
+            if others:
+                problems.append("%s:%d uses %s's private %s (%s)" % (
+                    m, line, " or ".join(others), node.attr, ast.unparse(node)))
+    return problems
+
+
+def test_no_module_uses_another_modules_private_names():
+    assert private_uses() == []
+
+
+def test_a_planted_private_import_fails_the_check(tmp_path):
+    fw = _planted(tmp_path, "bot", "from nardy.rules import _hash  # noqa")
+    assert private_uses(fw) == ["bot:%d imports rules's private _hash" % _last_line(fw, "bot")]
+
+
+def test_a_planted_private_name_of_a_module_fails_the_check(tmp_path):
+    fw = _planted(tmp_path, "game", "def f():\n    from nardy import rules\n"
+                                    "    return rules._REASONS")
+    assert private_uses(fw) == ["game:%d uses rules's private _REASONS"
+                                % _last_line(fw, "game")]
+
+
+def test_a_planted_private_attribute_of_an_object_fails_the_check(tmp_path):
+    # the engine's search state, read off the variant by the board's player
+    fw = _planted(tmp_path, "bot", "def f(v):\n    return v._canon")
+    assert private_uses(fw) == ["bot:%d uses rules's private _canon (v._canon)"
+                                % _last_line(fw, "bot")]
+
+
+def test_a_subclass_may_use_its_bases_private_names(tmp_path):
+    # Tracker(ZoneFit): the tracker's named steps call the base's _expect on it; the
+    # same call from a module with no such subclass is refused
+    with open(os.path.join(FIRMWARE, "nardy", "tracker.py")) as f:
+        assert "t._expect(" in f.read()
+    fw = _planted(tmp_path, "ui", "def f(t):\n    return t._expect")
+    assert private_uses(fw) == ["ui:%d uses zonefit's private _expect (t._expect)"
+                                % _last_line(fw, "ui")]
+    fw = _planted(tmp_path / "b", "ui", "from nardy.zonefit import ZoneFit  # noqa\n"
+                                        "class _T(ZoneFit):\n    pass\n"
+                                        "def f(t):\n    return t._expect")
+    assert private_uses(fw) == []
+
+
+def _last_line(fw, module):
+    with open(os.path.join(fw, "nardy", module + ".py")) as f:
+        return len(f.read().splitlines())

@@ -207,10 +207,10 @@ def test_the_boards_utf8_check_is_cpythons_strict_decoder():
             text = b.decode("utf-8")
         except UnicodeDecodeError:
             text = None
-        assert (protocol._bad_bytes(b, len(b), False) is None) == (text is not None), b
+        assert (protocol.bad_bytes(b, len(b), False) is None) == (text is not None), b
         if text is not None:
             controls = any((ord(c) < 32 and c not in "\t\r\n") or c == "\x7f" for c in text)
-            assert (protocol._bad_bytes(b, len(b)) == "control byte") == controls, b
+            assert (protocol.bad_bytes(b, len(b)) == "control byte") == controls, b
 
     check()
 

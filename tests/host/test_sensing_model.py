@@ -47,7 +47,7 @@ def test_crosstalk_compensation_reads_a_crowded_stack():
             [2, 2, 2, 0, 0], z
     assert sens.vis_w[8] == 6 and sens.open_[8] & 1
     # the correction comes from the neighbours' classes: P8.2 is pulled down most
-    xt = sens._xt
+    xt = sens.xt
     assert xt[lay.channel(8, 2)] < xt[lay.channel(8, 1)] < 0
 
 
@@ -107,6 +107,6 @@ def test_tray_sensors_are_compensated_for_the_point_beside_them():
                                    x, y))
     raw = sens.test_raw[ch]
     assert raw < alone - 40                    # P1 pulls the tray's reading down
-    assert abs(raw - sens._xt[ch] - alone) < (alone - raw) // 3
+    assert abs(raw - sens.xt[ch] - alone) < (alone - raw) // 3
     lay, sens = _bar_crowd(False, where)
-    assert sens._xt[ch] == 0
+    assert sens.xt[ch] == 0
