@@ -221,7 +221,14 @@ class App:
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
-                draw(b.display, g, self.menu, self.note)
+                # a screen another task shows until the game changes (nardy.wifi's
+                # join and address screens): (revision, draw(fb)); set only by that
+                # task: a board without one pays no slot for it
+                sc = getattr(self, "screen", None)
+                if sc and sc[0] == g.revision and not self.menu:
+                    sc[1](b.display)
+                else:
+                    draw(b.display, g, self.menu, self.note)
                 b.show_display()
 
     async def ui_task(self):
@@ -288,8 +295,9 @@ class App:
             if k in cmd:
                 self.settings[k] = cmd[k]
         shown = self.settings
-        if "mqtt" in cmd or "mqtt" in shown:
-            # a broker (nardy.netcfg): loaded only on a board that names one
+        if "mqtt" in cmd or "mqtt" in shown or "wifi" in cmd or "wifi" in shown:
+            # a broker or a home network (nardy.netcfg): loaded only on a board that
+            # names one
             from nardy import netcfg
             shown = netcfg.on_set(self, cmd)
             netcfg = None
@@ -297,6 +305,9 @@ class App:
             if self.settings.get("mqtt"):
                 from nardy import mqttcast
                 mqttcast.start(self)    # (a running one follows the new settings)
+            if "wifi" in cmd and self.board.radio is not None:
+                from nardy import wifi
+                wifi.start(self)        # (a running one follows the new settings)
         g = self.game
         if g.phase == MOVE and g.shown is None:
             # the turn being played follows it (the board's own turn ends when its
@@ -420,10 +431,6 @@ class App:
             usb = asyncio.create_task(self.usb_task())
             asyncio.create_task(self.scan_task())
             asyncio.create_task(self.ui_task())
-            if self.settings.get("mqtt"):
-                # the network task: only with a broker (docs/NETWORK.md)
-                from nardy import mqttcast
-                mqttcast.start(self)
             await usb
 
         asyncio.run(main())

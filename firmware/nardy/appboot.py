@@ -107,6 +107,16 @@ def settings(app):
             app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
         netcfg = None
         drop_module("nardy.netcfg")
+    if d.get("wifi") is not None:
+        # optional (absent: the board's own access point)
+        from nardy import netcfg
+        try:
+            netcfg.check_wifi(d["wifi"])
+            merged["wifi"] = d["wifi"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad wifi (%s): own access point" % e)
+        netcfg = None
+        drop_module("nardy.netcfg")
     bad = protocol.check_settings(merged)
     for k in bad:
         k = k.split(".")[0]
@@ -125,7 +135,33 @@ def settings(app):
 
 def journal(app):
     """The journal's boot: report what it found, resume the unfinished game or
-    restore the match."""
+    restore the match; then start the network's tasks the settings ask for."""
+    try:
+        _journal(app)
+    finally:
+        _start_net(app)
+
+
+def _start_net(app):
+    """(From ``App.boot``, in the asyncio loop: here, not in the app, so that a
+    board without a network pays nothing for the lines.) The Wi-Fi task on a board
+    with a radio (``nardy.wifi``: unless its settings switch the radio off); the
+    broadcast with a broker (``nardy.mqttcast``, docs/NETWORK.md)."""
+    import sys
+    b = app.board
+    if b.virtual and b.radio is None and "--radio" in sys.argv:
+        # a virtual board started with a radio (main.py ... --radio): nardy.vradio
+        from nardy import vradio
+        vradio.start(b)
+    if b.radio is not None:
+        from nardy import wifi
+        wifi.start(app)
+    if app.settings.get("mqtt"):
+        from nardy import mqttcast
+        mqttcast.start(app)
+
+
+def _journal(app):
     j = app.journal
     for gid, why in j.scan():
         app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)

@@ -64,6 +64,42 @@ def check(d):
                 raise ValueError("mqtt id: letters, digits, - and _ only")
 
 
+_SSID_MAX = const(32)           # bytes of a Wi-Fi network's name (802.11)
+
+
+def check_wifi(d):
+    """``wifi``: ``null`` (the board's own access point, the default), ``false``
+    (the radio off) or a home network ``{"ssid": "...", "password": "..."}`` the
+    board joins, falling back to its own access point when it is gone
+    (``nardy.wifi``). ValueError for the first thing wrong."""
+    if d is None or d is False:
+        return
+    if not isinstance(d, dict):
+        raise ValueError("wifi must be an object, false or null")
+    for k in d:
+        if k not in ("ssid", "password"):
+            raise ValueError("wifi: unknown field %s" % str(k)[:24])
+    v = d.get("ssid")
+    if not isinstance(v, str) or not 0 < len(v.encode()) <= _SSID_MAX:
+        raise ValueError("wifi ssid must be a text of 1..%d bytes" % _SSID_MAX)
+    p = d.get("password")
+    if p is not None and (not isinstance(p, str) or not 8 <= len(p) <= 63):
+        raise ValueError("wifi password must be a text of 8..63 characters (WPA2)")
+    for t in (v, p or ""):
+        for c in t:
+            if ord(c) < 32 or ord(c) == 127:
+                raise ValueError("wifi: no control characters")
+
+
+def check_command(obj):
+    """The network fields of a ``set`` (``mqtt``, ``wifi``): ValueError for the
+    first one wrong."""
+    if "mqtt" in obj:
+        check(obj["mqtt"])
+    if "wifi" in obj:
+        check_wifi(obj["wifi"])
+
+
 def complete(d, urandom):
     """The settings as kept: defaults filled in, an ``id`` made when there is none
     (``urandom(n)``: the board's random bytes)."""
@@ -83,21 +119,25 @@ def complete(d, urandom):
 
 def public(settings):
     """The settings to send (``dump``, ``set``'s reply): the broker's password is
-    replaced by ``"password_set": true``; the saved settings keep it."""
-    m = settings.get("mqtt")
-    if not m or "password" not in m:
-        return settings
-    out = dict(settings)
-    m = dict(m)
-    del m["password"]
-    m["password_set"] = True
-    out["mqtt"] = m
+    and the home network's are replaced by ``"password_set": true``; the saved
+    settings keep them."""
+    out = settings
+    for k in ("mqtt", "wifi"):      # the broker's and the home network's password
+        m = settings.get(k)
+        if not m or "password" not in m:
+            continue
+        if out is settings:
+            out = dict(settings)
+        m = dict(m)
+        del m["password"]
+        m["password_set"] = True
+        out[k] = m
     return out
 
 
 def on_set(app, cmd):
-    """``set`` with ``mqtt`` (or on a board that has a broker): keep the broker's
-    settings (``null``: none; the app then starts the broadcast, or a running one
+    """``set`` with ``mqtt`` or ``wifi`` (or on a board that has either): keep the
+    broker's settings (``null``: none; the app then starts the broadcast, or a running one
     follows the new settings by itself). Returns the settings to send."""
     s = app.settings
     if "mqtt" in cmd:
@@ -106,4 +146,9 @@ def on_set(app, cmd):
             s.pop("mqtt", None)
         else:
             s["mqtt"] = m
+    if "wifi" in cmd:
+        if cmd["wifi"] is None:
+            s.pop("wifi", None)         # the board's own access point (the default)
+        else:
+            s["wifi"] = cmd["wifi"]
     return public(s)

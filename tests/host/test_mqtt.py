@@ -29,8 +29,11 @@ def board_path(umqtt_dir, monkeypatch):
     monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_dir)
 
 
+NET_HEAP = "512wK"       # the network is meant for the ESP32-S3 with PSRAM
+
+
 def _board(tmp_path, name="vb"):
-    b = VBoard(str(tmp_path / name))
+    b = VBoard(str(tmp_path / name), heap=NET_HEAP)
     # a board that hangs fails the test instead of holding it (no timed assertion:
     # only a stall longer than this fails)
     t = threading.Timer(240, b.kill)
