@@ -58,10 +58,10 @@ def free_port():
 
 class Mosquitto:
     """mosquitto on 127.0.0.1:``port``; ``users``: {name: password} (then anonymous
-    logins are refused). Persistent: a restart keeps subscriptions and queued
-    messages (as a club's broker would)."""
+    logins are refused); ``acl``: an ACL file's text. Persistent: a restart keeps
+    subscriptions and queued messages (as a club's broker would)."""
 
-    def __init__(self, workdir, port=None, users=None):
+    def __init__(self, workdir, port=None, users=None, acl=None):
         self.dir = workdir
         os.makedirs(workdir, exist_ok=True)
         self.port = port or free_port()
@@ -77,6 +77,12 @@ class Mosquitto:
             for u, p in users.items():
                 subprocess.run(["mosquitto_passwd", "-b", pw, u, p], check=True)
             conf += ["allow_anonymous false", "password_file " + pw]
+        if acl is not None:         # the text of an ACL file (docs/NETWORK.md's)
+            path = os.path.join(workdir, "acl")
+            with open(path, "w") as f:
+                f.write(acl)
+            # (the denials are logged at debug level: a test waits for them)
+            conf += ["acl_file " + path, "log_type all"]
         else:
             conf.append("allow_anonymous true")
         self.conf = os.path.join(workdir, "mosquitto.conf")
@@ -97,6 +103,13 @@ class Mosquitto:
                 time.sleep(0.05)
         with open(self.conf) as f:
             raise RuntimeError("mosquitto did not start: " + f.read())
+
+    def log(self):
+        try:
+            with open(os.path.join(self.dir, "log"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
 
     def stop(self):
         if self.p is not None and self.p.poll() is None:
