@@ -15,7 +15,8 @@ its topic ``<prefix>/<id>/...``) is made once from the board's random numbers wh
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-_FIELDS = const(("host", "port", "user", "password", "prefix", "id"))
+_FIELDS = const(("host", "port", "user", "password", "prefix", "id", "tls"))
+_TLS_PORT = const(8883)         # MQTT over TLS (IANA): "tls" defaults to true there
 _TEXT_MAX = const(64)           # bytes of a host, user or password
 _PREFIX_MAX = const(32)
 _ID_MAX = const(23)             # MQTT 3.1.1's longest client id every broker takes
@@ -51,6 +52,9 @@ def check(d):
     _text(d, "password", _TEXT_MAX)
     if d.get("password") is not None and d.get("user") is None:
         raise ValueError("mqtt password needs a user")
+    t = d.get("tls")
+    if t is not None and not isinstance(t, bool):
+        raise ValueError("mqtt tls must be true or false")
     _text(d, "prefix", _PREFIX_MAX)
     pre = d.get("prefix")
     if pre is not None and ("+" in pre or "#" in pre or pre[0] == "/" or pre[-1] == "/"):
@@ -105,8 +109,11 @@ def complete(d, urandom):
     (``urandom(n)``: the board's random bytes)."""
     if d is None:
         return None
-    out = {"host": d["host"], "port": d.get("port", 1883),
-           "prefix": d.get("prefix") or "nardy"}
+    port = d.get("port", 1883)
+    out = {"host": d["host"], "port": port, "prefix": d.get("prefix") or "nardy"}
+    tls = d.get("tls")
+    if tls or (tls is None and port == _TLS_PORT):
+        out["tls"] = True
     for k in ("user", "password"):
         if d.get(k) is not None:
             out[k] = d[k]
