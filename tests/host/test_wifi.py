@@ -6,10 +6,12 @@ joined (the OLED then shows the address and the mDNS name), and when it is gone 
 board opens its own network again, then goes back to the home one when it returns."""
 
 import json
+import os
+import subprocess
 import threading
 
 from test_qr_oled import _decode, _pixels
-from vboard import VBoard
+from vboard import ROOT, VBoard, micropython
 
 NET_HEAP = "512wK"       # the network is meant for the ESP32-S3 with PSRAM
 
@@ -38,6 +40,23 @@ def _radio(b, **cmd):
 def _oled_text(b):
     b.send({"cmd": "oled"})
     return _decode(_pixels(b.wait("oled")["fb"]))
+
+
+def _address_screen(network, address, name):
+    """The address screen as the firmware draws it (nardy.wifi.draw_address, on unix
+    MicroPython into a real framebuf), as hex: what the OLED must show."""
+    script = ("import sys, framebuf, binascii; sys.path.insert(0, %r)\n"
+              "from nardy.wifi import draw_address\n"
+              "buf = bytearray(1024); fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)\n"
+              "draw_address(fb, %r, %r, %r); print(binascii.hexlify(buf).decode())\n"
+              % (os.path.join(ROOT, "firmware"), network, address, name))
+    return subprocess.run([micropython(), "-c", script], capture_output=True, text=True,
+                          timeout=60, check=True).stdout.strip()
+
+
+def _oled(b):
+    b.send({"cmd": "oled"})
+    return b.wait("oled")["fb"]
 
 
 def _own(tmp_path, name="vb"):
@@ -85,7 +104,9 @@ def test_a_home_network_is_joined_and_left_for_the_own_one_when_gone(tmp_path):
         air = _radio(b)
         assert air["mode"] == "sta" and air["status"] == "connected"
         assert air["hostname"] == ap["ssid"] and air["address"] == st["address"]
-        assert _oled_text(b) == ""          # the address screen: no join code now
+        # the OLED shows the network, the address and the mDNS name (no join code)
+        assert _oled(b) == _address_screen("home", st["address"], ap["ssid"])
+        assert _oled_text(b) == ""
         # the home network goes away: the board opens its own again, with its code
         _radio(b, networks={})
         back = _wifi(b, "ap")
