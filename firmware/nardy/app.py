@@ -50,6 +50,12 @@ def _board_commands(board):
 
 
 class App:
+    # A screen another task shows on the OLED until the game changes (nardy.wifi's
+    # join and address screens): (game revision, draw(fb)). On the class: an
+    # instance that never shows one keeps no slot for it (and no getattr with a
+    # default, which would make an AttributeError on every redraw).
+    screen = None
+
     def __init__(self, board, data_dir):
         self.board = board
         self.dir = data_dir
@@ -221,10 +227,7 @@ class App:
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
-                # a screen another task shows until the game changes (nardy.wifi's
-                # join and address screens): (revision, draw(fb)); set only by that
-                # task: a board without one pays no slot for it
-                sc = getattr(self, "screen", None)
+                sc = self.screen
                 if sc and sc[0] == g.revision and not self.menu:
                     sc[1](b.display)
                 else:

@@ -96,25 +96,12 @@ def settings(app):
             merged[k] = d[k]
     if "auto_end" in d:
         merged["auto_end"] = d["auto_end"]    # optional: absent means off
-    if d.get("mqtt") is not None:
-        # optional (absent: no broker); checked here, not by check_settings, so that
-        # nardy.netcfg is loaded only on a board that has a broker
+    if d.get("mqtt") is not None or d.get("wifi") is not None:
+        # optional (absent: no broker; the board's own access point), checked here,
+        # not by check_settings, so that nardy.netcfg is loaded only on a board that
+        # names one
         from nardy import netcfg
-        try:
-            netcfg.check(d["mqtt"])
-            merged["mqtt"] = d["mqtt"]
-        except ValueError as e:
-            app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
-        netcfg = None
-        drop_module("nardy.netcfg")
-    if d.get("wifi") is not None:
-        # optional (absent: the board's own access point)
-        from nardy import netcfg
-        try:
-            netcfg.check_wifi(d["wifi"])
-            merged["wifi"] = d["wifi"]
-        except ValueError as e:
-            app.problems.append("settings.json: bad wifi (%s): own access point" % e)
+        netcfg.settings(app, d, merged)
         netcfg = None
         drop_module("nardy.netcfg")
     bad = protocol.check_settings(merged)
@@ -137,52 +124,42 @@ def journal(app):
     """The journal's boot: report what it found, resume the unfinished game or
     restore the match; then start the network's tasks the settings ask for."""
     try:
-        _journal(app)
+        j = app.journal
+        for gid, why in j.scan():
+            app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
+        r = j.latest
+        j.latest = None         # its header and last line are not needed after boot
+        if r is not None and not r.finished:
+            gid = j.current
+            try:
+                app.game.resume(gid, j.reader(gid))
+                j.resume(gid)
+                return
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError,
+                    OSError) as e:
+                app.report("journal %d not resumed: %s" % (
+                    gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
+        m, why = j.load_match()
+        if why:
+            app.report(why)
+        if m is not None:
+            try:
+                app.game.restore_match(m)
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                app.report("match not restored: %s" % e)
     finally:
-        _start_net(app)
-
-
-def _start_net(app):
-    """(From ``App.boot``, in the asyncio loop: here, not in the app, so that a
-    board without a network pays nothing for the lines.) The Wi-Fi task on a board
-    with a radio (``nardy.wifi``: unless its settings switch the radio off); the
-    broadcast with a broker (``nardy.mqttcast``, docs/NETWORK.md)."""
-    import sys
-    b = app.board
-    if b.virtual and b.radio is None and "--radio" in sys.argv:
-        # a virtual board started with a radio (main.py ... --radio): nardy.vradio
-        from nardy import vradio
-        vradio.start(b)
-    if b.radio is not None:
-        from nardy import wifi
-        wifi.start(app)
-    if app.settings.get("mqtt"):
-        from nardy import mqttcast
-        mqttcast.start(app)
-
-
-def _journal(app):
-    j = app.journal
-    for gid, why in j.scan():
-        app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
-    r = j.latest
-    j.latest = None         # its header and last line are not needed after boot
-    if r is not None and not r.finished:
-        gid = j.current
-        try:
-            app.game.resume(gid, j.reader(gid))
-            j.resume(gid)
-            return
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError,
-                OSError) as e:
-            app.report("journal %d not resumed: %s" % (
-                gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
-    m, why = j.load_match()
-    if why:
-        app.report(why)
-    if m is not None:
-        try:
-            app.game.restore_match(m)
-        except (ValueError, KeyError, TypeError, IndexError) as e:
-            app.report("match not restored: %s" % e)
-
+        # (here, not in the app: a board without a network pays nothing for these
+        # lines) a virtual board started with a radio (main.py ... --radio) gets one
+        # (nardy.vradio); the Wi-Fi task on a board with a radio (nardy.wifi: unless
+        # its settings switch it off); the broadcast with a broker (nardy.mqttcast)
+        import sys
+        b = app.board
+        if b.virtual and b.radio is None and "--radio" in sys.argv:
+            from nardy import vradio
+            vradio.start(b)
+        if b.radio is not None:
+            from nardy import wifi
+            wifi.start(app)
+        if app.settings.get("mqtt"):
+            from nardy import mqttcast
+            mqttcast.start(app)

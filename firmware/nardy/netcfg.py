@@ -95,6 +95,24 @@ def check_wifi(d):
                 raise ValueError("wifi: no control characters")
 
 
+def settings(app, d, merged):
+    """settings.json's ``mqtt`` and ``wifi`` (``d``) into ``merged`` when they check
+    (``nardy.appboot``); a bad one is reported and left out (no broker; the board's
+    own access point)."""
+    if d.get("mqtt") is not None:
+        try:
+            check(d["mqtt"])
+            merged["mqtt"] = d["mqtt"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
+    if d.get("wifi") is not None:
+        try:
+            check_wifi(d["wifi"])
+            merged["wifi"] = d["wifi"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad wifi (%s): own access point" % e)
+
+
 def check_command(obj):
     """The network fields of a ``set`` (``mqtt``, ``wifi``): ValueError for the
     first one wrong."""

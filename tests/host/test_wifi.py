@@ -169,3 +169,19 @@ def test_a_board_without_a_radio_never_starts_wifi(tmp_path):
         assert not (tmp_path / "vb" / "wifi.json").exists()
     finally:
         b.close()
+
+
+def test_a_bad_home_network_in_settings_json_is_reported_and_dropped(tmp_path):
+    data = tmp_path / "vb"
+    data.mkdir()
+    (data / "settings.json").write_text(json.dumps(
+        {"variant": "long", "brightness": 7, "wifi": {"ssid": "", "password": "x"}}))
+    b = _board(tmp_path)
+    try:
+        assert _wifi(b, "ap")["ssid"].startswith("nardy-")    # its own network instead
+        errors = [e["error"] for e in b.events if e["ev"] == "error"]
+        assert any("bad wifi" in e and "ssid" in e for e in errors), errors
+        s = b.dump()["settings"]
+        assert "wifi" not in s and s["brightness"] == 7         # the rest is kept
+    finally:
+        b.close()
