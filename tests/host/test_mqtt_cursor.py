@@ -17,6 +17,7 @@ def board_path(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_lib(
         str(tmp_path_factory.getbasetemp() / "umqtt-cursor")))
 
+
 SAVE_EVERY = 16          # mqttcast._SAVE_EVERY: the most a power cut repeats
 
 
