@@ -50,11 +50,12 @@ def _board_commands(board):
 
 
 class App:
-    # A screen another task shows on the OLED until the game changes (nardy.wifi's
-    # join and address screens): (game revision, draw(fb)). On the class: an
-    # instance that never shows one keeps no slot for it (and no getattr with a
-    # default, which would make an AttributeError on every redraw).
-    screen = None
+    # What another task shows on the board's display until the game changes
+    # (nardy.radio's join and address screens): (game revision, draw(fb)). On the
+    # class: an instance that never shows one keeps no slot for it (and no getattr
+    # with a default, which would make an AttributeError on every redraw); named
+    # as the board's display, a name every board has (see nardy.radio).
+    display = None
 
     def __init__(self, board, data_dir):
         self.board = board
@@ -227,7 +228,7 @@ class App:
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
-                sc = self.screen
+                sc = self.display
                 if sc and sc[0] == g.revision and not self.menu:
                     sc[1](b.display)
                 else:
@@ -298,7 +299,7 @@ class App:
             if k in cmd:
                 self.settings[k] = cmd[k]
         shown = self.settings
-        if "mqtt" in cmd or "mqtt" in shown or "wifi" in cmd or "wifi" in shown:
+        if "mqtt" in cmd or "mqtt" in shown or "radio" in cmd or "radio" in shown:
             # a broker or a home network (nardy.netcfg): loaded only on a board that
             # names one
             from nardy import netcfg
@@ -308,9 +309,9 @@ class App:
             if self.settings.get("mqtt"):
                 from nardy import mqttcast
                 mqttcast.start(self)    # (a running one follows the new settings)
-            if "wifi" in cmd and self.board.radio is not None:
-                from nardy import wifi
-                wifi.start(self)        # (a running one follows the new settings)
+            if "radio" in cmd and self.board.radio is not None:
+                from nardy import radio
+                radio.start(self)       # (a running one follows the new settings)
         g = self.game
         if g.phase == MOVE and g.shown is None:
             # the turn being played follows it (the board's own turn ends when its

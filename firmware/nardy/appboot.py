@@ -96,7 +96,7 @@ def settings(app):
             merged[k] = d[k]
     if "auto_end" in d:
         merged["auto_end"] = d["auto_end"]    # optional: absent means off
-    if d.get("mqtt") is not None or d.get("wifi") is not None:
+    if d.get("mqtt") is not None or d.get("radio") is not None:
         # optional (absent: no broker; the board's own access point), checked here,
         # not by check_settings, so that nardy.netcfg is loaded only on a board that
         # names one
@@ -149,17 +149,16 @@ def journal(app):
                 app.report("match not restored: %s" % e)
     finally:
         # (here, not in the app: a board without a network pays nothing for these
-        # lines) a virtual board started with a radio (main.py ... --radio) gets one
-        # (nardy.vradio); the Wi-Fi task on a board with a radio (nardy.wifi: unless
-        # its settings switch it off); the broadcast with a broker (nardy.mqttcast)
+        # lines) the Wi-Fi task on a board with a radio, or a virtual board started
+        # with one (main.py ... --radio) (nardy.radio: unless its settings switch it
+        # off); the broadcast with a broker (nardy.mqttcast)
         import sys
         b = app.board
-        if b.virtual and b.radio is None and "--radio" in sys.argv:
-            from nardy import vradio
-            vradio.start(b)
-        if b.radio is not None:
-            from nardy import wifi
-            wifi.start(app)
+        # ("--radio" compared without its dashes: a new string here would be a new
+        # name every board keeps, see nardy.radio)
+        if b.radio is not None or (b.virtual and any(a[2:] == "radio" for a in sys.argv)):
+            from nardy import radio
+            radio.start(app)
         if app.settings.get("mqtt"):
             from nardy import mqttcast
             mqttcast.start(app)

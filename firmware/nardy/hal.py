@@ -28,7 +28,7 @@ class Board:
     # what was written: nardy.journal copes), or a method (path, mode) of a board
     # whose flash is simulated (the virtual board's ``--flash-size``)
     flash_open = None
-    # The Wi-Fi radio (nardy.wifi drives it), or None: a board without one, or a
+    # The Wi-Fi radio (nardy.radio drives it), or None: a board without one, or a
     # virtual board started without ``--radio``. Its methods: ``start_ap(ssid,
     # password)`` opens the board's own WPA2 network and returns its address;
     # ``join(ssid, password, hostname)`` starts joining a home network (returns at

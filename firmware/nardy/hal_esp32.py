@@ -277,7 +277,7 @@ class WlanRadio:
     """The ESP32's Wi-Fi (the contract: ``nardy.hal.Board.radio``) through
     ``network.WLAN``: ``AP_IF`` is the board's own network, ``STA_IF`` a home
     network. ``network`` is imported by the first call: a board whose radio stays
-    off (settings ``"wifi": false``) never loads it nor powers the radio."""
+    off (settings ``"radio": false``) never loads it nor powers the radio."""
 
     def __init__(self):
         self._sta = None
@@ -347,7 +347,7 @@ class Board(hal.Board):
         self.flash_dir = flash_dir
         self.usb = usb            # nardy.lines.LineReader over the USB serial, or None
         self.write = write        # str -> None; default: sys.stdout (the USB serial)
-        self.radio = radio        # WlanRadio (nardy.wifi drives it), or None
+        self.radio = radio        # WlanRadio (nardy.radio drives it), or None
 
     def out(self, obj):
         import json

@@ -72,31 +72,31 @@ _SSID_MAX = const(32)           # bytes of a Wi-Fi network's name (802.11)
 
 
 def check_wifi(d):
-    """``wifi``: ``null`` (the board's own access point, the default), ``false``
+    """``radio``: ``null`` (the board's own access point, the default), ``false``
     (the radio off) or a home network ``{"ssid": "...", "password": "..."}`` the
     board joins, falling back to its own access point when it is gone
-    (``nardy.wifi``). ValueError for the first thing wrong."""
+    (``nardy.radio``). ValueError for the first thing wrong."""
     if d is None or d is False:
         return
     if not isinstance(d, dict):
-        raise ValueError("wifi must be an object, false or null")
+        raise ValueError("radio must be an object, false or null")
     for k in d:
         if k not in ("ssid", "password"):
-            raise ValueError("wifi: unknown field %s" % str(k)[:24])
+            raise ValueError("radio: unknown field %s" % str(k)[:24])
     v = d.get("ssid")
     if not isinstance(v, str) or not 0 < len(v.encode()) <= _SSID_MAX:
-        raise ValueError("wifi ssid must be a text of 1..%d bytes" % _SSID_MAX)
+        raise ValueError("radio ssid must be a text of 1..%d bytes" % _SSID_MAX)
     p = d.get("password")
     if p is not None and (not isinstance(p, str) or not 8 <= len(p) <= 63):
-        raise ValueError("wifi password must be a text of 8..63 characters (WPA2)")
+        raise ValueError("radio password must be a text of 8..63 characters (WPA2)")
     for t in (v, p or ""):
         for c in t:
             if ord(c) < 32 or ord(c) == 127:
-                raise ValueError("wifi: no control characters")
+                raise ValueError("radio: no control characters")
 
 
 def settings(app, d, merged):
-    """settings.json's ``mqtt`` and ``wifi`` (``d``) into ``merged`` when they check
+    """settings.json's ``mqtt`` and ``radio`` (``d``) into ``merged`` when they check
     (``nardy.appboot``); a bad one is reported and left out (no broker; the board's
     own access point)."""
     if d.get("mqtt") is not None:
@@ -105,21 +105,21 @@ def settings(app, d, merged):
             merged["mqtt"] = d["mqtt"]
         except ValueError as e:
             app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
-    if d.get("wifi") is not None:
+    if d.get("radio") is not None:
         try:
-            check_wifi(d["wifi"])
-            merged["wifi"] = d["wifi"]
+            check_wifi(d["radio"])
+            merged["radio"] = d["radio"]
         except ValueError as e:
-            app.problems.append("settings.json: bad wifi (%s): own access point" % e)
+            app.problems.append("settings.json: bad radio (%s): own access point" % e)
 
 
-def check_command(obj):
-    """The network fields of a ``set`` (``mqtt``, ``wifi``): ValueError for the
+def check_settings(obj):
+    """The network settings a ``set`` names (``mqtt``, ``radio``): ValueError for the
     first one wrong."""
     if "mqtt" in obj:
         check(obj["mqtt"])
-    if "wifi" in obj:
-        check_wifi(obj["wifi"])
+    if "radio" in obj:
+        check_wifi(obj["radio"])
 
 
 def complete(d, urandom):
@@ -147,7 +147,7 @@ def public(settings):
     and the home network's are replaced by ``"password_set": true``; the saved
     settings keep them."""
     out = settings
-    for k in ("mqtt", "wifi"):      # the broker's and the home network's password
+    for k in ("mqtt", "radio"):      # the broker's and the home network's password
         m = settings.get(k)
         if not m or "password" not in m:
             continue
@@ -161,7 +161,7 @@ def public(settings):
 
 
 def on_set(app, cmd):
-    """``set`` with ``mqtt`` or ``wifi`` (or on a board that has either): keep the
+    """``set`` with ``mqtt`` or ``radio`` (or on a board that has either): keep the
     broker's settings (``null``: none; the app then starts the broadcast, or a running one
     follows the new settings by itself). Returns the settings to send."""
     s = app.settings
@@ -171,9 +171,9 @@ def on_set(app, cmd):
             s.pop("mqtt", None)
         else:
             s["mqtt"] = m
-    if "wifi" in cmd:
-        if cmd["wifi"] is None:
-            s.pop("wifi", None)         # the board's own access point (the default)
+    if "radio" in cmd:
+        if cmd["radio"] is None:
+            s.pop("radio", None)        # the board's own access point (the default)
         else:
-            s["wifi"] = cmd["wifi"]
+            s["radio"] = cmd["radio"]
     return public(s)

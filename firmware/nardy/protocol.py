@@ -26,7 +26,7 @@ LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
            "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang",
-                   "mqtt", "wifi"),
+                   "mqtt", "radio"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -150,11 +150,11 @@ def parse(line):
         finally:
             setcheck = None
             drop_module("nardy.setcheck")
-        if "mqtt" in obj or "wifi" in obj:
+        if "mqtt" in obj or "radio" in obj:
             # the network's settings (nardy.netcfg): loaded only for a command naming one
             from nardy import netcfg
             try:
-                netcfg.check_command(obj)
+                netcfg.check_settings(obj)
             finally:
                 netcfg = None
                 drop_module("nardy.netcfg")

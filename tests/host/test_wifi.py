@@ -1,4 +1,4 @@
-"""The board's Wi-Fi (firmware/nardy/wifi.py, docs/NETWORK.md) on the virtual board's
+"""The board's Wi-Fi (firmware/nardy/radio.py, docs/NETWORK.md) on the virtual board's
 radio (firmware/nardy/vradio.py, ``main.py ... --radio``): the first boot opens the
 board's own network with its own password, kept on flash, and the OLED shows the
 QR code a phone joins by (decoded by OpenCV); a home network set in the settings is
@@ -43,10 +43,10 @@ def _oled_text(b):
 
 
 def _address_screen(network, address, name):
-    """The address screen as the firmware draws it (nardy.wifi.draw_address, on unix
+    """The address screen as the firmware draws it (nardy.radio.draw_address, on unix
     MicroPython into a real framebuf), as hex: what the OLED must show."""
     script = ("import sys, framebuf, binascii; sys.path.insert(0, %r)\n"
-              "from nardy.wifi import draw_address\n"
+              "from nardy.radio import draw_address\n"
               "buf = bytearray(1024); fb = framebuf.FrameBuffer(buf, 128, 64, framebuf.MONO_VLSB)\n"
               "draw_address(fb, %r, %r, %r); print(binascii.hexlify(buf).decode())\n"
               % (os.path.join(ROOT, "firmware"), network, address, name))
@@ -96,8 +96,8 @@ def test_a_home_network_is_joined_and_left_for_the_own_one_when_gone(tmp_path):
     try:
         ap = _wifi(b, "ap")
         _radio(b, networks={"home": "home-pass-1"})
-        b.send({"cmd": "set", "wifi": {"ssid": "home", "password": "home-pass-1"}})
-        shown = b.wait("set")["settings"]["wifi"]
+        b.send({"cmd": "set", "radio": {"ssid": "home", "password": "home-pass-1"}})
+        shown = b.wait("set")["settings"]["radio"]
         assert shown == {"ssid": "home", "password_set": True}     # never the password
         st = _wifi(b, "station")
         assert st["ssid"] == "home" and st["name"] == ap["ssid"] + ".local"
@@ -119,7 +119,7 @@ def test_a_home_network_is_joined_and_left_for_the_own_one_when_gone(tmp_path):
     finally:
         b.close()
     saved = json.loads((tmp_path / "vb" / "settings.json").read_text())
-    assert saved["wifi"] == {"ssid": "home", "password": "home-pass-1"}
+    assert saved["radio"] == {"ssid": "home", "password": "home-pass-1"}
 
 
 def test_a_wrong_home_password_falls_back_and_says_why(tmp_path):
@@ -127,11 +127,11 @@ def test_a_wrong_home_password_falls_back_and_says_why(tmp_path):
     try:
         _wifi(b, "ap")
         _radio(b, networks={"home": "the-right-one"})
-        b.send({"cmd": "set", "wifi": {"ssid": "home", "password": "a-wrong-one"}})
+        b.send({"cmd": "set", "radio": {"ssid": "home", "password": "a-wrong-one"}})
         ev = _wifi(b, "ap")
         assert ev["why"] == "wrong password"
-        b.send({"cmd": "set", "wifi": None})        # back to its own network only
-        assert "wifi" not in b.wait("set")["settings"]
+        b.send({"cmd": "set", "radio": None})        # back to its own network only
+        assert "radio" not in b.wait("set")["settings"]
     finally:
         b.close()
 
@@ -140,14 +140,14 @@ def test_the_radio_off_and_bad_settings(tmp_path):
     b = _board(tmp_path)
     try:
         _wifi(b, "ap")
-        b.send({"cmd": "set", "wifi": False})
+        b.send({"cmd": "set", "radio": False})
         _wifi(b, "off")
         assert _radio(b)["mode"] is None
         for bad in ({"ssid": ""}, {"ssid": "x", "password": "short"}, {"ssid": "x", "k": 1},
                     "home", 3):
-            b.send({"cmd": "set", "wifi": bad})
-            assert "wifi" in b.wait("error")["error"]
-        assert b.dump()["settings"]["wifi"] is False     # the refused lines changed nothing
+            b.send({"cmd": "set", "radio": bad})
+            assert "radio" in b.wait("error")["error"]
+        assert b.dump()["settings"]["radio"] is False     # the refused lines changed nothing
     finally:
         b.close()
     b = _board(tmp_path)            # off after a reboot too: no wifi event, radio off
@@ -175,13 +175,13 @@ def test_a_bad_home_network_in_settings_json_is_reported_and_dropped(tmp_path):
     data = tmp_path / "vb"
     data.mkdir()
     (data / "settings.json").write_text(json.dumps(
-        {"variant": "long", "brightness": 7, "wifi": {"ssid": "", "password": "x"}}))
+        {"variant": "long", "brightness": 7, "radio": {"ssid": "", "password": "x"}}))
     b = _board(tmp_path)
     try:
         assert _wifi(b, "ap")["ssid"].startswith("nardy-")    # its own network instead
         errors = [e["error"] for e in b.events if e["ev"] == "error"]
-        assert any("bad wifi" in e and "ssid" in e for e in errors), errors
+        assert any("bad radio" in e and "ssid" in e for e in errors), errors
         s = b.dump()["settings"]
-        assert "wifi" not in s and s["brightness"] == 7         # the rest is kept
+        assert "radio" not in s and s["brightness"] == 7         # the rest is kept
     finally:
         b.close()

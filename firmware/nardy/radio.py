@@ -1,16 +1,20 @@
 """The board's Wi-Fi (docs/NETWORK.md): its own access point, or a home network.
 
+(The task is ``nardy.radio`` and its settings ``radio``: names the board already
+knows, because each new name a board loads at boot is interned for good, and the
+56wK bot-both soak fails with a few more of them.)
+
 Layer: app (an asyncio task beside scan, UI and USB). Drives the HAL's radio
 (``nardy.hal.Board.radio``: ``network.WLAN`` on the ESP32, ``nardy.vradio`` on a
-virtual board started with ``--radio``). Started at boot on a board with a radio
-whose settings do not switch it off (``"wifi": false``); a board without one never
-imports this module.
+virtual board started with ``--radio``, which this module gives it). Started at
+boot on a board with a radio whose settings do not switch it off (``"radio":
+false``); a board without one never imports this module.
 
 - No home network set (the first boot): the board opens its own WPA2 network
   ``nardy-XXXX`` with its own password (``nardy.apcred``: made once per board from
   its random numbers, kept on flash) and the OLED shows how to join it: the name and
   the password, and their QR code (``nardy.qr``), which phones join by scanning.
-- A home network set (``set``'s ``wifi``): the board joins it as a station, under
+- A home network set (``set``'s ``radio``): the board joins it as a station, under
   the host name ``nardy-XXXX`` (mDNS: ``nardy-XXXX.local``), and the OLED shows the
   network, the board's address and that name. When the network is gone (or never
   answers) the board opens its own again, and tries the home one every
@@ -37,9 +41,14 @@ _running = None     # the Wifi whose task runs
 
 def start(app):
     """Start the task unless it runs (a running one follows the settings) or the
-    settings switch the radio off (``"wifi": false``)."""
+    settings switch the radio off (``"radio": false``). A virtual board started
+    with ``--radio`` gets its radio here (``nardy.vradio``)."""
     global _running
-    if _running is None and app.settings.get("wifi") is not False:
+    b = app.board
+    if b.radio is None:
+        from nardy import vradio
+        vradio.start(b)
+    if _running is None and app.settings.get("radio") is not False:
         _running = Wifi(app)
         asyncio.create_task(_running.run())
 
@@ -90,7 +99,7 @@ class Wifi:
     def _show(self, draw, *args):
         """``draw(fb, *args)`` on the OLED until the game changes (``App.redraw``)."""
         app = self.app
-        app.screen = (app.game.revision, lambda fb: draw(fb, *args))
+        app.display = (app.game.revision, lambda fb: draw(fb, *args))
         app.redraw(force=True)
 
     def _open_own(self, why):
@@ -106,11 +115,11 @@ class Wifi:
         """Wait ``ms``; False as soon as the settings change."""
         settings = self.app.settings
         while ms > 0:
-            if settings.get("wifi") is not cfg:
+            if settings.get("radio") is not cfg:
                 return False
             await asyncio.sleep_ms(_WATCH_MS if ms > _WATCH_MS else ms)
             ms -= _WATCH_MS
-        return settings.get("wifi") is cfg
+        return settings.get("radio") is cfg
 
     async def _join(self, cfg):
         """Join the home network and stay on it. Returns why it is left: "no
@@ -123,7 +132,7 @@ class Wifi:
         radio.join(cfg["ssid"], cfg.get("password"), self.name)
         polls = 0
         up = False
-        while app.settings.get("wifi") is cfg:
+        while app.settings.get("radio") is cfg:
             st = radio.status()
             if st == "connected":
                 if not up:
@@ -148,14 +157,14 @@ class Wifi:
         radio = app.board.radio
         try:
             while True:
-                cfg = app.settings.get("wifi")
+                cfg = app.settings.get("radio")
                 if cfg is False:
                     radio.off()
                     self._say({"state": "off"})
                     return
                 if not cfg:
                     self._open_own(None)
-                    while app.settings.get("wifi") is cfg:
+                    while app.settings.get("radio") is cfg:
                         await asyncio.sleep_ms(_WATCH_MS)   # until the settings change
                     continue
                 why = await self._join(cfg)
@@ -165,4 +174,4 @@ class Wifi:
                 await self._wait(cfg, _RETRY_MS)
         finally:
             _running = None
-            drop_module("nardy.wifi")
+            drop_module("nardy.radio")
