@@ -1,8 +1,10 @@
 """Boot entry: the board app on the ESP32, or the virtual board on unix MicroPython.
 
 Virtual board (docs/PROTOCOL.md):
-    micropython -X heapsize=112wK MPYDIR/main.py DIR pinmap.json [--flash-size=BYTES]
+    micropython -X heapsize=112wK MPYDIR/main.py DIR pinmap.json [--flash-size=BYTES] [--radio]
     micropython -X heapsize=192wK firmware/main.py DIR [pinmap.json]   # from source
+``--radio``: the virtual board gets a Wi-Fi radio (nardy.vradio; nardy.appboot gives
+it, so that a board without one pays nothing for the lines).
 With code in "flash" (a ROMFS image, see nardy_host.romfs):
     python -m nardy_host.romfs run IMAGE -X heapsize=56wK main.py DIR [pinmap.json]
 """

@@ -50,6 +50,13 @@ def _board_commands(board):
 
 
 class App:
+    # What another task shows on the board's display until the game changes
+    # (nardy.radio's join and address screens): (game revision, draw(fb)). On the
+    # class: an instance that never shows one keeps no slot for it (and no getattr
+    # with a default, which would make an AttributeError on every redraw); named
+    # as the board's display, a name every board has (see nardy.radio).
+    display = None
+
     def __init__(self, board, data_dir):
         self.board = board
         self.dir = data_dir
@@ -221,7 +228,11 @@ class App:
         if force or g.revision != self.drawn:
             self.drawn = g.revision
             if b.display is not None:
-                draw(b.display, g, self.menu, self.note)
+                sc = self.display
+                if sc and sc[0] == g.revision and not self.menu:
+                    sc[1](b.display)
+                else:
+                    draw(b.display, g, self.menu, self.note)
                 b.show_display()
 
     async def ui_task(self):
@@ -288,8 +299,9 @@ class App:
             if k in cmd:
                 self.settings[k] = cmd[k]
         shown = self.settings
-        if "mqtt" in cmd or "mqtt" in shown:
-            # a broker (nardy.netcfg): loaded only on a board that names one
+        if "mqtt" in cmd or "mqtt" in shown or "radio" in cmd or "radio" in shown:
+            # a broker or a home network (nardy.netcfg): loaded only on a board that
+            # names one
             from nardy import netcfg
             shown = netcfg.on_set(self, cmd)
             netcfg = None
@@ -297,6 +309,9 @@ class App:
             if self.settings.get("mqtt"):
                 from nardy import mqttcast
                 mqttcast.start(self)    # (a running one follows the new settings)
+            if "radio" in cmd and self.board.radio is not None:
+                from nardy import radio
+                radio.start(self)       # (a running one follows the new settings)
         g = self.game
         if g.phase == MOVE and g.shown is None:
             # the turn being played follows it (the board's own turn ends when its
@@ -403,10 +418,6 @@ class App:
             usb = asyncio.create_task(self.usb_task())
             asyncio.create_task(self.scan_task())
             asyncio.create_task(self.ui_task())
-            if self.settings.get("mqtt"):
-                # the network task: only with a broker (docs/NETWORK.md)
-                from nardy import mqttcast
-                mqttcast.start(self)
             if getattr(self.board, "web", None):
                 # the board's own page: only when asked for (docs/NETWORK.md)
                 from nardy import webserve

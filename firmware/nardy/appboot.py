@@ -96,15 +96,12 @@ def settings(app):
             merged[k] = d[k]
     if "auto_end" in d:
         merged["auto_end"] = d["auto_end"]    # optional: absent means off
-    if d.get("mqtt") is not None:
-        # optional (absent: no broker); checked here, not by check_settings, so that
-        # nardy.netcfg is loaded only on a board that has a broker
+    if d.get("mqtt") is not None or d.get("radio") is not None:
+        # optional (absent: no broker; the board's own access point), checked here,
+        # not by check_settings, so that nardy.netcfg is loaded only on a board that
+        # names one
         from nardy import netcfg
-        try:
-            netcfg.check(d["mqtt"])
-            merged["mqtt"] = d["mqtt"]
-        except ValueError as e:
-            app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
+        netcfg.settings(app, d, merged)
         netcfg = None
         drop_module("nardy.netcfg")
     bad = protocol.check_settings(merged)
@@ -125,28 +122,43 @@ def settings(app):
 
 def journal(app):
     """The journal's boot: report what it found, resume the unfinished game or
-    restore the match."""
-    j = app.journal
-    for gid, why in j.scan():
-        app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
-    r = j.latest
-    j.latest = None         # its header and last line are not needed after boot
-    if r is not None and not r.finished:
-        gid = j.current
-        try:
-            app.game.resume(gid, j.reader(gid))
-            j.resume(gid)
-            return
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError,
-                OSError) as e:
-            app.report("journal %d not resumed: %s" % (
-                gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
-    m, why = j.load_match()
-    if why:
-        app.report(why)
-    if m is not None:
-        try:
-            app.game.restore_match(m)
-        except (ValueError, KeyError, TypeError, IndexError) as e:
-            app.report("match not restored: %s" % e)
-
+    restore the match; then start the network's tasks the settings ask for."""
+    try:
+        j = app.journal
+        for gid, why in j.scan():
+            app.report("journal %s: %s" % ("-" if gid is None else gid, why), gid)
+        r = j.latest
+        j.latest = None         # its header and last line are not needed after boot
+        if r is not None and not r.finished:
+            gid = j.current
+            try:
+                app.game.resume(gid, j.reader(gid))
+                j.resume(gid)
+                return
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError,
+                    OSError) as e:
+                app.report("journal %d not resumed: %s" % (
+                    gid, j.set_aside(gid, "%s: %s" % (type(e).__name__, e))), gid)
+        m, why = j.load_match()
+        if why:
+            app.report(why)
+        if m is not None:
+            try:
+                app.game.restore_match(m)
+            except (ValueError, KeyError, TypeError, IndexError) as e:
+                app.report("match not restored: %s" % e)
+    finally:
+        # (here, not in the app: a board without a network pays nothing for these
+        # lines) the Wi-Fi task on a board with a radio, or a virtual board started
+        # with one (main.py ... --radio) (nardy.radio: unless its settings switch it
+        # off); the broadcast with a broker (nardy.mqttcast)
+        import sys
+        b = app.board
+        # ("--radio" compared without its dashes: a new string here would be a new
+        # name every board keeps, see nardy.radio)
+        if b.radio is not None or (b.virtual and any(a[2:] == "radio" for a in sys.argv)):
+            from nardy import radio
+            radio.start(app)
+        if app.settings.get("mqtt"):
+            from nardy import mqttcast
+            mqttcast.start(app)

@@ -35,9 +35,9 @@ def dump(app, cmd):
     st["flash_free"] = app.journal.free()           # bytes, -1 when unknown
     st["flash_held"] = len(app.journal.held)        # records waiting in RAM for room
     s = app.settings
-    if "mqtt" in s:
+    if "mqtt" in s or "radio" in s:
         from nardy import drop_module, netcfg
-        s = netcfg.public(s)        # never the broker's password
+        s = netcfg.public(s)        # never the broker's nor the home network's password
         netcfg = None
         drop_module("nardy.netcfg")
     st["settings"] = s

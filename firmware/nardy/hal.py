@@ -28,6 +28,14 @@ class Board:
     # what was written: nardy.journal copes), or a method (path, mode) of a board
     # whose flash is simulated (the virtual board's ``--flash-size``)
     flash_open = None
+    # The Wi-Fi radio (nardy.radio drives it), or None: a board without one, or a
+    # virtual board started without ``--radio``. Its methods: ``start_ap(ssid,
+    # password)`` opens the board's own WPA2 network and returns its address;
+    # ``join(ssid, password, hostname)`` starts joining a home network (returns at
+    # once; mDNS answers ``hostname.local``); ``status()``: "connected",
+    # "connecting", "no network", "wrong password", "failed" or "off"; ``address()``:
+    # the board's address on the network it is on (None when on none); ``off()``
+    radio = None
 
     def out(self, obj):
         """Send one protocol event (a dict) to the host as one JSON line."""

@@ -273,13 +273,74 @@ class PinButtons(Buttons):
         self.poll(lv, now)
 
 
+class WlanRadio:
+    """The ESP32's Wi-Fi (the contract: ``nardy.hal.Board.radio``) through
+    ``network.WLAN``: ``AP_IF`` is the board's own network, ``STA_IF`` a home
+    network. ``network`` is imported by the first call: a board whose radio stays
+    off (settings ``"radio": false``) never loads it nor powers the radio."""
+
+    def __init__(self):
+        self._sta = None
+
+    def start_ap(self, ssid, password):
+        import network
+        self._stop_sta(network)
+        ap = network.WLAN(network.AP_IF)
+        ap.active(True)
+        # WPA2 with the board's own key (nardy.apcred: never a constant)
+        ap.config(ssid=ssid, key=password, security=network.AUTH_WPA2_PSK)
+        return ap.ifconfig()[0]
+
+    def join(self, ssid, password, hostname):
+        import network
+        network.hostname(hostname)      # before the link is up: DHCP and mDNS use it
+        network.WLAN(network.AP_IF).active(False)
+        sta = self._sta = network.WLAN(network.STA_IF)
+        sta.active(True)
+        sta.connect(ssid, password)     # returns at once; status() follows it
+
+    def status(self):
+        import network
+        sta = self._sta
+        if sta is None:
+            return "off"
+        st = sta.status()
+        if st == network.STAT_GOT_IP:
+            return "connected" if sta.isconnected() else "no network"
+        if st == network.STAT_CONNECTING:
+            return "connecting"
+        if st == network.STAT_WRONG_PASSWORD:
+            return "wrong password"
+        if st == network.STAT_NO_AP_FOUND or st == network.STAT_BEACON_TIMEOUT:
+            return "no network"
+        return "failed"
+
+    def address(self):
+        import network
+        if self._sta is not None:
+            return self._sta.ifconfig()[0] if self._sta.isconnected() else None
+        ap = network.WLAN(network.AP_IF)
+        return ap.ifconfig()[0] if ap.active() else None
+
+    def _stop_sta(self, network):
+        if self._sta is not None:
+            self._sta.disconnect()
+            self._sta.active(False)
+            self._sta = None
+
+    def off(self):
+        import network
+        self._stop_sta(network)
+        network.WLAN(network.AP_IF).active(False)
+
+
 class Board(hal.Board):
     """The ESP32 board (the contract: ``nardy.hal.Board``)."""
 
     web = None      # (host, port) of the board's own page (``web_on``), or None: off
 
     def __init__(self, pinmap, scanner, leds, display, buttons, flash_dir="/", usb=None,
-                 write=None):
+                 write=None, radio=None):
         self.pinmap = pinmap
         self.scanner = scanner
         self.leds = leds
@@ -288,6 +349,7 @@ class Board(hal.Board):
         self.flash_dir = flash_dir
         self.usb = usb            # nardy.lines.LineReader over the USB serial, or None
         self.write = write        # str -> None; default: sys.stdout (the USB serial)
+        self.radio = radio        # WlanRadio (nardy.radio drives it), or None
 
     def out(self, obj):
         import json
@@ -387,7 +449,7 @@ class Board(hal.Board):
             pins = [Pin(b[n], Pin.IN) for n in ("ok", "back", "menu")]
         buttons = PinButtons(pins, b.get("active_low", True))
         board = Board(pm, scanner, leds, display, buttons,
-                      usb=usb_reader() if usb else None)
+                      usb=usb_reader() if usb else None, radio=WlanRadio())
         board.web = web_on("/data/web.on")
         return board
 

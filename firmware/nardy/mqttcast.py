@@ -21,6 +21,8 @@ The records are read back from the journal on flash, not kept in RAM: the cursor
 (PUBACK). After a lost connection the task connects again and publishes from the
 cursor: what the broker missed, nothing lost; a record the broker had taken but
 whose PUBACK was lost comes again with the same ``seq`` (QoS 1 is "at least once").
+The cursor is kept on flash (netcur.json) every ``_SAVE_EVERY`` records and when the
+journal is idle, so a reboot goes on from there, not from the game's record 0.
 
 Never stalling the scan: ``umqtt.simple`` writes and reads its socket blocking (a
 broker that is slow to answer would hold the whole board). Here it writes its
@@ -42,6 +44,15 @@ _KEEPALIVE_S = const(60)       # the broker drops a silent board after 1.5x this
 _PING_MS = const(30000)        # a PINGREQ after this long without a packet
 _RETRY_FIRST_MS = const(500)   # the first wait before connecting again
 _RETRY_MAX_MS = const(30000)   # ... doubled up to this
+# The broker's cursor on flash (netcur.json): kept every _SAVE_EVERY acknowledged
+# records, and once the journal has had nothing new for _SAVE_IDLE_MS (a player
+# thinking, a game over); not after every record: the journal already writes each
+# record once, and a rewritten file costs littlefs a block (flash wear). After a
+# power cut the broker gets again at most the records since the last save.
+_SAVE_EVERY = const(16)
+_SAVE_IDLE_MS = const(3000)
+_CURSOR_MAX = const(256)       # bytes of netcur.json read
+_LOOKUP_AFTER = const(4)       # failed connections before a broker's name is looked up again
 
 
 class _Pipe:
@@ -85,6 +96,43 @@ def _client(cfg, prefix):
     return c
 
 
+def _target(cfg):
+    """The broker a cursor is about: another broker has seen none of it."""
+    if not cfg:
+        return None
+    return "%s:%d/%s/%s" % (cfg["host"], cfg["port"], cfg["prefix"], cfg["id"])
+
+
+def _load_cursor(path):
+    """(target, game, seq, offset) of netcur.json, or None (none, or unusable)."""
+    try:
+        with open(path) as f:
+            d = json.loads(f.read(_CURSOR_MAX))
+        c = (d["to"], d["game"], d["seq"], d["off"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    for v in c[1:]:
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            return None
+    return c
+
+
+def _tls_context(data_dir):
+    """TLS to the broker (settings ``"tls": true``): the broker's certificate is
+    verified against the CA in ``mqtt_ca.der`` (DER or PEM) on the board's flash
+    when there is one; without it the link is encrypted but the broker not
+    verified (CERT_NONE: a machine posing as the broker could read it)."""
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        with open(data_dir + "/mqtt_ca.der", "rb") as f:
+            ctx.load_verify_locations(cadata=f.read())
+        ctx.verify_mode = ssl.CERT_REQUIRED
+    except OSError:
+        ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
 _running = None     # the Cast whose task runs
 
 
@@ -104,17 +152,48 @@ class Cast:
         self.seq = 0            # the next line of it to publish
         self.off = 0            # ... its byte offset in the file
         self.snap = None        # (gid, seq) of the last snapshot the broker took
+        self.addr = None        # (host, its IP address): a name looked up once
+        self.fails = 0          # connections failed in a row
         self.state = None       # "connected", or why not (sent once per change)
         self.client = None
         self.r = self.w = None
         self.quiet = 0          # ms since the last packet sent
 
     # -- the journal's cursor ----------------------------------------------------------
-    def _start_cursor(self):
+    def _start_cursor(self, cfg):
+        """Where the broker's acknowledgements stopped before the reboot (the saved
+        cursor, when it names this broker and a game still on flash); else the
+        beginning of the game in play."""
         j = self.app.journal
         self.gid = j.current if j.current is not None else j.last + 1
         self.seq = 0
         self.off = 0
+        self.unsaved = 0
+        self.idle = 0
+        self.to = _target(cfg)
+        c = _load_cursor(self.app.dir + "/netcur.json")
+        if c is None or c[0] != self.to or c[1] > self.gid:
+            return
+        import os
+        try:
+            size = os.stat(j.name(c[1]))[6]
+        except OSError:
+            return              # that game is gone: the one in play, from its start
+        if c[3] <= size:
+            self.gid, self.seq, self.off = c[1], c[2], c[3]
+
+    def _save_cursor(self):
+        """The cursor on flash (write, then rename: a power cut keeps the old one)."""
+        import os
+        path = self.app.dir + "/netcur.json"
+        try:
+            with open(path + ".tmp", "w") as f:
+                f.write(json.dumps({"to": self.to, "game": self.gid, "seq": self.seq,
+                                    "off": self.off}))
+            os.rename(path + ".tmp", path)
+            self.unsaved = 0
+        except OSError:
+            pass                # a full flash: the broker gets a few records twice
 
     def _next_line(self):
         """The next whole line of the journal after the cursor (bytes, without its
@@ -170,9 +249,35 @@ class Cast:
         body = await asyncio.wait_for(r.readexactly(n), _REPLY_MS / 1000) if n else b""
         return h[0], body
 
+    def _address(self, cfg):
+        """The broker's IP address. A name is looked up with the socket module's
+        getaddrinfo, which blocks the whole board (scan included) until the DNS
+        answers or gives up; so it is looked up once and kept, and again only
+        after _LOOKUP_AFTER failed connections in a row (the broker may have moved):
+        at most one lookup per ~2 minutes while the broker is unreachable. An IP
+        address is used as it is (lwIP and libc answer it at once)."""
+        h = cfg["host"]
+        a = self.addr
+        if a is not None and a[0] == h and (self.fails == 0 or self.fails % _LOOKUP_AFTER):
+            return a[1]
+        import socket
+        sa = socket.getaddrinfo(h, cfg["port"])[0][-1]
+        if isinstance(sa, tuple):
+            ip = sa[0]                      # the ESP32: ("192.168.1.5", 1883)
+        else:
+            ip = "%d.%d.%d.%d" % (sa[4], sa[5], sa[6], sa[7])    # unix: sockaddr_in
+        self.addr = (h, ip)
+        return ip
+
     async def _connect(self, cfg, prefix):
         c = self.client = _client(cfg, prefix)
-        self.r, self.w = await asyncio.open_connection(cfg["host"], cfg["port"])
+        ip = self._address(cfg)
+        if cfg.get("tls"):
+            self.r, self.w = await asyncio.open_connection(
+                ip, cfg["port"], ssl=_tls_context(self.app.dir),
+                server_hostname=cfg["host"])
+        else:
+            self.r, self.w = await asyncio.open_connection(ip, cfg["port"])
         try:
             c.connect()
         except OSError:
@@ -212,6 +317,7 @@ class Cast:
         """Publish until the settings change (returns) or the link fails (raises)."""
         await self._connect(cfg, prefix)
         self._say("connected")
+        self.fails = 0
         app = self.app
         while app.settings.get("mqtt") is cfg:
             ln = self._next_line()
@@ -220,6 +326,10 @@ class Cast:
                 await self._publish(prefix + "event", msg)
                 self.off += len(ln) + 1
                 self.seq += 1
+                self.unsaved += 1
+                self.idle = 0
+                if self.unsaved >= _SAVE_EVERY:
+                    self._save_cursor()
                 continue
             if self.snap != (self.gid, self.seq) and self.seq:
                 snap = (self.gid, self.seq)
@@ -232,15 +342,18 @@ class Cast:
             if self.quiet >= _PING_MS:
                 self.client.ping()
                 await self._send()
+            if self.unsaved and self.idle >= _SAVE_IDLE_MS:
+                self._save_cursor()
             await asyncio.sleep_ms(_IDLE_MS)
             self.quiet += _IDLE_MS
+            self.idle += _IDLE_MS
 
     async def run(self):
         """The task: connect, publish, and after any failure wait (doubling up to
         ``_RETRY_MAX_MS``) and connect again, until the broker is unset."""
         global _running
         app = self.app
-        self._start_cursor()
+        self._start_cursor(app.settings.get("mqtt"))
         wait = _RETRY_FIRST_MS
         try:
             while True:
@@ -259,6 +372,7 @@ class Cast:
                         asyncio.TimeoutError, MemoryError) as e:
                     if self.state == "connected":
                         wait = _RETRY_FIRST_MS      # it was up: try again soon
+                    self.fails += 1
                     self._say("down: %s: %s" % (type(e).__name__, e))
                 finally:
                     self._close()

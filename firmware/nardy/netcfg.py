@@ -15,7 +15,8 @@ its topic ``<prefix>/<id>/...``) is made once from the board's random numbers wh
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-_FIELDS = const(("host", "port", "user", "password", "prefix", "id"))
+_FIELDS = const(("host", "port", "user", "password", "prefix", "id", "tls"))
+_TLS_PORT = const(8883)         # MQTT over TLS (IANA): "tls" defaults to true there
 _TEXT_MAX = const(64)           # bytes of a host, user or password
 _PREFIX_MAX = const(32)
 _ID_MAX = const(23)             # MQTT 3.1.1's longest client id every broker takes
@@ -51,6 +52,9 @@ def check(d):
     _text(d, "password", _TEXT_MAX)
     if d.get("password") is not None and d.get("user") is None:
         raise ValueError("mqtt password needs a user")
+    t = d.get("tls")
+    if t is not None and not isinstance(t, bool):
+        raise ValueError("mqtt tls must be true or false")
     _text(d, "prefix", _PREFIX_MAX)
     pre = d.get("prefix")
     if pre is not None and ("+" in pre or "#" in pre or pre[0] == "/" or pre[-1] == "/"):
@@ -64,13 +68,70 @@ def check(d):
                 raise ValueError("mqtt id: letters, digits, - and _ only")
 
 
+_SSID_MAX = const(32)           # bytes of a Wi-Fi network's name (802.11)
+
+
+def check_wifi(d):
+    """``radio``: ``null`` (the board's own access point, the default), ``false``
+    (the radio off) or a home network ``{"ssid": "...", "password": "..."}`` the
+    board joins, falling back to its own access point when it is gone
+    (``nardy.radio``). ValueError for the first thing wrong."""
+    if d is None or d is False:
+        return
+    if not isinstance(d, dict):
+        raise ValueError("radio must be an object, false or null")
+    for k in d:
+        if k not in ("ssid", "password"):
+            raise ValueError("radio: unknown field %s" % str(k)[:24])
+    v = d.get("ssid")
+    if not isinstance(v, str) or not 0 < len(v.encode()) <= _SSID_MAX:
+        raise ValueError("radio ssid must be a text of 1..%d bytes" % _SSID_MAX)
+    p = d.get("password")
+    if p is not None and (not isinstance(p, str) or not 8 <= len(p) <= 63):
+        raise ValueError("radio password must be a text of 8..63 characters (WPA2)")
+    for t in (v, p or ""):
+        for c in t:
+            if ord(c) < 32 or ord(c) == 127:
+                raise ValueError("radio: no control characters")
+
+
+def settings(app, d, merged):
+    """settings.json's ``mqtt`` and ``radio`` (``d``) into ``merged`` when they check
+    (``nardy.appboot``); a bad one is reported and left out (no broker; the board's
+    own access point)."""
+    if d.get("mqtt") is not None:
+        try:
+            check(d["mqtt"])
+            merged["mqtt"] = d["mqtt"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad mqtt (%s): no broker" % e)
+    if d.get("radio") is not None:
+        try:
+            check_wifi(d["radio"])
+            merged["radio"] = d["radio"]
+        except ValueError as e:
+            app.problems.append("settings.json: bad radio (%s): own access point" % e)
+
+
+def check_settings(obj):
+    """The network settings a ``set`` names (``mqtt``, ``radio``): ValueError for the
+    first one wrong."""
+    if "mqtt" in obj:
+        check(obj["mqtt"])
+    if "radio" in obj:
+        check_wifi(obj["radio"])
+
+
 def complete(d, urandom):
     """The settings as kept: defaults filled in, an ``id`` made when there is none
     (``urandom(n)``: the board's random bytes)."""
     if d is None:
         return None
-    out = {"host": d["host"], "port": d.get("port", 1883),
-           "prefix": d.get("prefix") or "nardy"}
+    port = d.get("port", 1883)
+    out = {"host": d["host"], "port": port, "prefix": d.get("prefix") or "nardy"}
+    tls = d.get("tls")
+    if tls or (tls is None and port == _TLS_PORT):
+        out["tls"] = True
     for k in ("user", "password"):
         if d.get(k) is not None:
             out[k] = d[k]
@@ -83,21 +144,25 @@ def complete(d, urandom):
 
 def public(settings):
     """The settings to send (``dump``, ``set``'s reply): the broker's password is
-    replaced by ``"password_set": true``; the saved settings keep it."""
-    m = settings.get("mqtt")
-    if not m or "password" not in m:
-        return settings
-    out = dict(settings)
-    m = dict(m)
-    del m["password"]
-    m["password_set"] = True
-    out["mqtt"] = m
+    and the home network's are replaced by ``"password_set": true``; the saved
+    settings keep them."""
+    out = settings
+    for k in ("mqtt", "radio"):      # the broker's and the home network's password
+        m = settings.get(k)
+        if not m or "password" not in m:
+            continue
+        if out is settings:
+            out = dict(settings)
+        m = dict(m)
+        del m["password"]
+        m["password_set"] = True
+        out[k] = m
     return out
 
 
 def on_set(app, cmd):
-    """``set`` with ``mqtt`` (or on a board that has a broker): keep the broker's
-    settings (``null``: none; the app then starts the broadcast, or a running one
+    """``set`` with ``mqtt`` or ``radio`` (or on a board that has either): keep the
+    broker's settings (``null``: none; the app then starts the broadcast, or a running one
     follows the new settings by itself). Returns the settings to send."""
     s = app.settings
     if "mqtt" in cmd:
@@ -106,4 +171,9 @@ def on_set(app, cmd):
             s.pop("mqtt", None)
         else:
             s["mqtt"] = m
+    if "radio" in cmd:
+        if cmd["radio"] is None:
+            s.pop("radio", None)        # the board's own access point (the default)
+        else:
+            s["radio"] = cmd["radio"]
     return public(s)

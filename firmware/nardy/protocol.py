@@ -18,7 +18,7 @@ _MAX_NESTING = const(32)         # brackets in a line: no command needs more tha
 INDEX_LIMIT = 8          # games in one ``index`` reply: a line of ~600 bytes, which a
                          # fragmented 56wK heap still finds room for
 COMMANDS = ("hello", "dump", "index", "log", "confirm", "new", "set", "sense", "button",
-            "roll", "ping", "oled", "mem")
+            "roll", "ping", "oled", "mem", "radio")
 # the values two settings may take, for the menu and the checks (nardy.setcheck gets them
 # from here: it never imports its owner back)
 BOT_SIDES = ("none", "white", "black", "both")   # who the board plays (nardy.botplay)
@@ -26,7 +26,7 @@ LANGS = ("en", "ru")     # the OLED's languages (nardy.oled.T)
 # the fields each state-changing command may have: anything else is refused
 _FIELDS = {"new": ("cmd", "variant", "match", "options", "bot"),
            "set": ("cmd", "brightness", "dice", "oled", "leds", "bot", "auto_end", "lang",
-                   "mqtt"),
+                   "mqtt", "radio"),
            "index": ("cmd", "after", "limit")}
 _BUTTONS = const(("ok", "back", "menu"))
 _PRESSES = const(("short", "long"))
@@ -150,11 +150,11 @@ def parse(line):
         finally:
             setcheck = None
             drop_module("nardy.setcheck")
-        if "mqtt" in obj:
-            # the broker's settings (nardy.netcfg): loaded only for a command naming one
+        if "mqtt" in obj or "radio" in obj:
+            # the network's settings (nardy.netcfg): loaded only for a command naming one
             from nardy import netcfg
             try:
-                netcfg.check(obj["mqtt"])
+                netcfg.check_settings(obj)
             finally:
                 netcfg = None
                 drop_module("nardy.netcfg")

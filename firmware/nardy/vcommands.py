@@ -23,4 +23,5 @@ def _set(app, cmd):
     app.set_settings(cmd)
 
 
+# (+ "radio" on a board started with a radio: nardy.vradio.start)
 COMMANDS = {"sense": _sense, "button": _button, "set": _set}

@@ -1,7 +1,8 @@
 """Power budget per supply, worst case, from the same figures the README shows.
 
     python hardware/tools/power.py          # table
-    python hardware/tools/power.py --json   # JSON: usb_data_port_worst_ma, rails, limits
+    python hardware/tools/power.py --json   # JSON: usb_data_port_worst_ma, rails, limits,
+                                            # radio (the data port with Wi-Fi on)
 
 Two USB inputs: the ESP32's own USB data port (DevKit) feeds only the MCU and the
 3V3 logic on its regulator; the USB-C power input (J5) feeds the LEDs, the sensors
@@ -40,6 +41,41 @@ LOADS = (
 )
 
 
+# The ESP32-S3's Wi-Fi, from Espressif's "ESP32-S3 Series Datasheet", section
+# "Current Consumption", table "Wi-Fi Current Consumption Depending on RF Modes":
+# peak current of the chip at the RF port, 3.3 V supply, 25 C, TX at 100 % duty
+# cycle, RX with the peripherals off and the CPU idle. The board's radio sends
+# small MQTT packets and beacons as an access point, so its average is far
+# lower; a budget takes the peak, which a port must deliver while it lasts.
+WIFI_MA = (
+    ("TX 802.11b 1 Mbps @ 21 dBm", 340.0),
+    ("TX 802.11g 54 Mbps @ 19 dBm", 291.0),
+    ("TX 802.11n HT20 MCS7 @ 18.5 dBm", 283.0),
+    ("TX 802.11n HT40 MCS7 @ 18 dBm", 286.0),
+    ("RX 802.11b/g/n HT20", 88.0),
+    ("RX 802.11n HT40", 91.0),
+)
+# USB 2.0 (section 7.2.1): a configured high-power device may draw 500 mA
+USB2_PORT_MA = 500
+
+
+def radio_budget(b):
+    """The USB data port with the radio on: the radio-off loads plus the chip's
+    worst Wi-Fi peak on top (the datasheet's TX figure is the chip's, the DevKit's
+    row is the chip and its board with the radio off: counting both is the
+    conservative sum)."""
+    tx = max(ma for _, ma in WIFI_MA)
+    rx = max(ma for mode, ma in WIFI_MA if mode.startswith("RX"))
+    return {
+        "radio_tx_peak_ma": tx,
+        "radio_rx_ma": rx,
+        "usb_data_port_radio_worst_ma": round(b["usb_data_port_worst_ma"] + tx, 1),
+        "usb_data_port_radio_rx_ma": round(b["usb_data_port_worst_ma"] + rx, 1),
+        "usb2_port_ma": USB2_PORT_MA,
+        "wifi_ma": [{"mode": m, "ma": ma} for m, ma in WIFI_MA],
+    }
+
+
 def budget(pm=None):
     if pm is None:
         pm = hwlib.load_pinmap("esp32s3")
@@ -54,7 +90,7 @@ def budget(pm=None):
     for rail, _ref, _part, n, ma, port in rows:
         rails[rail] = rails.get(rail, 0.0) + n * ma
         ports[port] += n * ma
-    return {
+    out = {
         "usb_data_port_worst_ma": round(ports["data"], 1),
         "usb_data_port_limit_ma": DATA_PORT_LIMIT_MA,
         "usb_power_port_worst_ma": round(ports["power"], 1),
@@ -66,6 +102,8 @@ def budget(pm=None):
         "loads": [{"rail": r[0], "ref": r[1], "part": r[2], "qty": r[3], "ma_each": r[4],
                    "port": r[5]} for r in rows],
     }
+    out["radio"] = radio_budget(out)
+    return out
 
 
 def markdown(b=None):
@@ -83,6 +121,17 @@ def markdown(b=None):
               "USB-C power input: **%.1f mA** worst case, limit %d mA (default USB power"
               " with 5.1k CC pull-downs)." % (b["usb_power_port_worst_ma"],
                                               b["usb_power_port_limit_ma"]),
+              "With the radio on (Wi-Fi, docs/NETWORK.md): the ESP32-S3 peaks at %.0f mA"
+              " transmitting (802.11b at 21 dBm) and draws %.0f mA receiving (datasheet),"
+              " so the data port's worst case is **%.1f mA** (%.1f mA receiving): over the"
+              " %d mA MicroPython declares (a strict host or hub may cut the port off),"
+              " below the %d mA of a USB 2.0 port; plug it into a computer or a powered"
+              " hub, not a bus-powered one." % (b["radio"]["radio_tx_peak_ma"],
+                                       b["radio"]["radio_rx_ma"],
+                                       b["radio"]["usb_data_port_radio_worst_ma"],
+                                       b["radio"]["usb_data_port_radio_rx_ma"],
+                                       b["usb_data_port_limit_ma"],
+                                       b["radio"]["usb2_port_ma"]),
               "Soft start: %.1f uF on VBUS at attach; the %g uF reservoir charges through"
               " the eFuse in ~%g ms (estimate): ~%.0f mA inrush, and never more than its"
               " %.0f mA current limit." % (b["vbus_capacitance_uf"], BULK_UF, SOFT_START_MS,

@@ -22,7 +22,8 @@ def test_set_mqtt_is_checked():
     refused('{"cmd": "set", "mqtt": {"host": "h", "prefix": "/a"}}', "prefix")
     refused('{"cmd": "set", "mqtt": {"host": "h", "id": "a/b"}}', "mqtt id")
     refused('{"cmd": "set", "mqtt": {"host": "h", "id": "%s"}}' % ("x" * 24), "mqtt id")
-    refused('{"cmd": "set", "mqtt": {"host": "h", "tls": true}}', "unknown field")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "tls": 1}}', "tls must be true or false")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "tls": true, "ca": "x"}}', "unknown field")
     refused('{"cmd": "set", "mqtt": {"host": "%s"}}' % ("h" * 65), "1..64")
 
 

@@ -58,14 +58,18 @@ def free_port():
 
 class Mosquitto:
     """mosquitto on 127.0.0.1:``port``; ``users``: {name: password} (then anonymous
-    logins are refused). Persistent: a restart keeps subscriptions and queued
-    messages (as a club's broker would)."""
+    logins are refused); ``acl``: an ACL file's text; ``tls``: (certfile, keyfile).
+    Persistent: a restart keeps subscriptions and queued messages (as a club's
+    broker would)."""
 
-    def __init__(self, workdir, port=None, users=None):
+    def __init__(self, workdir, port=None, users=None, acl=None, tls=None):
         self.dir = workdir
         os.makedirs(workdir, exist_ok=True)
         self.port = port or free_port()
-        conf = ["listener %d 127.0.0.1" % self.port, "persistence true",
+        conf = ["listener %d 127.0.0.1" % self.port]
+        if tls is not None:         # (certfile, keyfile): the listener speaks TLS only
+            conf += ["certfile " + tls[0], "keyfile " + tls[1]]
+        conf += ["persistence true",
                 "persistence_location %s/" % workdir, "autosave_interval 1",
                 "autosave_on_changes true", "log_dest file %s/log" % workdir,
                 # as root mosquitto drops to the "mosquitto" user, which cannot read
@@ -77,6 +81,12 @@ class Mosquitto:
             for u, p in users.items():
                 subprocess.run(["mosquitto_passwd", "-b", pw, u, p], check=True)
             conf += ["allow_anonymous false", "password_file " + pw]
+        if acl is not None:         # the text of an ACL file (docs/NETWORK.md's)
+            path = os.path.join(workdir, "acl")
+            with open(path, "w") as f:
+                f.write(acl)
+            # (the denials are logged at debug level: a test waits for them)
+            conf += ["acl_file " + path, "log_type all"]
         else:
             conf.append("allow_anonymous true")
         self.conf = os.path.join(workdir, "mosquitto.conf")
@@ -98,6 +108,13 @@ class Mosquitto:
         with open(self.conf) as f:
             raise RuntimeError("mosquitto did not start: " + f.read())
 
+    def log(self):
+        try:
+            with open(os.path.join(self.dir, "log"), errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
     def stop(self):
         if self.p is not None and self.p.poll() is None:
             self.p.terminate()
@@ -111,7 +128,7 @@ class Subscriber:
 
     made = 0
 
-    def __init__(self, port, topic="nardy/#", user=None, password=None):
+    def __init__(self, port, topic="nardy/#", user=None, password=None, tls_ca=None):
         self.got = []
         self.lock = threading.Lock()
         self.topic = topic
@@ -121,6 +138,8 @@ class Subscriber:
                              clean_session=False)
         if user:
             self.c.username_pw_set(user, password)
+        if tls_ca:
+            self.c.tls_set(ca_certs=tls_ca)
         self.c.reconnect_delay_set(0.1, 1)
         self.subscribed = threading.Event()
         self.c.on_connect = self._on_connect
