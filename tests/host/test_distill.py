@@ -180,6 +180,25 @@ def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path, extras):
     assert same > 3 * close
 
 
+def test_version_3_weights_play_on_the_host_as_on_the_board(tmp_path):
+    """``nardy duel``'s host player (numpy) picks the board's turns with a version 3
+    net: the duels measure the net the board plays."""
+    from nardy.bot import Bot
+    from nardy_host import duel
+    _, out = _run(tmp_path, "v3", "--seed", "5", "--extras", str(EXTRAS))
+    net = Net(str(out), "short")
+    fw, host = Bot(V, net), duel.HostBot(V, net)
+    rng = random.Random(4)
+    pos = V.start_position()
+    for _ in range(80):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        a, b = fw.choose(pos, dice), host.choose(pos, dice)
+        assert a[1].board == b[1].board and a[0] == b[0]
+        pos = rng.choice(V.legal_turns(pos, dice))[1]
+        if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
+            pos = V.start_position()
+
+
 def _short_boards(draw):
     """Any short-nardy board: 15 checkers a side over path points 0 (bar) .. 25."""
     board = bytearray(52)
