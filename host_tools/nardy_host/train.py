@@ -42,10 +42,10 @@ def variant_of(name):
 
 
 # -- features (the same encoding as evaluate.py, vectorised: nardy_host.features) -----
-def features(boards, turn, n_extras=0):
+def features(boards, turn, n_extras=0, variant="long"):
     """``boards``: (N, 52) uint8, every row with ``turn`` to move -> (N, 208 [+ 12])
-    float32."""
-    return encode(boards, turn, n_extras).astype(np.float32)
+    float32 (the extras: ``variant``'s)."""
+    return encode(boards, turn, n_extras, variant).astype(np.float32)
 
 
 # -- the net --------------------------------------------------------------------------
