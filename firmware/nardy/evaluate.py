@@ -34,6 +34,12 @@ own rearmost checker has to go, whether the side still reaches ahead of the
 opponent's rearmost checker, the opponent's checkers off while the side has none
 (mars danger, L6), and the side's pips // 8 in a race. The pre-filter stays on the
 208 raw inputs.
+
+Version 3 (short nardy only) adds as many short-nardy inputs, computed by
+``_short_extras`` (described in ``nardy_host.features``): per side, the rolls of 36
+that hit a blot of the other side, the prime and the points held in front of the
+other side's rearmost checker, how far its own rearmost checker has to go, whether
+the game is a race, and its pips // 8 in a race.
 """
 
 import micropython
@@ -73,7 +79,12 @@ class Net:
         _hidden(self.parts, self.b1, acc, self.hidden, board, me, op)
         if self.extras:
             ex = self.ex
-            _extras(board, me, op, ex)
+            if self.variant == "long":
+                _extras(board, me, op, ex)
+            else:       # version 3: short nardy
+                _short_extras(board, me, op, ex)
+                ex[0] = _shots(board, me, op)
+                ex[6] = _shots(board, op, me)
             _xpiece(self.wx, acc, self.hidden, ex, self.extras)
         _acc(self.b1, acc, self.hidden, 0)
         _out(self.w2, acc, self.hidden)
@@ -276,5 +287,95 @@ def _extras(b: ptr8, me: int, op: int, out: ptr8):
         out[base + 4] = mars
         out[base + 5] = pips >> 3
     if int(out[3]) or int(out[9]):   # either side still reaches: no race
+        out[5] = 0
+        out[11] = 0
+
+
+@micropython.viper
+def _shots(b: ptr8, s: int, o: int) -> int:
+    """Of the 36 rolls, those on which the side at ``s`` hits a blot (one checker,
+    C7) of the side at ``o`` with one checker: on a die's number, or on both dice
+    (a double: up to four steps) through points the other side does not hold (S3:
+    two or more). The other side's path point q is our 25 - q (S1)."""
+    n = 0
+    for a in range(1, 7):
+        for d in range(a, 7):
+            hit = 0
+            for p in range(25):
+                if hit:
+                    break
+                if int(b[s + p]) == 0:
+                    continue
+                if a == d:
+                    q = p
+                    for _ in range(4):
+                        q += a
+                        if q > 24:
+                            break
+                        x = int(b[o + 25 - q])
+                        if x == 1:
+                            hit = 1
+                        if x != 0:
+                            break
+                else:
+                    if p + a <= 24 and int(b[o + 25 - p - a]) == 1:
+                        hit = 1
+                    if p + d <= 24 and int(b[o + 25 - p - d]) == 1:
+                        hit = 1
+                    q = p + a + d       # both dice: through p + a or through p + d
+                    if q <= 24 and int(b[o + 25 - q]) == 1 and (
+                            int(b[o + 25 - p - a]) < 2 or int(b[o + 25 - p - d]) < 2):
+                        hit = 1
+            if hit:
+                n += 1 if a == d else 2
+    return n
+
+
+@micropython.viper
+def _short_extras(b: ptr8, me: int, op: int, out: ptr8):
+    """The 12 extra inputs of version 3 (short nardy; see the module's docstring and
+    ``nardy_host.features``) into ``out``: six for the side at ``me``, then six for
+    the side at ``op``, but for each side's shots (0 and 6: ``_shots``, called
+    beside it). A side's points are seen along the other side's path, where S1
+    puts its path point q at our 25 - q; a point is held by two checkers (S3)."""
+    rears = 0
+    for half in range(2):
+        s = me if half == 0 else op
+        o = op if half == 0 else me
+        base = 6 * half
+        rear_o = 25                 # the other side's rearmost checker (0: the bar)
+        for q in range(25):
+            if int(b[o + q]) > 0:
+                rear_o = q
+                break
+        run = 0
+        prime = 0
+        front = 0
+        for q in range(rear_o + 1, 25):
+            if int(b[s + 25 - q]) > 1:
+                run += 1
+                if run > prime:
+                    prime = run
+                if q <= rear_o + 6:
+                    front += 1
+            else:
+                run = 0
+        rear = 25
+        for p in range(25):
+            if int(b[s + p]) > 0:
+                rear = p
+                break
+        rears += rear
+        pips = 0
+        for k in range(25):
+            pips += int(b[s + k]) * (25 - k)
+        out[base + 1] = prime if prime < 6 else 6
+        out[base + 2] = front
+        out[base + 3] = 25 - rear
+        out[base + 5] = pips >> 3
+    race = 1 if rears >= 25 else 0      # no checker has the other side's to pass
+    out[4] = race
+    out[10] = race
+    if not race:
         out[5] = 0
         out[11] = 0

@@ -8,13 +8,14 @@ place: only the header and the few small arrays are copied.
 
 The format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
 
-    b"NRDW", version u8 (1 or 2), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
-    q2 u8, qlin u8, extras E u8 (0 in version 1, ``EXTRAS`` in 2), reserved u8,
+    b"NRDW", version u8 (1, 2 or 3), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
+    q2 u8, qlin u8, extras E u8 (0 in version 1, ``EXTRAS`` in 2: long nardy's, and
+    in 3: short nardy's), reserved u8,
     crc32 u32 of everything after the header,
     lin      int16[208]       linear pre-filter, scale 2**qlin
     b1       int16[H]         hidden biases, scale 2**q1
     w1       int16[208 * H]   input-major: the H weights of input i are together
-    wx       int16[E * H]     version 2: the extra inputs' weights, input-major
+    wx       int16[E * H]     versions 2, 3: the extra inputs' weights, input-major
     w2       int16[H]         scale 2**q2
     b2       int32[1]         scale 2**(q1 + q2)
 
@@ -27,9 +28,10 @@ import binascii
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 MAGIC = b"NRDW"
-VERSION = const(2)       # the newest version written; version 1 is read too
+VERSION = const(3)       # the newest version written; versions 1 and 2 are read too
 INPUTS = const(208)      # the evaluator's raw inputs: 2 sides x 26 path points x 4
-EXTRAS = const(12)       # version 2's extra inputs (nardy.evaluate._extras)
+EXTRAS = const(12)       # version 2's and 3's extra inputs (nardy.evaluate._extras,
+                         # _short_extras)
 VARIANTS = ("long", "short")     # the header's variant byte: its index here
 
 
@@ -79,12 +81,13 @@ def _load(net, f, mapped=None):
         raise WeightsError("weights file version %d, expected 1 to %d" % (head[4], VERSION))
     if head[5] >= len(VARIANTS) or VARIANTS[head[5]] != net.variant:
         raise WeightsError("weights file is not for %s nardy" % net.variant)
-    # version 2: the extra inputs, long nardy's geometry (nardy.evaluate._extras)
+    # version 2: the extra inputs of long nardy (nardy.evaluate._extras); version 3:
+    # those of short nardy (_short_extras)
     extras = head[10] if head[4] > 1 else 0
     if head[11] or (head[4] == 1 and head[10]) or extras not in (0, EXTRAS) or (
-            extras and net.variant != "long"):
+            extras and net.variant != VARIANTS[head[4] - 2]):
         raise WeightsError("weights file: %d extra inputs (this board reads %d, long "
-                           "nardy, version 2)" % (head[10], EXTRAS))
+                           "nardy version 2, short version 3)" % (head[10], EXTRAS))
     net.extras = extras
     h = head[6]
     if not 1 <= h <= 64:

@@ -29,7 +29,7 @@ from array import array
 import numpy as np
 
 from nardy.rules import CHECKERS
-from nardy_host.features import _RAW_OF_COUNT, RAW
+from nardy_host.features import _RAW_OF_COUNT, EXTRAS, RAW
 
 START = (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
 
@@ -48,6 +48,17 @@ def counts_of(board):
 def raw_inputs(counts):
     """(N, 52) own-path counts -> (N, 208) float32, the evaluator's raw inputs."""
     return _RAW_OF_COUNT[counts].reshape(len(counts), RAW).astype(np.float32)
+
+
+def extra_inputs(counts, rows=200000):
+    """(N, 52) own-path counts -> (N, 12) uint8, the short-nardy extras (weights
+    version 3, ``nardy_host.features.short_extras``), in slices of ``rows``."""
+    from nardy_host.features import encode
+    out = np.zeros((len(counts), EXTRAS), np.uint8)
+    for s in range(0, len(counts), rows):
+        part = counts[s:s + rows]
+        out[s:s + rows] = encode(part, 0, EXTRAS, "short")[:, RAW:]
+    return out
 
 
 def equity(p):

@@ -181,7 +181,7 @@ class HostBot:
         """The net's ratings (units of ``net.scale``) of boards ``b`` (N, 52) with
         ``turn`` to move: what ``Net.value_of`` gives, for all at once."""
         np = self.np
-        x = self.encode(b, turn, self.net.extras).astype(np.int64)
+        x = self.encode(b, turn, self.net.extras, self.net.variant).astype(np.int64)
         h = np.maximum(x @ self.w1 + self.b1, 0)
         return h @ self.w2 + self.net.b2
 

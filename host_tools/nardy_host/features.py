@@ -19,6 +19,21 @@ computes for one board, vectorised for training and the host players.
     off (L6: a mars is a loss with none off);
   5 race pips: the side's pip count // 8, only in a race (neither side reaches).
 
+Version 3 (short nardy) has ``EXTRAS`` = 12 short-nardy inputs instead
+(``nardy.evaluate._short_extras``, ``short_extras`` here), six per side (the side to
+move first). The other side's path point q is my path point 25 - q (S1: the sides
+move in opposite directions); a point is held by two or more checkers (S3):
+
+  0 shots: of the 36 rolls, those on which the side can hit a blot of the other
+    side (C7) with one checker: a die's number, or both dice (a double: up to four
+    times) through points the other side does not hold;
+  1 prime: the longest run of points the side holds ahead of the other side's
+    rearmost checker (capped at 6, a full prime);
+  2 front: points the side holds among the six in front of that checker;
+  3 rear: 25 - the side's own rearmost path point (the bar 0 counts: 25);
+  4 race: 1 when no checker of either side has the other side's still to pass;
+  5 race pips: the side's pip count // 8, only in a race.
+
 The raw inputs and their sums (pips, checkers home) are linear, which the net can
 learn by itself; the extras are not (maxima, runs, products).
 """
@@ -91,12 +106,84 @@ def extras(me, op):
     return np.concatenate([both[:n], both[n:]], axis=1).astype(np.int32)
 
 
-def encode(boards, turn, n_extras=0):
-    """(N, 52) uint8 boards, ``turn`` to move in every row -> (N, 208 [+ 12]) int32."""
+# -- short nardy (weights version 3) ---------------------------------------------------
+# the 21 distinct rolls and how many of the 36 each is
+_ROLLS = [(a, b, 1 if a == b else 2) for a in range(1, 7) for b in range(a, 7)]
+
+
+def _shots(me, op):
+    """Of the 36 rolls, those on which ``me`` hits a blot of ``op`` with one checker
+    (``nardy.evaluate._short_extras``' rule), for every row."""
+    n = len(me)
+    # op's count at my path point p is op[25 - p]; past point 24 nothing is hit and
+    # nothing passes (a blot False, a block True), as the board's loop stops there
+    at = op[:, ::-1][:, :25]                   # my p = 0..24 (p = 0: op's off, unused)
+    pad = 25 + 24
+    blot = np.zeros((n, pad), bool)
+    block = np.ones((n, pad), bool)
+    blot[:, 1:25] = at[:, 1:25] == 1
+    block[:, 1:25] = at[:, 1:25] >= 2
+    have = me[:, :25] > 0
+    out = np.zeros(n, np.int32)
+
+    def ahead(arr, d):
+        return arr[:, d:d + 25]
+    for a, b, ways in _ROLLS:
+        if a == b:
+            hit = ahead(blot, 4 * a)
+            for k in (3, 2, 1):
+                hit = ahead(blot, k * a) | (~ahead(block, k * a) & hit)
+        else:
+            open_ = ~ahead(block, a) | ~ahead(block, b)
+            hit = ahead(blot, a) | ahead(blot, b) | (open_ & ahead(blot, a + b))
+        out += ways * (have & hit).any(1)
+    return out
+
+
+def _held_rear(side):
+    """The lowest own path point 0..24 holding a checker (the bar 0); 25 when none."""
+    held = side[:, :25] > 0
+    return np.where(held.any(1), held.argmax(1), 25)
+
+
+def _short_half(me, op):
+    """The six short-nardy extras of ``me`` against ``op`` (race and race pips filled
+    in by ``short_extras``)."""
+    n = len(me)
+    # my points along op's path q = 1..24: my path point 25 - q, held with 2+ (S3)
+    held = me[:, 24:0:-1] >= 2
+    rear_op = _held_rear(op)
+    ahead = held & (_Q[None, :] > rear_op[:, None])
+    bits = ahead.astype(np.int64) @ _BITS
+    prime = np.zeros(n, np.int32)
+    for _ in range(6):
+        prime += bits != 0
+        bits &= bits >> 1
+    front = (ahead & (_Q[None, :] <= rear_op[:, None] + 6)).sum(1)
+    rear = 25 - _held_rear(me)
+    pips = (me * _PIP_WEIGHT).sum(1) // 8
+    zero = np.zeros(n, np.int32)
+    return np.stack([_shots(me, op), prime, front, rear, zero, pips], axis=1)
+
+
+def short_extras(me, op):
+    n = len(me)
+    both = _short_half(np.concatenate([me, op]), np.concatenate([op, me]))
+    # contact: my rearmost checker (path p) has op's rearmost (my 25 - q) still ahead
+    race = (_held_rear(me) + _held_rear(op) >= 25).astype(np.int32)
+    both[:, 4] = np.concatenate([race, race])
+    both[:, 5] *= both[:, 4]
+    return np.concatenate([both[:n], both[n:]], axis=1).astype(np.int32)
+
+
+def encode(boards, turn, n_extras=0, variant="long"):
+    """(N, 52) uint8 boards, ``turn`` to move in every row -> (N, 208 [+ 12]) int32;
+    the extras are ``variant``'s (long: version 2, short: version 3)."""
     me, op = sides(boards, turn)
     x = raw(me, op)
     if n_extras:
-        x = np.concatenate([x, extras(me, op)], axis=1)
+        more = extras if variant == "long" else short_extras
+        x = np.concatenate([x, more(me, op)], axis=1)
     return x
 
 

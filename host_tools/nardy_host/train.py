@@ -31,7 +31,7 @@ import zlib
 import numpy as np
 
 from nardy.longnardy import LongNardy
-from nardy.netfile import INPUTS, MAGIC, VARIANTS, VERSION
+from nardy.netfile import INPUTS, MAGIC, VARIANTS
 from nardy.shortnardy import ShortNardy
 from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
 from nardy_host.tdplay import roll as _roll
@@ -42,10 +42,10 @@ def variant_of(name):
 
 
 # -- features (the same encoding as evaluate.py, vectorised: nardy_host.features) -----
-def features(boards, turn, n_extras=0):
+def features(boards, turn, n_extras=0, variant="long"):
     """``boards``: (N, 52) uint8, every row with ``turn`` to move -> (N, 208 [+ 12])
-    float32."""
-    return encode(boards, turn, n_extras).astype(np.float32)
+    float32 (the extras: ``variant``'s)."""
+    return encode(boards, turn, n_extras, variant).astype(np.float32)
 
 
 # -- the net --------------------------------------------------------------------------
@@ -117,8 +117,8 @@ def _q(arr, limit=32767, top=14):
 
 def write_weights(path, variant, net, lin):
     """Quantise and write (see the format in evaluate.py): version 1 for a net of the
-    208 raw inputs, version 2 (the extra inputs' rows after the raw ones, their count
-    in the header) for one with the extras."""
+    208 raw inputs, version 2 (long) or 3 (short) for one with the extras (their rows
+    after the raw ones, their count in the header)."""
     h = len(net.b1)
     n_extras = net.w1.shape[0] - INPUTS
     q1, q2, ql = _q(np.concatenate([net.w1.ravel(), net.b1])), _q(net.w2), _q(lin)
@@ -129,7 +129,8 @@ def write_weights(path, variant, net, lin):
         np.round(net.w2 * (1 << q2)).astype("<i2").tobytes(),
         np.round(net.b2 * (1 << (q1 + q2))).astype("<i4").tobytes(),
     ])
-    version = VERSION if n_extras else 1
+    # version 2: long nardy's extras, 3: short nardy's (nardy.netfile)
+    version = (2 + VARIANTS.index(variant)) if n_extras else 1
     head = MAGIC + struct.pack("<BBBBBBHI", version, VARIANTS.index(variant), h, q1, q2,
                                ql, n_extras, zlib.crc32(payload) & 0xFFFFFFFF)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -345,7 +346,7 @@ def _rate(args, epoch):
 # What a short checkpoint must match to be resumed: the same run, continued.
 _SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
                "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
-               "rank_weight", "top_weight")
+               "rank_weight", "top_weight", "extras")
 HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
 FIT_POSITIONS = 200000
 
@@ -377,12 +378,23 @@ def _train_distilled(args, log):
     A minibatch holds whole turns (the labelled results of one roll), so the loss can
     weigh the errors that change a choice: with --rank-weight R, R of it is the
     error less its turn's mean (what the results of one roll differ by)."""
-    from nardy_host.distill import raw_inputs
+    from nardy_host.distill import extra_inputs, raw_inputs
     c, y, g = _teacher_positions(args, log)
+    if args.extras:
+        # the extras of every position once (uint8): a batch's are a look-up
+        t1 = time.time()
+        xe = extra_inputs(c)
+        log("extra inputs of %d positions: %.0f s" % (len(c), time.time() - t1))
+
+        def inputs(rows):
+            return np.concatenate([raw_inputs(c[rows]), xe[rows]], axis=1)
+    else:
+        def inputs(rows):
+            return raw_inputs(c[rows])
     start = np.concatenate([[0], np.cumsum(g)[:-1]])
     held_out = (np.arange(len(g)) % 1000) < HOLD_OUT       # whole turns, spread out
     train_g, test_g = np.flatnonzero(~held_out), np.flatnonzero(held_out)
-    net = Mlp(args.hidden, np.random.default_rng(args.seed))
+    net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(args.extras))
     order = np.random.default_rng(args.seed + 1)
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
     run = np.array([_flt(getattr(args, k)) for k in _SHORT_KEYS], np.float64)
@@ -390,7 +402,7 @@ def _train_distilled(args, log):
     if args.resume and os.path.exists(ckpt):
         done = _load_short(ckpt, run, net)
         log("resumed from %s after epoch %d" % (ckpt, done))
-    fit = raw_inputs(c[_members(start, g, train_g)[0][:FIT_POSITIONS]])
+    fit = inputs(_members(start, g, train_g)[0][:FIT_POSITIONS])
     test_idx, test_grp = _members(start, g, test_g)
     t0 = time.time()
     per_batch = max(1, round(args.batch_size * len(g) / max(1, len(y))))   # turns
@@ -404,10 +416,10 @@ def _train_distilled(args, log):
         lr = _rate(args, epoch)
         for s in range(0, len(turns), per_batch):
             idx, grp = _members(start, g, turns[s:s + per_batch])
-            net.step(raw_inputs(c[idx]), y[idx], lr, grp, args.rank_weight,
+            net.step(inputs(idx), y[idx], lr, grp, args.rank_weight,
                      _top_weights(idx, grp, start, turns[s:s + per_batch], args))
         _save_short(ckpt, run, net, epoch)
-        held = "held-out mse %.5f, within a turn %.5f" % _errors(net, raw_inputs, c, y,
+        held = "held-out mse %.5f, within a turn %.5f" % _errors(net, inputs, y,
                                                                  test_idx, test_grp)
         if epoch % max(1, args.report) == 0 or epoch == args.epochs:
             write_out(args, net, fit)
@@ -448,9 +460,9 @@ def _flt(value):
     return float(value) if value is not None else -1.0
 
 
-def _errors(net, raw_inputs, c, y, idx, grp):
+def _errors(net, inputs, y, idx, grp):
     """Mean squared error, and the same less each turn's mean error, over ``idx``."""
-    e = np.concatenate([net(raw_inputs(c[idx[s:s + 65536]])) - y[idx[s:s + 65536]]
+    e = np.concatenate([net(inputs(idx[s:s + 65536])) - y[idx[s:s + 65536]]
                         for s in range(0, len(idx), 65536)]).astype(np.float64)
     return float(np.mean(e * e)), float(np.mean(_centred(e, grp) ** 2))
 
@@ -546,7 +558,8 @@ def main(argv=None):
                    help="short: games starting from koks / containment / bear-off "
                         "against contact positions (nardy_host.scenarios)")
     p.add_argument("--extras", type=int, default=0, choices=(0, EXTRAS),
-                   help="long: the %d extra inputs (weights file version 2)" % EXTRAS)
+                   help="the %d extra inputs (weights file version 2 long, 3 short; "
+                        "short: --source gnubg only)" % EXTRAS)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="long: self-play processes (default: every core)")
     p.add_argument("--batch", type=int, default=8,
@@ -562,6 +575,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.batch < 1 or args.workers < 0:
         p.error("--batch must be at least 1 and --workers at least 0")
+    if args.variant == "short" and args.extras and args.source != "gnubg":
+        p.error("short --extras needs --source gnubg")
     logf = open(args.log, "a") if args.log else None  # noqa: SIM115 (whole run)
 
     def log(text):

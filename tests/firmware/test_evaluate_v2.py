@@ -171,7 +171,7 @@ def test_version_2_headers_checked():
     _refused(_weights_v2(4, 2, extras=5)[0], "long", ("extra inputs",))
     # version 1 has no extras: a count there is a bad file, not ignored
     _refused(_weights_v2(4, 2, version=1)[0], "long", ("extra inputs",))
-    _refused(_weights_v2(4, 2, version=3)[0], "long", ("version 3",))
+    _refused(_weights_v2(4, 2, version=4)[0], "long", ("version 4",))
 
 
 def test_bot_plays_the_version_2_nets_best():

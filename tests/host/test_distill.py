@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nardy.evaluate import Net
-from nardy.netfile import WeightsError
+from nardy.evaluate import Net, _short_extras, _shots
+from nardy.netfile import EXTRAS, WeightsError
 from nardy.rules import Position
 from nardy.shortnardy import ShortNardy
 from nardy_host import distill, features, train
@@ -32,8 +32,8 @@ def _run(tmp_path, name, *more):
     return code, out
 
 
-def _float_net(ckpt, hidden):
-    net = train.Mlp(hidden, np.random.default_rng(0))
+def _float_net(ckpt, hidden, extras=0):
+    net = train.Mlp(hidden, np.random.default_rng(0), features.inputs_for(extras))
     with np.load(ckpt) as d:
         for i, p in enumerate(net.params):
             p[...] = d["p%d" % i]
@@ -147,14 +147,17 @@ def test_the_teachers_best_result_is_labelled_every_turn():
         board = after
 
 
-def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path):
+@pytest.mark.parametrize("extras", [0, EXTRAS])
+def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path, extras):
     """The weights file the board reads rates the results of a roll as the float net
     it was quantised from: the same choice wherever the float net's best result leads
-    the next by more than twice the quantisation's error (nearly always)."""
+    the next by more than twice the quantisation's error (nearly always); with the
+    extra inputs too (weights version 3)."""
     ERROR = 0.002       # equity; int16 weights at the largest scale that fits
-    _, out = _run(tmp_path, "q", "--seed", "5", "--hidden", "16")
+    _, out = _run(tmp_path, "q", "--seed", "5", "--hidden", "16", "--extras", str(extras))
     net = Net(str(out), "short")
-    flt = _float_net(str(out) + ".ckpt.npz", 16)
+    assert net.extras == extras and out.read_bytes()[4] == (3 if extras else 1)
+    flt = _float_net(str(out) + ".ckpt.npz", 16, extras)
     rng = random.Random(9)
     same = close = 0
     for _ in range(150):
@@ -165,8 +168,8 @@ def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path):
         if len(results) < 2:
             continue
         ints = [net.value(r) / net.scale for r in results]
-        floats = flt(features.encode(features.boards_of(results), 1 - pos.turn)
-                     .astype(np.float32))
+        floats = flt(features.encode(features.boards_of(results), 1 - pos.turn, extras,
+                                     "short").astype(np.float32))
         assert max(abs(a - b) for a, b in zip(ints, floats)) < ERROR
         gap = np.sort(floats)[1] - np.sort(floats)[0]
         if gap < 2 * ERROR:         # within the error both ways: either may win
@@ -175,6 +178,58 @@ def test_the_integer_net_chooses_what_the_float_net_chooses(tmp_path):
         assert int(np.argmin(ints)) == int(np.argmin(floats))
         same += 1
     assert same > 3 * close
+
+
+def test_version_3_weights_play_on_the_host_as_on_the_board(tmp_path):
+    """``nardy duel``'s host player (numpy) picks the board's turns with a version 3
+    net: the duels measure the net the board plays."""
+    from nardy.bot import Bot
+    from nardy_host import duel
+    _, out = _run(tmp_path, "v3", "--seed", "5", "--extras", str(EXTRAS))
+    net = Net(str(out), "short")
+    fw, host = Bot(V, net), duel.HostBot(V, net)
+    rng = random.Random(4)
+    pos = V.start_position()
+    for _ in range(80):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        a, b = fw.choose(pos, dice), host.choose(pos, dice)
+        assert a[1].board == b[1].board and a[0] == b[0]
+        pos = rng.choice(V.legal_turns(pos, dice))[1]
+        if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
+            pos = V.start_position()
+
+
+def _short_boards(draw):
+    """Any short-nardy board: 15 checkers a side over path points 0 (bar) .. 25."""
+    board = bytearray(52)
+    for side in (0, 26):
+        for p in draw(st.lists(st.integers(0, 25), min_size=15, max_size=15)):
+            board[side + p] += 1
+    return board
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.integers(0, 1))
+def test_host_short_extras_equal_the_boards(data, turn):
+    """``features.short_extras`` (training, the host player) is the board's
+    ``_short_extras`` and ``_shots`` on any board, in a race or not."""
+    board = _short_boards(data.draw)
+    me, op = 26 * turn, 26 - 26 * turn
+    out = bytearray(EXTRAS)
+    _short_extras(board, me, op, out)
+    out[0], out[6] = _shots(board, me, op), _shots(board, op, me)
+    x = features.encode(features.boards_of([Position(board, turn)]), turn, EXTRAS, "short")
+    assert x.shape == (1, 208 + EXTRAS)
+    assert list(x[0, 208:]) == list(out)
+    # the teacher's positions (the side to move first) get the same
+    counts = np.frombuffer(bytes(board[me:me + 26] + board[op:op + 26]), np.uint8)
+    assert list(distill.extra_inputs(counts.reshape(1, 52))[0]) == list(out)
+
+
+def test_short_extras_need_the_gnubg_source(capsys):
+    with pytest.raises(SystemExit):
+        train.main(["short", "--extras", "12", "--out", "x.bin"])
+    assert "--source gnubg" in capsys.readouterr().err
 
 
 def test_a_minibatch_holds_whole_turns():

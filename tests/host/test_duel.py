@@ -69,7 +69,8 @@ def test_vectorised_features_equal_the_firmware_net():
             pos = rng.choice(turns)[1]
             if pos.borne_off(0) == 15 or pos.borne_off(1) == 15:
                 pos = v.start_position()
-            x = train.features(train.boards_of([pos]), pos.turn, net.extras).astype(np.int64)
+            x = train.features(train.boards_of([pos]), pos.turn, net.extras,
+                               name).astype(np.int64)
             h = np.maximum(x @ w1 + np.array(net.b1), 0)
             assert int((h @ np.array(net.w2))[0] + net.b2) == net.value(pos)
 
