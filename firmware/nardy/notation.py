@@ -25,7 +25,7 @@ _HEX = "0123456789abcdef"
 _HEXB = _HEX.encode()
 
 
-def _label(variant, k, is_from, side=None):
+def point_label(variant, k, is_from, side=None):
     """Path point ``k`` of the mover as text: with ``side`` (the mover's colour) the
     board's printed label, else the mover's own number."""
     if k == 25:
@@ -58,12 +58,12 @@ def format_turn(variant, pos, steps, table=False):
             moves.append([f, [t, hit]])
     parts = []
     for m in moves:
-        text = _label(variant, m[0], True, side)
+        text = point_label(variant, m[0], True, side)
         for i in range(1, len(m)):
             t, hit = m[i]
             # intermediate points are shown only where something was hit
             if i == len(m) - 1 or hit:
-                text += "/" + _label(variant, t, False, side) + ("*" if hit else "")
+                text += "/" + point_label(variant, t, False, side) + ("*" if hit else "")
         parts.append((m[0], text))
     parts.sort(key=lambda x: x[0])
     out = []
@@ -123,7 +123,7 @@ def apply_text(variant, pos, text):
     opp = new.side(1 - pos.turn)
     for k in range(26):
         if me[k] + moved[k] < 0:
-            raise ValueError("not enough checkers on %s" % _label(variant, k, True))
+            raise ValueError("not enough checkers on %s" % point_label(variant, k, True))
     for k in range(26):
         me[k] += moved[k]
         if variant.HITS and moved[k] > 0 and 1 <= k <= 24:

@@ -44,6 +44,7 @@ import time
 from micropython import const
 
 from nardy import webauth
+from nardy.notation import point_label
 
 _KEEP = const(32)          # log lines kept for the page (a reload draws the newest)
 _POLL_MS = const(25)       # an event stream looks for news this often
@@ -99,11 +100,8 @@ def _zones(game):
 
 
 def _label(v, c, k):
-    if k == 0:
-        return "bar"
-    if k == 25:
-        return "off"
-    return str(v.physical(c, k)) if v is not None else str(k)
+    """Side ``c``'s path point ``k`` in the board's printed labels (as the USB log)."""
+    return point_label(v, k, True, c)
 
 
 class Web:

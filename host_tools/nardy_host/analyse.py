@@ -14,7 +14,7 @@ import json
 
 from nardy import record
 from nardy.longnardy import LongNardy
-from nardy.notation import _label, format_turn, parse_position_id
+from nardy.notation import format_turn, parse_position_id, point_label
 from nardy.rules import BLACK, CHECKERS, COLORS, OFF, WHITE
 from nardy.scoring import game_result
 from nardy.shortnardy import ShortNardy
@@ -108,7 +108,8 @@ def rate_turns(lines, weights=None, max_turns=None, table=True):
         except (ValueError, IndexError, KeyError):
             # an accepted illegal turn the notation cannot replay: step by step
             side = mover if table else None
-            played_text = " ".join("%s/%s" % (_label(v, f, True, side), _label(v, t, False, side))
+            played_text = " ".join("%s/%s" % (point_label(v, f, True, side),
+                                               point_label(v, t, False, side))
                                    for f, t in rec["steps"])
         row = {"n": rec["n"], "side": rec["side"], "dice": list(dice), "played": played_text}
         played = [e for e in rated if e[2].board == after.board]

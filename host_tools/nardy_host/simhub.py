@@ -15,8 +15,7 @@ mover's own numbers.
 import threading
 import time
 
-from nardy.notation import _label as point_label
-from nardy.notation import format_turn, parse_position_id
+from nardy.notation import format_turn, parse_position_id, point_label
 from nardy.rules import BLACK, WHITE
 from nardy.variants import find_variant
 from nardy_host.analyse import board_zones
