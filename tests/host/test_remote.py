@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from mqttutil import Mosquitto, umqtt_lib
+from mqttutil import Mosquitto, Proxy, umqtt_lib
 from test_vboard import play_turn
 from vboard import VBoard
 
@@ -19,6 +19,7 @@ from nardy.variants import find_variant
 
 NET_HEAP = "512wK"      # the network is for the ESP32-S3 with PSRAM (docs/NETWORK.md)
 WATCHDOG_S = 900        # a hung board fails the test (never a timed assertion)
+STALL = 1200            # rounds in a row in which neither player could act: stuck
 
 
 @pytest.fixture(scope="session")
@@ -94,9 +95,9 @@ def _online(p):
     return any(e["state"].startswith("playing") for e in p.peer_states())
 
 
-def _pair(tmp_path, port, variant):
+def _pair(tmp_path, port, variant, port_b=None):
     a = Player(tmp_path, "a-white", "white", "b-black", port)
-    b = Player(tmp_path, "b-black", "black", "a-white", port)
+    b = Player(tmp_path, "b-black", "black", "a-white", port_b or port)
     _wait(lambda: _online(a) and _online(b), "both online")
     for p in (a, b):
         p.b.send({"cmd": "new", "variant": variant, "match": 1})
@@ -184,7 +185,10 @@ def moves_and_dice(recs):
 
 
 def play_out(players, rng, until=None):
-    """Both players act until the game is over (or ``until()``)."""
+    """Both players act until the game is over (or ``until()``). Each round in which
+    neither can act lets each board's time pass 100 ms (and 50 ms of real time): a
+    game stuck for ``STALL`` rounds fails (a record lost for good)."""
+    idle = 0
     while True:
         if until is not None and until():
             return
@@ -193,6 +197,8 @@ def play_out(players, rng, until=None):
             did = act(p, rng) or did
         if all(p.b.dump()["phase"] == "match_end" for p in players):
             return
+        idle = 0 if did else idle + 1
+        assert idle < STALL, [(p.name, p.b.dump()["phase"], _states(p)[-3:]) for p in players]
         if not did:
             time.sleep(0.05)
 
@@ -222,6 +228,141 @@ def test_two_boards_play_a_whole_game(tmp_path, board_path, broker, variant, see
         # each board's player played one side, the other side came from the peer
         sides = {x[2] for x in ma if x[0] == "turn"}
         assert sides == {"white", "black"}
+    finally:
+        a.close()
+        b.close()
+
+
+def _turns_done(p):
+    return p.b.dump()["turn_no"]
+
+
+def _states(p):
+    return [e["state"] for e in p.peer_states()]
+
+
+def test_a_broker_restart_and_a_cut_link_lose_no_move(tmp_path, board_path, broker):
+    relay = Proxy(broker.port)          # b-black reaches the broker through it
+    a, b = _pair(tmp_path, broker.port, "long", port_b=relay.port)
+    rng = random.Random(7)
+    try:
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 6)
+        # the broker goes away mid-game: whoever is to move plays on at their board,
+        # the other board says the game is paused
+        broker.stop()
+        for _ in range(6):
+            for p in (a, b):
+                act(p, rng)
+        assert any(s.startswith("paused") for s in _states(a) + _states(b))
+        broker.start()
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 16)
+        # b-black's link is cut in the middle of its player's turn (rolled, the
+        # checkers moving): its records wait on its flash and go after it is back
+        _until_b_rolls(a, b, rng)
+        _local_turn(b, rng, during=relay.cut)
+        play_out([a, b], rng)
+        ma = _agree(a, b)
+        # no turn lost or doubled: each turn number once, in order, on both boards
+        ns = [x[1] for x in ma if x[0] == "turn"]
+        assert ns == list(range(1, len(ns) + 1))
+        assert relay.cuts == 1
+        assert any(s.startswith("paused: no connection") for s in _states(b))
+        assert _states(b)[-1].startswith("playing")
+    finally:
+        a.close()
+        b.close()
+        relay.close()
+
+
+def _b_to_move(p):
+    d, v, pos = p.state()
+    return d["phase"] == "roll" and pos.turn == 1
+
+
+def _until_b_rolls(a, b, rng):
+    """Play on until b-black's player is to roll."""
+    for _ in range(STALL):
+        if _b_to_move(b):
+            return
+        for p in (a, b):
+            act(p, rng)
+    raise AssertionError("b-black never came to roll")
+
+
+def _local_turn(p, rng, during):
+    """The player's own turn, ``during()`` called between the roll and the steps."""
+    p.b.button("ok")
+    p.b.sync()
+    d, v, pos = p.state()
+    during()
+    if d["phase"] != "move":
+        return
+    turns = v.legal_turns(pos, tuple(d["dice"]))
+    steps, _ = turns[rng.randrange(len(turns))]
+    carry_out(p, v, pos, steps)
+    p.b.button("ok")
+    p.b.sync()
+
+
+def test_an_illegal_remote_turn_is_a_sync_message(tmp_path, board_path, broker):
+    a, b = _pair(tmp_path, broker.port, "long")
+    rng = random.Random(5)
+    try:
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 4)
+        _until_b_rolls(a, b, rng)
+        n = _turns_done(b)
+        # b-black's player moves a checker by a distance no die shows and holds OK:
+        # accepted on that board, as played
+        r = play_turn(b.b, rng, illegal=True)
+        assert isinstance(r, dict) and r["illegal"]
+        turn = [x for x in journal(b) if x["r"] == "turn"][-1]
+        assert turn["n"] == n + 1 and turn["accepted"]
+        # a-white's board checks it with its own rules: a sync message naming the
+        # rule, and the turn is neither shown for the hands nor journaled
+        sync = []
+        for _ in range(STALL):
+            act(a, rng)
+            sync = [e for e in a.peer_states() if e["state"].startswith("sync")]
+            if sync:
+                break
+        assert sync, _states(a)
+        assert sync[0]["rule"] == turn["rule"]
+        assert turn["rule"] in sync[0]["state"] and "b-black" in sync[0]["state"]
+        d = a.b.dump()
+        assert d["phase"] == "move" and d["turn_no"] == n and not d["bot"]["steps"]
+        assert d["message"][1].startswith("sync:")
+        assert [x["n"] for x in journal(a) if x["r"] == "turn"][-1] == n
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_power_cut_while_a_remote_turn_is_shown_resumes_it(tmp_path, board_path, broker):
+    a, b = _pair(tmp_path, broker.port, "short")
+    rng = random.Random(9)
+    try:
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 4)
+        # a-white's board shows b-black's turn: the power goes before the hands carry
+        # it out; after the reboot the same turn is shown again (the broker delivers
+        # it again: a-white had not acknowledged it, its journal did not hold it)
+        for _ in range(STALL):
+            d, v, pos = a.state()
+            if d["phase"] == "move" and pos.turn == 1 and d["bot"]["steps"]:
+                break
+            for p in (a, b):
+                act(p, rng)
+        want = d["bot"]["steps"]
+        a.reboot(tmp_path)
+        for _ in range(STALL):
+            d, v, pos = a.state()
+            if d.get("bot") and d["bot"]["steps"]:
+                break
+            a.b.sense(v, pos, ms=100)
+            a.b.sync()
+            time.sleep(0.05)
+        assert d["bot"]["steps"] == want
+        play_out([a, b], rng)
+        _agree(a, b)
     finally:
         a.close()
         b.close()
