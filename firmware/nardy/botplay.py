@@ -152,7 +152,7 @@ def start(game):
     """The turn starts: if it is the board's, choose it and show it; the ``Shown``
     (the game keeps it in ``shown``), None if the hands play this turn."""
     if game.bot_setting() == "peer":
-        return _remote().start(game)
+        return _remote().start(game, Shown, show)
     if not plays(game.bot_setting(), game.pos.turn):
         return None
     try:
@@ -218,7 +218,7 @@ def tick(game, obs, still_ms):
     another result lies there."""
     sh = game.shown
     if sh.result is None:
-        _remote().fill(game)    # a remote player's turn not here yet
+        _remote().fill(game, Shown, show)    # a remote player's turn not here yet
         return
     if obs is None or not game.tracked:
         return

@@ -1,9 +1,11 @@
 """Remote play: the other side is played on another board, through the broker
 (docs/NETWORK.md, "Remote play").
 
-Layer: app (beside the network task, ``nardy.mqttcast``, which feeds it). Loaded only
-when the broker's settings name a ``peer`` (``Game.bot_setting`` is then "peer" and
-``nardy.botplay`` hands its hooks here): a board without a peer never pays its heap.
+Layer: engine (a player, beside the board's own: ``nardy.botplay`` hands the game's
+hooks here and passes its ``Shown`` and ``show``; the network task,
+``nardy.mqttcast``, feeds it the other board's records). Loaded only when the
+broker's settings name a ``peer`` (``Game.bot_setting`` is then "peer"): a board
+without a peer never pays its heap.
 
 Each player moves their own checkers on their own board and rolls for their own turns
 on it; the opening roll (C2) is rolled by the board whose id sorts first. The other
@@ -238,19 +240,19 @@ def _resigned(game, p):
         game.resign()
 
 
-def start(game):
+def start(game, Shown, show):
     """The turn starts (the game's hook, with its dice journaled): the remote player's
-    is shown as it comes (None on this board's player's turn)."""
+    is shown as it comes (None on this board's player's turn). ``Shown``, ``show``:
+    botplay's (this module never imports it back)."""
     p = peer(game)
     if game.pos.turn == p.side:
         return None
-    from nardy.botplay import Shown, show
     sh = Shown(game.variant, game.pos, (), game.pos, lambda v, s, k: 0)
     sh.result = None            # not here yet: ``fill`` makes the real one
     sh.text = "waiting for " + p.name
     show(game, sh, False)
     game.shown = sh
-    fill(game)
+    fill(game, Shown, show)
     return game.shown
 
 
@@ -260,7 +262,7 @@ def waiting(game):
     return False
 
 
-def fill(game):
+def fill(game, Shown, show):
     """Every cycle while the remote player's turn is awaited: once the other board's
     record of it is here, checked with this board's rules, it is shown."""
     p = peer(game)
@@ -298,7 +300,6 @@ def fill(game):
     if position_id(v, after) != rec["pos"]:
         p.sync(None, "%s's board ends on another position" % p.name)
         return
-    from nardy.botplay import Shown, show
     from nardy.zonefit import zone_of
     old = game.shown
     sh = Shown(v, pos, steps, after, zone_of)
