@@ -260,12 +260,16 @@ def test_a_broker_restart_and_a_cut_link_lose_no_move(tmp_path, board_path, brok
         # checkers moving): its records wait on its flash and go after it is back
         _until_b_rolls(a, b, rng)
         _local_turn(b, rng, during=relay.cut)
+        # and again while a-white plays: its records reach b-black through the
+        # session the broker kept for it (b-black is away when they are published)
+        _until_a_rolls(a, b, rng)
+        _local_turn(a, rng, during=relay.cut)
         play_out([a, b], rng)
         ma = _agree(a, b)
         # no turn lost or doubled: each turn number once, in order, on both boards
         ns = [x[1] for x in ma if x[0] == "turn"]
         assert ns == list(range(1, len(ns) + 1))
-        assert relay.cuts == 1
+        assert relay.cuts == 2
         assert any(s.startswith("paused: no connection") for s in _states(b))
         assert _states(b)[-1].startswith("playing")
     finally:
@@ -287,6 +291,16 @@ def _until_b_rolls(a, b, rng):
         for p in (a, b):
             act(p, rng)
     raise AssertionError("b-black never came to roll")
+
+
+def _until_a_rolls(a, b, rng):
+    for _ in range(STALL):
+        d, v, pos = a.state()
+        if d["phase"] == "roll" and pos.turn == 0:
+            return
+        for p in (a, b):
+            act(p, rng)
+    raise AssertionError("a-white never came to roll")
 
 
 def _local_turn(p, rng, during):
