@@ -366,6 +366,13 @@ def test_a_power_cut_while_a_remote_turn_is_shown_resumes_it(tmp_path, board_pat
             for p in (a, b):
                 act(p, rng)
         want = d["bot"]["steps"]
+        # the move stays shown a while before the power goes (the board has had
+        # every chance to acknowledge what it should not yet)
+        for _ in range(10):
+            a.b.sense(v, pos, ms=100)
+            a.b.sync()
+            time.sleep(0.1)
+        assert a.b.dump()["bot"]["steps"] == want
         a.reboot(tmp_path)
         for _ in range(STALL):
             d, v, pos = a.state()
