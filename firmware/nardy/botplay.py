@@ -84,7 +84,10 @@ def loaded():
 class Shown:
     """The turn the board chose and shows: ``steps`` (the mover's path points),
     ``result`` (the position after it), ``zones`` (sensing zones of each step),
-    ``text`` (notation)."""
+    ``text`` (notation). ``WHO``: who plays it, for the warning (a remote player's
+    name, ``nardy.remote``)."""
+
+    WHO = ("The board", "the board")
 
     def __init__(self, variant, pos, steps, result, zone_of):
         from nardy.notation import format_turn
@@ -137,6 +140,8 @@ def _error(game, e):
 def load_for(game):
     """A game starts with a side set to the board: its chooser is read now, on a
     collected heap (the weights want room)."""
+    if game.bot_setting() == "peer":
+        return          # the other side is a remote player's: no engine
     try:
         load(game.variant)
     except (ValueError, OSError, MemoryError) as e:
@@ -146,6 +151,8 @@ def load_for(game):
 def start(game):
     """The turn starts: if it is the board's, choose it and show it; the ``Shown``
     (the game keeps it in ``shown``), None if the hands play this turn."""
+    if game.bot_setting() == "peer":
+        return _remote().start(game, Shown, show)
     if not plays(game.bot_setting(), game.pos.turn):
         return None
     try:
@@ -153,6 +160,19 @@ def start(game):
     except (ValueError, OSError, MemoryError) as e:
         _error(game, e)
         return None
+    show(game, sh)
+    return sh
+
+
+def _remote():
+    from nardy import remote
+    return remote
+
+
+def show(game, sh, emit=True):
+    """``sh`` is the turn the hands carry out (the board's, or a remote player's):
+    its LEDs and OLED, and the tracker ends it only on its result (``emit``: the
+    ``bot`` event says it)."""
     t = game.tracker
     # no end on the stillness timer: the turn ends when the board shows the chosen
     # result (``tick``), never with another one
@@ -160,10 +180,10 @@ def start(game):
         sh.auto_end = t.auto_end_ms
     t.auto_end_ms = _NEVER
     t.look_ahead = False
-    game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
-               "steps": [[a, b] for a, b in sh.steps],
-               "zones": [[a, b] for a, b in sh.zones]})
-    return sh
+    if emit:
+        game.emit({"ev": "bot", "side": COLORS[game.pos.turn], "text": sh.text,
+                   "steps": [[a, b] for a, b in sh.steps],
+                   "zones": [[a, b] for a, b in sh.zones]})
 
 
 def end(game):
@@ -177,6 +197,9 @@ def roll_for(game, obs, opening):
     """Every cycle while a roll is next (the game's ROLL, or OPENING: ``opening``):
     roll for the board when the roll is its own and the board is set up."""
     if obs is None or game.setup or game.pos is None:
+        return
+    if game.bot_setting() == "peer":
+        _remote().roll_for(game, obs, opening)
         return
     if opening:
         if game.bot_setting() != "both":
@@ -194,6 +217,9 @@ def tick(game, obs, still_ms):
     set): end its turn once the board shows it, warn while all dice are played and
     another result lies there."""
     sh = game.shown
+    if sh.result is None:
+        _remote().fill(game, Shown, show)    # a remote player's turn not here yet
+        return
     if obs is None or not game.tracked:
         return
     t = game.tracker
@@ -236,8 +262,8 @@ def tick(game, obs, still_ms):
         sh.warned = other
         if other:
             # built once: the UI asks for the warning on every LED frame
-            sh.warning = (None, "The board plays " + sh.text, game.turn_zones())
-            game.emit({"ev": "warn", "bot": sh.text, "reason": "the board plays " + sh.text})
+            sh.warning = (None, sh.WHO[0] + " plays " + sh.text, game.turn_zones())
+            game.emit({"ev": "warn", "bot": sh.text, "reason": sh.WHO[1] + " plays " + sh.text})
         else:
             game.emit({"ev": "warn", "clear": True})
         game.changed()
@@ -246,14 +272,22 @@ def tick(game, obs, still_ms):
 def ok(game, obs):
     """OK on the board's turn: ends it only with the board's move on the board."""
     t = game.tracker
+    if game.shown.result is None:
+        return _remote().waiting(game)
     if t.state == IDLE and game.shown.matches(t.position):
         t.end_turn(obs)
         game.follow_tracker(obs)
         return True
     if _unseen(game, obs):
         return True
-    game.say(None, "the board plays " + game.shown.text)
+    game.say(None, game.shown.WHO[1] + " plays " + game.shown.text)
     return False
+
+
+def peer_rolls(game, opening):
+    """OK pressed for a roll (``opening``: the opening roll): True, with a message,
+    when that roll is the remote player's board's (``nardy.remote``)."""
+    return _remote().rolls_there(game, opening)
 
 
 def _unseen(game, obs):

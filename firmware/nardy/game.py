@@ -693,6 +693,8 @@ class Game:
             if ph in (SETUP, GAME_END, MATCH_END):
                 return self.new_game() if ph == GAME_END else self.new_match()
             if ph in (OPENING, ROLL):
+                if self.bot_setting() == "peer" and _botplay().peer_rolls(self, ph == OPENING):
+                    return False
                 if self.setup and not (long and self.may_roll_anyway()):
                     _refuse(self, "set up the board first")
                     return False
@@ -827,7 +829,10 @@ class Game:
     # -- the board as a player: hooks into nardy.botplay, imported only when a side is
     # the board's (its code stays off the heap otherwise) ---------------------------------
     def bot_setting(self):
-        return self.settings.get("bot", "none")
+        # "peer": the broker's ``peer`` plays the other side (nardy.remote, through
+        # botplay's hooks); the board's engine plays none then
+        m = self.settings.get("mqtt")
+        return "peer" if m and "peer" in m else self.settings.get("bot", "none")
 
 
 def _botplay():

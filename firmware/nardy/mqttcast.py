@@ -53,6 +53,8 @@ _SAVE_EVERY = const(16)
 _SAVE_IDLE_MS = const(3000)
 _CURSOR_MAX = const(256)       # bytes of netcur.json read
 _LOOKUP_AFTER = const(4)       # failed connections before a broker's name is looked up again
+_PACKET_MAX = const(4096)      # the longest packet read from the broker (a record is < 1 KB)
+_POLL_MS = const(5)            # between two looks for an awaited acknowledgement
 
 
 class _Pipe:
@@ -158,6 +160,10 @@ class Cast:
         self.client = None
         self.r = self.w = None
         self.quiet = 0          # ms since the last packet sent
+        self.reader = None      # the task reading the broker's packets (``_read_loop``)
+        self.acked = None       # the packet id of the last PUBACK or SUBACK read
+        self.failed = None      # why the reader stopped (the link is down)
+        self.peer = None        # remote play's Peer (nardy.remote) with a ``peer`` set
 
     # -- the journal's cursor ----------------------------------------------------------
     def _start_cursor(self, cfg):
@@ -231,6 +237,8 @@ class Cast:
         if state != self.state:
             self.state = state
             self.app.emit({"ev": "net", "state": state})
+            if self.peer is not None:
+                self.peer.net(state == "connected")
 
     async def _send(self):
         out = self.client.sock.out
@@ -239,15 +247,73 @@ class Cast:
         await self.w.drain()
         self.quiet = 0
 
-    async def _reply(self):
+    async def _packet(self):
         """One packet from the broker: (type byte, body)."""
         r = self.r
-        h = await asyncio.wait_for(r.readexactly(2), _REPLY_MS / 1000)
-        n = h[1]
-        if n & 0x80:
-            raise OSError("unexpected long packet")
-        body = await asyncio.wait_for(r.readexactly(n), _REPLY_MS / 1000) if n else b""
-        return h[0], body
+        op = (await r.readexactly(1))[0]
+        n = 0
+        shift = 0
+        while True:             # the remaining length: 7 bits a byte, low first
+            b = (await r.readexactly(1))[0]
+            n |= (b & 0x7F) << shift
+            if not b & 0x80:
+                break
+            shift += 7
+            if shift > 21:
+                raise OSError("bad packet length")
+        if n > _PACKET_MAX:
+            raise OSError("packet too long: %d" % n)
+        body = await r.readexactly(n) if n else b""
+        return op, body
+
+    async def _read_loop(self):
+        """The only reader of the socket once connected: acknowledgements for the
+        publishing side, PUBLISH packets (a peer's records) for remote play."""
+        try:
+            while True:
+                op, body = await self._packet()
+                kind = op & 0xF0
+                if kind == 0x30:
+                    self._incoming(op, body)
+                elif (kind == 0x40 or kind == 0x90) and len(body) >= 2:
+                    self.acked = body[0] << 8 | body[1]
+                # (a PINGRESP: nothing to do)
+        except Exception as e:      # (not a cancel: the session ends it)
+            self.failed = e
+
+    def _incoming(self, op, body):
+        n = body[0] << 8 | body[1]
+        topic = bytes(body[2:2 + n]).decode()
+        i = 2 + n
+        pid = None
+        if op & 0x06:               # QoS 1: acknowledged once taken
+            pid = body[i] << 8 | body[i + 1]
+            i += 2
+        if self.peer is not None:
+            self.peer.incoming(topic, body[i:], pid)
+        elif pid is not None:
+            self.w.write(bytes((0x40, 2, pid >> 8, pid & 0xFF)))
+
+    async def _acked(self, pid):
+        """Wait (at most ``_REPLY_MS``) for the reader to see ``pid`` acknowledged."""
+        waited = 0
+        while self.acked != pid:
+            if self.failed is not None:
+                raise self.failed
+            if waited >= _REPLY_MS:
+                raise OSError("no acknowledgement")
+            await asyncio.sleep_ms(_POLL_MS)
+            waited += _POLL_MS
+
+    async def _peer_acks(self):
+        """Remote play: acknowledge the peer's records this board has taken."""
+        p = self.peer
+        p.settle()
+        if p.acks:
+            for pid in p.acks:
+                self.w.write(bytes((0x40, 2, pid >> 8, pid & 0xFF)))
+            p.acks = []
+            await self.w.drain()
 
     def _address(self, cfg):
         """The broker's IP address. A name is looked up with the socket module's
@@ -279,17 +345,36 @@ class Cast:
         else:
             self.r, self.w = await asyncio.open_connection(ip, cfg["port"])
         try:
-            c.connect()
+            # remote play: a session the broker keeps (the peer's records wait)
+            c.connect("peer" not in cfg)
         except OSError:
             pass        # at the CONNACK: the pipe's EAGAIN
         await self._send()
-        op, body = await self._reply()
+        op, body = await asyncio.wait_for(self._packet(), _REPLY_MS / 1000)
         if op != 0x20 or len(body) != 2:
             raise OSError("not an MQTT broker")
         if body[1]:
             raise OSError("broker refused: %s" % (
                 "bad user or password" if body[1] in (4, 5) else "code %d" % body[1]))
+        self.failed = None
+        self.acked = None
+        self.reader = asyncio.create_task(self._read_loop())
+        if "peer" in cfg:
+            await self._subscribe(cfg)
         await self._publish(prefix + "online", b"1", True)
+
+    async def _subscribe(self, cfg):
+        """Remote play: the peer's records and whether it is online (before this
+        board says it is online: the peer then knows its records are kept here)."""
+        c = self.client
+        c.cb = 1        # (umqtt asserts one: its reads are never made, this task reads)
+        for t in ("event", "online"):
+            try:
+                c.subscribe("%s/%s/%s" % (cfg["prefix"], cfg["peer"], t), 1)
+            except (OSError, AssertionError):
+                pass    # at the SUBACK: the pipe's EAGAIN
+            await self._send()
+            await self._acked(c.pid)
 
     async def _publish(self, topic, msg, retain=False):
         c = self.client
@@ -297,15 +382,13 @@ class Cast:
             c.publish(topic, msg, retain, 1)
         except OSError:
             pass        # at the PUBACK: the pipe's EAGAIN
-        pid = c.pid
         await self._send()
-        while True:
-            op, body = await self._reply()
-            if op == 0x40 and len(body) == 2 and (body[0] << 8 | body[1]) == pid:
-                return
-            # (a PINGRESP, or a late PUBACK of nothing waiting: skipped)
+        await self._acked(c.pid)
 
     def _close(self):
+        if self.reader is not None:
+            self.reader.cancel()
+            self.reader = None
         if self.w is not None:
             try:
                 self.w.close()
@@ -320,6 +403,10 @@ class Cast:
         self.fails = 0
         app = self.app
         while app.settings.get("mqtt") is cfg:
+            if self.failed is not None:
+                raise self.failed
+            if self.peer is not None:
+                await self._peer_acks()
             ln = self._next_line()
             if ln is not None:
                 msg = b'{"game":%d,"seq":%d,"rec":' % (self.gid, self.seq) + ln + b"}"
@@ -361,6 +448,10 @@ class Cast:
                 if not cfg:
                     return
                 prefix = "%s/%s/" % (cfg["prefix"], cfg["id"])
+                self.peer = None
+                if "peer" in cfg:
+                    from nardy import remote
+                    self.peer = remote.peer(app.game)
                 try:
                     await self._session(cfg, prefix)
                     wait = _RETRY_FIRST_MS      # settings changed: at once

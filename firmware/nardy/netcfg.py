@@ -10,12 +10,14 @@ never loads it.
 "prefix": "nardy", "id": "nardy-3fa2"}``: ``host`` is required; ``port`` 1883,
 ``prefix`` "nardy" and no login by default; ``id`` (the board's name on the broker,
 its topic ``<prefix>/<id>/...``) is made once from the board's random numbers when
-``set`` gives none. ``"mqtt": null`` turns the broadcast off.
+``set`` gives none. ``"mqtt": null`` turns the broadcast off. ``"peer": "nardy-77c1",
+"side": "white"``: remote play against that board, this board's player has white.
 """
 
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
-_FIELDS = const(("host", "port", "user", "password", "prefix", "id", "tls"))
+_FIELDS = const(("host", "port", "user", "password", "prefix", "id", "tls", "peer",
+                   "side"))
 _TLS_PORT = const(8883)         # MQTT over TLS (IANA): "tls" defaults to true there
 _TEXT_MAX = const(64)           # bytes of a host, user or password
 _PREFIX_MAX = const(32)
@@ -59,13 +61,33 @@ def check(d):
     pre = d.get("prefix")
     if pre is not None and ("+" in pre or "#" in pre or pre[0] == "/" or pre[-1] == "/"):
         raise ValueError("mqtt prefix: no + or #, no / at either end")
-    i = d.get("id")
+    _name(d, "id")
+    _check_peer(d)
+
+
+def _name(d, key):
+    i = d.get(key)
     if i is not None:
         if not isinstance(i, str) or not 0 < len(i) <= _ID_MAX:
-            raise ValueError("mqtt id must be a text of 1..%d characters" % _ID_MAX)
+            raise ValueError("mqtt %s must be a text of 1..%d characters" % (key, _ID_MAX))
         for c in i:
             if c not in _ID_CHARS:
-                raise ValueError("mqtt id: letters, digits, - and _ only")
+                raise ValueError("mqtt %s: letters, digits, - and _ only" % key)
+
+
+def _check_peer(d):
+    """Remote play (docs/NETWORK.md "Remote play"): ``peer``, the other board's id,
+    and ``side``, the colour this board's player has (the peer's player has the
+    other)."""
+    _name(d, "peer")
+    p = d.get("peer")
+    s = d.get("side")
+    if (p is None) != (s is None):
+        raise ValueError("mqtt peer and side go together")
+    if s is not None and s not in ("white", "black"):
+        raise ValueError('mqtt side must be "white" or "black"')
+    if p is not None and p == d.get("id"):
+        raise ValueError("mqtt peer must be another board's id")
 
 
 _SSID_MAX = const(32)           # bytes of a Wi-Fi network's name (802.11)
@@ -139,6 +161,9 @@ def complete(d, urandom):
     if i is None:
         i = "nardy-" + "".join("%02x" % b for b in urandom(2))
     out["id"] = i
+    if d.get("peer") is not None:
+        out["peer"] = d["peer"]
+        out["side"] = d["side"]
     return out
 
 

@@ -59,3 +59,21 @@ def test_a_refused_line_is_echoed_without_its_password():
         e = protocol.error("mqtt password needs a user", line)
         assert "s3cret" not in e["line"] and '"password": ...' in e["line"], e
     assert protocol.error("x", '{"cmd": "hello"}')["line"] == '{"cmd": "hello"}'
+
+
+def test_a_peer_is_checked_and_kept():
+    # remote play (docs/NETWORK.md "Remote play"): the other board's id and the side
+    # this board's player has, both or neither
+    ok = protocol.parse('{"cmd": "set", "mqtt": {"host": "h", "id": "a", "peer": "b", '
+                        '"side": "black"}}')
+    m = netcfg.complete(ok["mqtt"], lambda n: b"\0" * n)
+    assert m["peer"] == "b" and m["side"] == "black"
+    netcfg.check(m)
+    assert "peer" not in netcfg.complete({"host": "h"}, lambda n: b"\0" * n)
+    refused('{"cmd": "set", "mqtt": {"host": "h", "peer": "b"}}', "go together")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "side": "white"}}', "go together")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "peer": "b", "side": "red"}}', "side")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "peer": "b/c", "side": "white"}}',
+            "mqtt peer")
+    refused('{"cmd": "set", "mqtt": {"host": "h", "id": "b", "peer": "b", '
+            '"side": "white"}}', "another board")

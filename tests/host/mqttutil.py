@@ -2,6 +2,7 @@
 MQTT client the board runs (micropython-lib's umqtt.simple, from PyPI, never copied
 into the repository) and a subscriber (paho-mqtt) that keeps what it gets."""
 
+import contextlib
 import getpass
 import hashlib
 import io
@@ -188,3 +189,66 @@ def dedup(events):
             seen.add(k)
             out.append(e)
     return out
+
+
+class Proxy:
+    """A TCP relay from a free port on 127.0.0.1 to the broker's ``port``: a board
+    connected through it loses its link (and only it) on ``cut()``, as a board whose
+    Wi-Fi drops; it may connect again at once."""
+
+    def __init__(self, port):
+        self.target = port
+        self.srv = socket.socket()
+        self.srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(8)
+        self.port = self.srv.getsockname()[1]
+        self.lock = threading.Lock()
+        self.open = []
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            try:
+                u = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                c.close()
+                continue
+            u.settimeout(None)
+            with self.lock:
+                self.open += [c, u]
+            for a, b in ((c, u), (u, c)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b):
+        try:
+            while True:
+                data = a.recv(4096)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self):
+        """Every connection through the relay is closed now."""
+        with self.lock:
+            socks, self.open = self.open, []
+        for s in socks:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+        self.cuts += 1
+
+    def close(self):
+        self.srv.close()
+        self.cut()
