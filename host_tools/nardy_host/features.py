@@ -75,20 +75,27 @@ def _rearmost(side):
     return np.where(held.any(1), held.argmax(1) + 1, 25)
 
 
-def _half(me, op):
-    """The six extras of ``me`` against ``op`` (race pips not yet masked), and
-    whether ``me`` reaches ahead of ``op``'s rearmost checker."""
-    n = len(me)
-    held = me[:, _MINE_AT] > 0                 # my points along op's path, q = 1..24
-    rear_op = _rearmost(op)
-    ahead = held & (_Q[None, :] > rear_op[:, None])
-    # the longest run, capped at 6: a run of k + 1 leaves bits after k shifted ANDs
+def _prime_front(ahead, rear_op):
+    """(the longest run of held points ahead of op's rearmost checker, capped at 6;
+    how many of the six points in front of it are held), from ``ahead``: the held
+    points along op's path q = 1..24 beyond ``rear_op``."""
+    # the longest run: a run of k + 1 leaves bits after k shifted ANDs
     bits = ahead.astype(np.int64) @ _BITS
-    prime = np.zeros(n, np.int32)
+    prime = np.zeros(len(ahead), np.int32)
     for _ in range(6):
         prime += bits != 0
         bits &= bits >> 1
     front = (ahead & (_Q[None, :] <= rear_op[:, None] + 6)).sum(1)
+    return prime, front
+
+
+def _half(me, op):
+    """The six extras of ``me`` against ``op`` (race pips not yet masked), and
+    whether ``me`` reaches ahead of ``op``'s rearmost checker."""
+    held = me[:, _MINE_AT] > 0                 # my points along op's path, q = 1..24
+    rear_op = _rearmost(op)
+    ahead = held & (_Q[None, :] > rear_op[:, None])
+    prime, front = _prime_front(ahead, rear_op)
     reach = ahead.any(1).astype(np.int32)
     rear = 25 - _rearmost(me)
     mars = np.where(me[:, 25] == 0, op[:, 25], 0)
@@ -154,12 +161,7 @@ def _short_half(me, op):
     held = me[:, 24:0:-1] >= 2
     rear_op = _held_rear(op)
     ahead = held & (_Q[None, :] > rear_op[:, None])
-    bits = ahead.astype(np.int64) @ _BITS
-    prime = np.zeros(n, np.int32)
-    for _ in range(6):
-        prime += bits != 0
-        bits &= bits >> 1
-    front = (ahead & (_Q[None, :] <= rear_op[:, None] + 6)).sum(1)
+    prime, front = _prime_front(ahead, rear_op)
     rear = 25 - _held_rear(me)
     pips = (me * _PIP_WEIGHT).sum(1) // 8
     zero = np.zeros(n, np.int32)

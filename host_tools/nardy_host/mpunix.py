@@ -55,8 +55,8 @@ def compiled_firmware(src=None):
     out = os.path.join(tempfile.gettempdir(), "nardy-fw-" + h.hexdigest()[:16])
     if os.path.exists(os.path.join(out, "main.py")):
         return out
-    tmp = tempfile.mkdtemp(prefix="nardy-fw-build-")
-    try:
+
+    def build(tmp):
         os.makedirs(os.path.join(tmp, "nardy"))
         for n in names:
             r = subprocess.run([exe, "-march=x64", "-o",
@@ -73,6 +73,15 @@ def compiled_firmware(src=None):
         os.makedirs(os.path.join(tmp, "web"))
         for w in WEB_FILES:
             shutil.copy(os.path.join(WEB, w), os.path.join(tmp, "web", w))
+    return _built_once(out, "nardy-fw-build-", build)
+
+
+def _built_once(out, prefix, build):
+    """``out``, built by ``build(folder)`` into a fresh temp folder renamed to ``out``
+    when complete: parallel runs share it and never see half of it."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        build(tmp)
         try:
             os.rename(tmp, out)
         except OSError:       # another run built it first
@@ -148,17 +157,7 @@ def microdot_lib():
     out = os.path.join(tempfile.gettempdir(), "nardy-microdot-%s" % microdot.__version__)
     if os.path.exists(os.path.join(out, "microdot", MICRODOT_FILES[0][:-3] + ".mpy")):
         return out
-    tmp = tempfile.mkdtemp(prefix="nardy-microdot-build-")
-    try:
-        compile_microdot(tmp)
-        try:
-            os.rename(tmp, out)
-        except OSError:       # another run built it first
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return out
+    return _built_once(out, "nardy-microdot-build-", compile_microdot)
 
 
 def web_env(env=None):
