@@ -9,31 +9,12 @@ import socket
 import threading
 
 import pytest
-from mqttutil import Mosquitto, Subscriber, dedup, umqtt_lib
+from mqttutil import NET_HEAP, Mosquitto, Subscriber, dedup
 from test_vboard import play_turn
 from vboard import VBoard
 
 from nardy.posjson import from_json
 from nardy.variants import find_variant
-
-
-@pytest.fixture(scope="session")
-def umqtt_dir(tmp_path_factory):
-    return umqtt_lib(str(tmp_path_factory.mktemp("umqtt")))
-
-
-@pytest.fixture
-def board_path(umqtt_dir, monkeypatch):
-    # the unix port's own path (.frozen: asyncio) and umqtt.simple, as mip puts it
-    # in /lib on a board
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_dir)
-
-
-# The network is meant for the reference ESP32-S3 with PSRAM (docs/NETWORK.md): its
-# boards run with a heap that stands for it. At the classic ESP32's 112wK a whole
-# broadcasting game fragments the heap until a ``log`` of it can fail for want of a
-# 1,280-byte block (it did, once in three CI runs).
-NET_HEAP = "512wK"
 
 
 def _board(tmp_path, name="vb"):

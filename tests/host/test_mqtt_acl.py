@@ -11,11 +11,10 @@ import threading
 
 import paho.mqtt.client as paho
 import pytest
-from mqttutil import Mosquitto, Subscriber, umqtt_lib
+from mqttutil import NET_HEAP, Mosquitto, Subscriber
 from test_mqtt import _journal, _new_game, _set_broker
 from vboard import ROOT, VBoard
 
-NET_HEAP = "512wK"       # the network is meant for the ESP32-S3 with PSRAM
 USERS = {"table1": "pw-table-1", "table2": "pw-table-2", "room": "pw-room"}
 
 
@@ -29,9 +28,7 @@ def documented_acl():
 
 
 @pytest.fixture
-def club(tmp_path, tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_lib(
-        str(tmp_path_factory.getbasetemp() / "umqtt-acl")))
+def club(tmp_path, board_path):
     broker = Mosquitto(str(tmp_path / "mq"), users=USERS, acl=documented_acl())
     room = Subscriber(broker.port, "nardy/#", user="room", password=USERS["room"])
     try:

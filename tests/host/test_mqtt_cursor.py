@@ -6,17 +6,8 @@ used."""
 
 import json
 
-import pytest
-from mqttutil import Mosquitto, Subscriber, dedup, umqtt_lib
+from mqttutil import Mosquitto, Subscriber, dedup
 from test_mqtt import _board, _journal, _new_game, _set_broker, _turns
-
-
-@pytest.fixture
-def board_path(tmp_path_factory, monkeypatch):
-    # the unix port's own path (.frozen: asyncio) and umqtt.simple, as mip puts it
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_lib(
-        str(tmp_path_factory.getbasetemp() / "umqtt-cursor")))
-
 
 SAVE_EVERY = 16          # mqttcast._SAVE_EVERY: the most a power cut repeats
 

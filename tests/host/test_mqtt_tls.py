@@ -9,15 +9,8 @@ import random
 import subprocess
 
 import pytest
-from mqttutil import Mosquitto, Subscriber, dedup, umqtt_lib
+from mqttutil import Mosquitto, Subscriber, dedup
 from test_mqtt import _board, _journal, _net_states, _new_game, _set_broker, _turns
-
-
-@pytest.fixture
-def board_path(tmp_path_factory, monkeypatch):
-    # the unix port's own path (.frozen: asyncio) and umqtt.simple, as mip puts it
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_lib(
-        str(tmp_path_factory.getbasetemp() / "umqtt-tls")))
 
 
 def _cert(d, name):

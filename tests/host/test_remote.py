@@ -10,26 +10,15 @@ import threading
 import time
 
 import pytest
-from mqttutil import Mosquitto, Proxy, umqtt_lib
+from mqttutil import NET_HEAP, Mosquitto, Proxy
 from test_vboard import play_turn
 from vboard import VBoard
 
 from nardy.posjson import from_json
 from nardy.variants import find_variant
 
-NET_HEAP = "512wK"      # the network is for the ESP32-S3 with PSRAM (docs/NETWORK.md)
 WATCHDOG_S = 900        # a hung board fails the test (never a timed assertion)
 STALL = 1200            # rounds in a row in which neither player could act: stuck
-
-
-@pytest.fixture(scope="session")
-def umqtt_dir(tmp_path_factory):
-    return umqtt_lib(str(tmp_path_factory.mktemp("umqtt")))
-
-
-@pytest.fixture
-def board_path(umqtt_dir, monkeypatch):
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_dir)
 
 
 class Player:

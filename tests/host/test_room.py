@@ -9,17 +9,11 @@ import sys
 import threading
 
 import pytest
-from mqttutil import Mosquitto, free_port, umqtt_lib
+from mqttutil import Mosquitto, free_port
 from test_mqtt import _board, _journal, _new_game, _set_broker, _turns
 
 from nardy_host import cli
 from nardy_host.netcast import Room, describe_record, host_port
-
-
-@pytest.fixture
-def board_path(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("MICROPYPATH", ".frozen:" + umqtt_lib(
-        str(tmp_path_factory.getbasetemp() / "umqtt-room")))
 
 
 def _nardy(*args):

@@ -10,10 +10,9 @@ import os
 import subprocess
 import threading
 
+from mqttutil import NET_HEAP
 from test_qr_oled import _decode, _pixels
 from vboard import ROOT, VBoard, micropython
-
-NET_HEAP = "512wK"       # the network is meant for the ESP32-S3 with PSRAM
 
 
 def _board(tmp_path, radio=True, name="vb"):
