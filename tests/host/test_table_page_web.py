@@ -8,6 +8,7 @@ tab that leaves the board alone, the opening roll explained, the rules panel, th
 legal moves on request, English and Russian, a beep for a warning; and the set-up
 (README, a build without setuptools' "Package would be ignored")."""
 
+import contextlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import zipfile
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from test_sim_web import (  # noqa: F401 (browser, sim: fixtures)
     WAIT,
     act,
@@ -225,9 +227,8 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     zones = page.eval_on_selector_all("#zones rect", """els => els.map(e => {
         const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })""")
     assert min(zones) >= 40, zones
-    checkers = page.eval_on_selector_all("#checkers circle.top", """els => els.map(e => {
-        const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })""")
-    assert checkers and min(checkers) >= 40, checkers
+    checkers = _drawn_checker_sizes(page)
+    assert checkers and min(checkers) >= 40, (checkers, _checker_state(page))
     # and everything else a thumb presses
     small = page.evaluate("""() => [...document.querySelectorAll(
             'button, select, input, a#download')].filter(e => e.offsetParent !== null)
@@ -236,6 +237,32 @@ def test_a_phone_reads_the_labels_and_taps_checkers(browser, sim):  # noqa: F811
     assert not small, small
     assert not errors, errors
     ctx.close()
+
+
+_CHECKER_SIZES = """() => [...document.querySelectorAll('#checkers circle.top')].map(e => {
+    const r = e.getBoundingClientRect(); return Math.min(r.width, r.height); })"""
+
+
+def _drawn_checker_sizes(page):
+    """The on-screen size of every top checker, once every one has a size. The page
+    redraws all the checkers on each refresh; in one CI run on a loaded machine every
+    circle measured 0 x 0 once (the labels and points around them measured right),
+    so the sizes are taken when drawn, and a board that never draws them still fails."""
+    with contextlib.suppress(PlaywrightTimeout):    # the caller's assertion says what
+        page.wait_for_function("() => { const s = (" + _CHECKER_SIZES + ")(); "
+                               "return s.length > 0 && Math.min(...s) > 0; }",
+                               timeout=WAIT)
+    return page.evaluate(_CHECKER_SIZES)
+
+
+def _checker_state(page):
+    """What the page shows of its checkers, for a failure's message."""
+    return page.evaluate("""() => {
+        const c = document.querySelector('#checkers circle.top');
+        const g = document.getElementById('checkers');
+        return {r: c && c.getAttribute('r'), group: g && g.getBoundingClientRect().width,
+                visible: document.visibilityState, body: document.body.className,
+                review: document.body.dataset.review || null}; }""")
 
 
 def _boxes_of(page, sel):
