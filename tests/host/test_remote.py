@@ -84,12 +84,12 @@ def _online(p):
     return any(e["state"].startswith("playing") for e in p.peer_states())
 
 
-def _pair(tmp_path, port, variant, port_b=None):
+def _pair(tmp_path, port, variant, port_b=None, match=1):
     a = Player(tmp_path, "a-white", "white", "b-black", port)
     b = Player(tmp_path, "b-black", "black", "a-white", port_b or port)
     _wait(lambda: _online(a) and _online(b), "both online")
     for p in (a, b):
-        p.b.send({"cmd": "new", "variant": variant, "match": 1})
+        p.b.send({"cmd": "new", "variant": variant, "match": match})
         p.b.sync()
         d, v, pos = p.state()
         p.b.sense(v, pos)
@@ -129,7 +129,16 @@ def _turn_key(d):
 
 def _act(p, rng, illegal, d, v, pos):
     ph = d["phase"]
-    if ph in ("game_end", "match_end", "setup"):
+    if ph == "game_end":            # the match goes on: OK for the next game ...
+        p.b.button("ok")
+        p.b.sync()
+        return True
+    if ph == "setup":               # ... and the hands set the checkers up again
+        p.phys = v.start_position()
+        p.b.sense(v, p.phys)
+        p.b.sync()
+        return p.b.dump()["phase"] != "setup"
+    if ph == "match_end":
         return False
     if ph == "opening":
         if p.name < p.peer:         # this board rolls the opening (C2)
@@ -187,9 +196,17 @@ def play_out(players, rng, until=None):
         if all(p.b.dump()["phase"] == "match_end" for p in players):
             return
         idle = 0 if did else idle + 1
-        assert idle < STALL, [(p.name, p.b.dump()["phase"], _states(p)[-3:]) for p in players]
+        assert idle < STALL, [_stuck(p) for p in players]
         if not did:
             time.sleep(0.05)
+
+
+def _stuck(p):
+    """What a stuck player's board shows, for the failure's message."""
+    d = p.b.dump()
+    recs = [(r["r"], r.get("n"), r.get("side"), r.get("dice")) for r in journal(p)]
+    return (p.name, d["phase"], d["game"], d["turn_no"], d["dice"], d.get("bot"),
+            _states(p)[-3:], recs[-4:])
 
 
 @pytest.fixture
@@ -217,6 +234,27 @@ def test_two_boards_play_a_whole_game(tmp_path, board_path, broker, variant, see
         # each board's player played one side, the other side came from the peer
         sides = {x[2] for x in ma if x[0] == "turn"}
         assert sides == {"white", "black"}
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_match_goes_on_game_after_game(tmp_path, board_path, broker):
+    """A 5-point match (no cube: a game gives 1 to 3 points, so two games at least):
+    after each game both players press OK and set the checkers up; each board's next
+    game is played with the other's next game, and both journals agree game by game."""
+    a, b = _pair(tmp_path, broker.port, "short", match=5)
+    first = a.b.dump()["game"]
+    try:
+        play_out([a, b], random.Random(5))
+        da, db = a.b.dump(), b.b.dump()
+        assert da["match"]["score"] == db["match"]["score"], (da["match"], db["match"])
+        assert max(da["match"]["score"]) >= 5 and da["match"]["over"]
+        assert da["game"] == db["game"] >= first + 1
+        for g in range(first, da["game"] + 1):
+            ma, mb = moves_and_dice(journal(a, g)), moves_and_dice(journal(b, g))
+            assert ma == mb, g
+            assert ma[0][0] == "open" and ma[-1][0] == "end", g
     finally:
         a.close()
         b.close()
