@@ -38,6 +38,10 @@ def register(sub):
     p.add_argument("--prefix", default="nardy", help="the boards' topic prefix")
     p.add_argument("--user", help="login, if the broker wants one")
     p.add_argument("--password", help="... and its password")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="also serve the room page (every board drawn, live) on this "
+                        "address (HOST: 127.0.0.1 unless given; 0.0.0.0 for a hall's "
+                        "screens and phones; PORT 0: a free one)")
     p.set_defaults(func=run_room)
 
 
@@ -93,7 +97,7 @@ def run_broker(args):
 # -- the room ------------------------------------------------------------------------------
 
 def _side(pos, who):
-    return "%s %d off" % (who, pos.get("off", {}).get(who, 0))
+    return "%s %s off" % (who, pos.get("off", {}).get(who, 0))
 
 
 def describe_record(rec):
@@ -138,34 +142,40 @@ class Room:
             return
         board, _, kind = topic[len(self.prefix):].partition("/")
         with self.lock:
-            seen = self.seen.setdefault(board, set())
             try:
-                body = json.loads(payload)
-            except ValueError:
+                self._message(board, kind, json.loads(payload))
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+                # (a board's garbage must not end the room: paho would re-raise it)
                 self.out("%s: unreadable %s message" % (board, kind))
-                return
-            if kind == "online":
-                self.out("%s: %s" % (board, "online" if body == 1 else "offline"))
-            elif kind == "state" and board not in self.placed:
-                self.placed.add(board)
-                st = body.get("state") or {}
-                pos = st.get("position") or {}
-                self.out("%s: game %s, %s to play, %s, %s (%s)" % (
-                    board, body.get("game"), pos.get("turn"), _side(pos, "white"),
-                    _side(pos, "black"), st.get("phase")))
-            elif kind == "event":
-                key = (body.get("game"), body.get("seq"))
-                if key in seen:
-                    return          # a QoS 1 repeat
-                seen.add(key)
-                self.out("%s: game %s #%s %s" % (board, key[0], key[1],
-                                                 describe_record(body.get("rec") or {})))
+
+    def _message(self, board, kind, body):
+        seen = self.seen.setdefault(board, set())
+        if kind == "online":
+            self.out("%s: %s" % (board, "online" if body == 1 else "offline"))
+        elif kind == "state" and board not in self.placed:
+            st = body.get("state") or {}
+            pos = st.get("position") or {}
+            text = "%s: game %s, %s to play, %s, %s (%s)" % (
+                board, body.get("game"), pos.get("turn"), _side(pos, "white"),
+                _side(pos, "black"), st.get("phase"))
+            self.placed.add(board)
+            self.out(text)
+        elif kind == "event":
+            key = (body.get("game"), body.get("seq"))
+            if not isinstance(key[0], int) or not isinstance(key[1], int):
+                raise ValueError("no game and seq")
+            if key in seen:
+                return          # a QoS 1 repeat
+            text = describe_record(body.get("rec") or {})
+            seen.add(key)
+            self.out("%s: game %s #%s %s" % (board, key[0], key[1], text))
 
 
 def run_room(args):
     import paho.mqtt.client as paho
     host, port = host_port(args.broker)
     room = Room(args.prefix, lambda s: print(s, flush=True))
+    page = _room_page(args.web, args.prefix) if args.web is not None else None
     c = paho.Client(paho.CallbackAPIVersion.VERSION2)
     if args.user:
         c.username_pw_set(args.user, args.password)
@@ -178,12 +188,36 @@ def run_room(args):
         client.subscribe(room.prefix + "#", qos=1)
 
     c.on_connect = on_connect
-    c.on_message = lambda client, userdata, msg: room.message(msg.topic, msg.payload)
+    def on_message(client, userdata, msg):
+        room.message(msg.topic, msg.payload)
+        if page is not None:
+            page.roster.message(msg.topic, msg.payload)
+
+    c.on_message = on_message
     try:
-        c.connect(host, port)
-    except OSError as e:
-        raise UserError("no broker at %s:%d: %s" % (host, port, e)) from None
-    print("nardy room: watching %s# on %s:%d (Ctrl-C stops)" % (room.prefix, host, port),
-          flush=True)
-    c.loop_forever()
+        try:
+            c.connect(host, port)
+        except OSError as e:
+            raise UserError("no broker at %s:%d: %s" % (host, port, e)) from None
+        print("nardy room: watching %s# on %s:%d (Ctrl-C stops)" % (room.prefix, host, port),
+              flush=True)
+        if page is not None:
+            print("nardy room: the room page on %s" % page.url, flush=True)
+        c.loop_forever()
+    finally:
+        if page is not None:
+            page.stop()
     return 0
+
+
+def _room_page(web, prefix):
+    """The room page's server (nardy_host.roomweb), started; UserError when the
+    address is malformed or taken."""
+    from nardy_host import roomweb
+    try:
+        host, port = roomweb.web_address(web)
+        return roomweb.RoomServer(roomweb.Roster(prefix), host, port).start()
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    except OSError as e:
+        raise UserError("cannot serve the room page on %s: %s" % (web, e)) from None
