@@ -79,7 +79,7 @@ class Card:
         self.turn = None            # "white"/"black": the side to play
         self.dice = None
         self.phase = None
-        self.match = None           # {"length", "score", "white_player"}
+        self.match = None           # {"length", "white", "black"}: the score
         self.result = None          # {"winner", "kind", "points"}
         self.peer = None            # remote play: the other board's id
         self.side = None            # ... and this board's player's colour
@@ -132,10 +132,12 @@ class Card:
         d = st.get("dice")
         self.dice = d if _dice(d) else None
         m = st.get("match")
-        self.match = ({"length": m.get("length"), "score": m.get("score"),
-                       "white_player": m.get("white_player")}
-                      if isinstance(m, dict) and _is_int(m.get("length"))
-                      and _pair(m.get("score")) else None)
+        self.match = None
+        if isinstance(m, dict) and _is_int(m.get("length")) and _pair(m.get("score")):
+            # the score is by player; white_player says whose is white's this game
+            wp = 1 if m.get("white_player") == 1 else 0
+            self.match = {"length": m["length"], "white": m["score"][wp],
+                          "black": m["score"][1 - wp]}
         r = st.get("result")
         self.result = _result(r) if isinstance(r, dict) else None
         if st.get("position") is None:

@@ -56,7 +56,13 @@ def test_a_card_from_the_snapshot_then_the_records_each_once():
     c = _card(r, "t1")
     assert (c["online"], c["variant"], c["game"], c["turn"], c["dice"]) == (
         True, "short", 4, "white", [6, 5])
-    assert c["match"] == {"length": 3, "score": [1, 0], "white_player": 0}
+    assert c["match"] == {"length": 3, "white": 1, "black": 0}
+    # the score is by player: with player 1 on white, white's is the second
+    swapped = json.loads(json.dumps(SNAP))
+    swapped["seq"] = 10
+    swapped["state"]["match"]["white_player"] = 1
+    r.message("nardy/t1/state", json.dumps(swapped).encode())
+    assert _card(r, "t1")["match"] == {"length": 3, "white": 0, "black": 1}
     v = find_variant("short")
     w, b = zone_counts(v, from_json(v, SNAP["state"]["position"]))
     assert [z[0] for z in c["zones"][1:]] == list(w[1:28])

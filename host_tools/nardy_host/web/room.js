@@ -120,7 +120,7 @@ function drawCard(v) {
   const parts = [];
   if (v.variant) parts.push(w(v.variant));
   if (v.game !== null) parts.push(w("roomGame") + " " + v.game);
-  if (v.match) parts.push(w("roomMatch")(v.match.length, v.match.score[0], v.match.score[1]));
+  if (v.match) parts.push(w("roomMatch")(v.match.length, v.match.white, v.match.black));
   if (parts.length) html("p", "what", card, parts.join(", "));
   const play = html("p", "play", card);
   if (v.result) {

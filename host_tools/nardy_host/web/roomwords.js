@@ -9,7 +9,7 @@ Object.assign(WORDS.en, {
     "here once it publishes.", roomOnline: "online", roomOffline: "offline",
   roomUnknown: "online?", roomGame: "game",
   roomSummary: (n, on) => `${n} board${n === 1 ? "" : "s"}, ${on} online`,
-  roomMatch: (len, a, b) => `match to ${len}: ${a}-${b}`,
+  roomMatch: (len, white, black) => `match to ${len}: white ${white}, black ${black}`,
   roomToPlay: side => `${side} to play`,
   roomOver: (winner, kind, points) => winner ? `game over: ${winner} wins (${kind}, ` +
     `${points})` : `game over (${kind})`,
@@ -24,7 +24,7 @@ Object.assign(WORDS.ru, {
     "как только начнёт публиковать.", roomOnline: "в сети", roomOffline: "не в сети",
   roomUnknown: "в сети?", roomGame: "партия",
   roomSummary: (n, on) => `досок: ${n}, в сети: ${on}`,
-  roomMatch: (len, a, b) => `матч до ${len}: ${a}-${b}`,
+  roomMatch: (len, white, black) => `матч до ${len}: белые ${white}, чёрные ${black}`,
   roomToPlay: side => `ход ${side === "white" ? "белых" : "чёрных"}`,
   roomOver: (winner, kind, points) => winner ? "партия окончена: победили " +
     `${winner === "white" ? "белые" : "чёрные"} (${kind}, ${points})` :
