@@ -1,6 +1,7 @@
 """The boards on an MQTT broker (docs/NETWORK.md): ``nardy broker`` starts an
 embedded broker (amqtt, a maintained pure-Python one) for a user who has none;
-``nardy room`` prints every board on a broker live.
+``nardy room`` prints every board on a broker live (and with ``--web`` serves the
+room page, nardy_host.roomweb).
 
 The boards publish (firmware/nardy/mqttcast.py) under ``<prefix>/<board id>/``:
 ``event`` (every journal record: ``{"game", "seq", "rec"}``, QoS 1), ``state`` (the
