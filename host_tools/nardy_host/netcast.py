@@ -14,6 +14,9 @@ import json
 import sys
 import threading
 
+from nardy.notation import point_label
+from nardy.rules import COLORS
+from nardy.variants import find_variant
 from nardy_host.errors import UserError
 
 
@@ -101,8 +104,28 @@ def _side(pos, who):
     return "%s %s off" % (who, pos.get("off", {}).get(who, 0))
 
 
-def describe_record(rec):
-    """One journal record (firmware/nardy/record.py) in a few words."""
+def _labels(variant, side):
+    """How a step's points are written: with the variant and the mover known, the
+    board's printed labels (P1..P24 without the P: the table's notation, as the OLED
+    and the board's own page write them; hits are not marked); else the mover's path
+    points as the record has them."""
+    if variant is None or side not in COLORS:
+        return str
+    c = COLORS.index(side)
+
+    def label(k):
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 25:
+            return str(k)
+        if k == 0:
+            return "bar"
+        return point_label(variant, k, True, c)
+    return label
+
+
+def describe_record(rec, variant=None, mover=None):
+    """One journal record (firmware/nardy/record.py) in a few words; ``variant`` (a
+    rules object) and ``mover`` (the side whose steps these are, for ``step`` and
+    ``undo``, which do not say it) write the points in the table's labels."""
     r = rec.get("r")
     if r == "game":
         return "new %s game" % rec.get("variant", "?")
@@ -111,12 +134,14 @@ def describe_record(rec):
     if r == "roll":
         return "%s rolls %s" % (rec.get("side"), "-".join(map(str, rec.get("dice", ()))))
     if r in ("step", "undo"):
+        label = _labels(variant, mover)
         return "%s %s-%s" % ("step" if r == "step" else "step taken back",
-                             rec.get("from"), rec.get("to"))
+                             label(rec.get("from")), label(rec.get("to")))
     if r == "warn":
         return "warning %s: %s" % (rec.get("rule"), rec.get("text"))
     if r == "turn":
-        moves = " ".join("%s/%s" % tuple(s) for s in rec.get("steps") or ())
+        label = _labels(variant, rec.get("side"))
+        moves = " ".join("%s/%s" % (label(f), label(t)) for f, t in rec.get("steps") or ())
         return "%s played %s%s" % (rec.get("side"), moves or "nothing (pass)",
                                    " (accepted as played)" if rec.get("accepted") else "")
     if r == "end":
@@ -127,6 +152,43 @@ def describe_record(rec):
     return "%s %s" % (r, json.dumps(rec, separators=(",", ":"))[:120])
 
 
+class Words:
+    """A board's records in words (``describe_record``), with what the words need
+    that a record may not say: the variant (from the snapshot or the ``game``
+    record) and whose steps these are (the ``open`` and ``roll`` records, or the
+    snapshot's side to move). The text room and the room page share it, so both
+    say the same."""
+
+    def __init__(self):
+        self.variant = None
+        self.mover = None
+
+    def snapshot(self, st):
+        """The snapshot's ``state`` (the board's ``dump``)."""
+        if st.get("variant") is not None:
+            self.variant = _variant(st.get("variant"), st.get("options"))
+        pos = st.get("position")
+        if isinstance(pos, dict) and pos.get("turn") in COLORS:
+            self.mover = pos["turn"]
+
+    def say(self, rec):
+        r = rec.get("r")
+        if r == "game":
+            self.variant = _variant(rec.get("variant"), rec.get("options"))
+        elif r == "open" and rec.get("first") in COLORS:
+            self.mover = rec["first"]
+        elif r == "roll" and rec.get("side") in COLORS:
+            self.mover = rec["side"]
+        return describe_record(rec, self.variant, self.mover)
+
+
+def _variant(name, options):
+    try:
+        return find_variant(name, options if isinstance(options, dict) else {})
+    except ValueError:
+        return None
+
+
 class Room:
     """What ``nardy room`` prints, one line per message (``out``); each journal
     record once per board, the snapshot only when a board is first seen."""
@@ -135,6 +197,7 @@ class Room:
         self.prefix = prefix.rstrip("/") + "/"
         self.out = out
         self.seen = {}          # board id -> set of (game, seq)
+        self.words = {}         # board id -> its Words
         self.placed = set()     # boards whose position was shown (on join)
         self.lock = threading.Lock()
 
@@ -151,6 +214,9 @@ class Room:
 
     def _message(self, board, kind, body):
         seen = self.seen.setdefault(board, set())
+        words = self.words.setdefault(board, Words())
+        if kind == "state" and isinstance(body, dict) and isinstance(body.get("state"), dict):
+            words.snapshot(body["state"])
         if kind == "online":
             self.out("%s: %s" % (board, "online" if body == 1 else "offline"))
         elif kind == "state" and board not in self.placed:
@@ -167,7 +233,7 @@ class Room:
                 raise ValueError("no game and seq")
             if key in seen:
                 return          # a QoS 1 repeat
-            text = describe_record(body.get("rec") or {})
+            text = words.say(body.get("rec") or {})
             seen.add(key)
             self.out("%s: game %s #%s %s" % (board, key[0], key[1], text))
 

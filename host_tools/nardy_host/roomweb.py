@@ -30,7 +30,7 @@ from nardy.posjson import from_json
 from nardy.rules import BLACK, WHITE
 from nardy.variants import find_variant
 from nardy.zonefit import zone_of
-from nardy_host.netcast import describe_record
+from nardy_host.netcast import Words
 
 WEB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "web")
 FILES = {"/": ("room.html", "text/html; charset=utf-8"),
@@ -90,6 +90,7 @@ class Card:
         self.records = 0
         self.problem = None         # the last thing the board sent that was unreadable
         self.snapshot = False       # a snapshot arrived
+        self.words = Words()        # the records in the text room's words
 
     def view(self):
         return {"no": self.no, "board": self.board[:MAX_ID], "long_id": len(self.board) > MAX_ID,
@@ -124,6 +125,7 @@ class Card:
             self.peer = self.side = None
         if not self._newer((game, seq)):
             return
+        self.words.snapshot(st)
         self.game = game
         if st.get("variant") in ("long", "short"):
             self.variant = st["variant"]
@@ -156,7 +158,7 @@ class Card:
         self.records += 1
         r = rec.get("r")
         try:
-            text = describe_record(rec)
+            text = self.words.say(rec)
         except (TypeError, ValueError, AttributeError, KeyError):
             text = "unreadable %s record" % str(r)[:20]
         line = {"game": game, "seq": seq, "text": text[:300]}

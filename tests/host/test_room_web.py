@@ -16,7 +16,7 @@ import paho.mqtt.client as paho
 import pytest
 from mqttutil import Mosquitto
 from test_mqtt import _board, _journal, _new_game, _set_broker
-from test_room import _Lines, _stop
+from test_room import _Lines, _stop, _words
 from test_sim_web import WAIT, browser, new_page  # noqa: F401 - the fixture
 from test_vboard import play_turn
 
@@ -24,7 +24,7 @@ from nardy.posjson import from_json
 from nardy.variants import find_variant
 from nardy.zonefit import zone_counts
 from nardy_host import cli
-from nardy_host.netcast import Room, describe_record
+from nardy_host.netcast import Room
 from nardy_host.roomweb import MAX_BOARDS, RoomServer, Roster, web_address
 
 SNAP = {"game": 4, "seq": 9, "state": {
@@ -74,7 +74,8 @@ def test_a_card_from_the_snapshot_then_the_records_each_once():
     r.message("nardy/t1/event", _rec(4, 9, turn))
     r.message("nardy/t1/event", _rec(4, 9, turn))      # a QoS 1 repeat: once
     c = _card(r, "t1")
-    assert c["lines"] == [{"game": 4, "seq": 9, "text": describe_record(turn)}]
+    # (in the table's labels: the snapshot says short nardy)
+    assert c["lines"] == [{"game": 4, "seq": 9, "text": "white played 24/18 24/19"}]
     assert c["records"] == 1
     # the turn's position (all white off, all black on its start point), black to play
     assert (c["zones"][26], sum(z[1] for z in c["zones"]), c["turn"], c["dice"]) == (
@@ -329,8 +330,10 @@ def test_the_room_page_shows_every_board_live(tmp_path, board_path, browser):  #
         for _ in range(2):
             assert play_turn(b1, rng) is not None
         recs = _journal(b1, gid)
+        words = _words(recs)
         seq = max(i for i, r in enumerate(recs) if r["r"] == "turn")
-        _wait_line(page, "table-1", seq, describe_record(recs[seq]))
+        assert re.search(r"played \d+/\d+", words[seq])       # the table's labels
+        _wait_line(page, "table-1", seq, words[seq])
         want = _wanted(b1)
         page.wait_for_function(
             """([sel, want]) => Object.entries(want).every(([z, [w, b]]) => {
@@ -342,18 +345,17 @@ def test_the_room_page_shows_every_board_live(tmp_path, board_path, browser):  #
         # each record once, in order: the card's lines are the journal's newest
         shown = page.eval_on_selector_all(_card_sel("table-1") + " li",
                                           "ls => ls.map(l => [+l.dataset.seq, l.textContent])")
-        assert shown == [[i, "#%d %s" % (i, describe_record(recs[i]))]
+        assert shown == [[i, "#%d %s" % (i, words[i])]
                          for i in range(len(recs) - len(shown), len(recs))]
         # table-2 untouched by table-1's turns
         assert _drawn(page, "table-2") == _wanted(boards[1])
         # the text room says the same
-        assert out.wait(lambda ls: "table-1: game %d #%d %s" % (
-            gid, seq, describe_record(recs[seq])) in ls)
+        assert out.wait(lambda ls: "table-1: game %d #%d %s" % (gid, seq, words[seq]) in ls)
         # a page opened now gets the current state at once
         ctx2, late, errors2 = _open(browser, url)
         ctxs.append(ctx2)
         assert _drawn(late, "table-1") == want
-        _wait_line(late, "table-1", seq, describe_record(recs[seq]))
+        _wait_line(late, "table-1", seq, words[seq])
         # table-2 loses its power: the broker's last will, "offline" on both pages
         boards[1].kill()
         for p in (page, late):
