@@ -22,6 +22,7 @@ import contextlib
 import http.server
 import json
 import os
+import socket
 import threading
 import urllib.parse
 
@@ -47,7 +48,7 @@ MAX_ID = 64             # characters of a board id shown (the topic may be longe
 MAX_SEEN = 50000       # (game, seq) pairs remembered per board
 MAX_PAYLOAD = 16 * 1024  # a board's longest record is ~600 bytes, a snapshot ~1.5 KB
 KEEPALIVE_S = 15.0
-IDLE_S = 10.0           # a request must come, and a write be taken, within this
+IDLE_S = 10.0           # a read or a write on a page's socket waits at most this
 MAX_CLIENTS = 64        # connections at once (each page holds one event stream)
 
 
@@ -386,6 +387,8 @@ class _Server(http.server.ThreadingHTTPServer):
     allow_reuse_address = True
 
     def __init__(self, address, roster, max_clients):
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
         self.roster = roster
         self.slots = threading.BoundedSemaphore(max_clients)
         super().__init__(address, _Handler)

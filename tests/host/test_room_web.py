@@ -255,6 +255,38 @@ def test_the_stream_gives_the_roster_first_then_each_change_in_order(served):
     assert _sse(srv, {"Last-Event-ID": "99"})[0][0] == "roster"
 
 
+def test_too_many_pages_at_once_get_503():
+    roster = Roster("nardy")
+    srv = RoomServer(roster, max_clients=2).start()
+    streams = []
+    try:
+        for _ in range(2):
+            streams.append(urllib.request.urlopen(srv.url + "api/events", timeout=30))
+            assert streams[-1].readline().startswith(b"event: roster")
+        assert _call(srv, "/api/state")[0] == 503
+        streams.pop().close()
+        # (the server notices a closed stream when it writes to it: after a change)
+        for i in range(100):
+            roster.message("nardy/t/online", b"%d" % (i % 2))
+            if _call(srv, "/api/state")[0] == 200:
+                break
+            threading.Event().wait(0.1)
+        assert _call(srv, "/api/state")[0] == 200
+    finally:
+        for st in streams:
+            st.close()
+        srv.stop()
+
+
+def test_the_room_on_ipv6_loopback():
+    srv = RoomServer(Roster("nardy"), *web_address("[::1]:0")).start()
+    try:
+        assert srv.url.startswith("http://[::1]:")
+        assert _call(srv, "/api/state")[0] == 200
+    finally:
+        srv.stop()
+
+
 # -- in the browser ------------------------------------------------------------------------
 
 def _nardy(*args):
