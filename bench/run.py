@@ -117,7 +117,7 @@ def main():
     print("ESP32 projection: unix MicroPython time x %d\n" % PROJECT)
     rules(per_game)
     for extra in ("tracker_bench.py", "app_bench.py", "bot_bench.py", "heap_modules.py",
-                  "board_page.py"):
+                  "board_page.py", "room_page.py"):
         print()
         sys.stdout.flush()
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", extra)], check=True)

@@ -420,8 +420,11 @@ class Cast:
                 continue
             if self.snap != (self.gid, self.seq) and self.seq:
                 snap = (self.gid, self.seq)
-                st = json.dumps({"game": self.gid, "seq": self.seq,
-                                 "state": app.game.state()})
+                st = {"game": self.gid, "seq": self.seq, "state": app.game.state()}
+                if "peer" in cfg:       # remote play: a room shows the pair
+                    st["peer"] = cfg["peer"]
+                    st["side"] = cfg["side"]
+                st = json.dumps(st)
                 await self._publish(prefix + "state", st.encode(), True)
                 st = None
                 self.snap = snap

@@ -1,6 +1,7 @@
 """The boards on an MQTT broker (docs/NETWORK.md): ``nardy broker`` starts an
 embedded broker (amqtt, a maintained pure-Python one) for a user who has none;
-``nardy room`` prints every board on a broker live.
+``nardy room`` prints every board on a broker live (and with ``--web`` serves the
+room page, nardy_host.roomweb).
 
 The boards publish (firmware/nardy/mqttcast.py) under ``<prefix>/<board id>/``:
 ``event`` (every journal record: ``{"game", "seq", "rec"}``, QoS 1), ``state`` (the
@@ -13,6 +14,9 @@ import json
 import sys
 import threading
 
+from nardy.notation import point_label
+from nardy.rules import COLORS
+from nardy.variants import find_variant
 from nardy_host.errors import UserError
 
 
@@ -38,6 +42,10 @@ def register(sub):
     p.add_argument("--prefix", default="nardy", help="the boards' topic prefix")
     p.add_argument("--user", help="login, if the broker wants one")
     p.add_argument("--password", help="... and its password")
+    p.add_argument("--web", metavar="[HOST:]PORT",
+                   help="also serve the room page (every board drawn, live) on this "
+                        "address (HOST: 127.0.0.1 unless given; 0.0.0.0 for a hall's "
+                        "screens and phones; PORT 0: a free one)")
     p.set_defaults(func=run_room)
 
 
@@ -93,11 +101,31 @@ def run_broker(args):
 # -- the room ------------------------------------------------------------------------------
 
 def _side(pos, who):
-    return "%s %d off" % (who, pos.get("off", {}).get(who, 0))
+    return "%s %s off" % (who, pos.get("off", {}).get(who, 0))
 
 
-def describe_record(rec):
-    """One journal record (firmware/nardy/record.py) in a few words."""
+def _labels(variant, side):
+    """How a step's points are written: with the variant and the mover known, the
+    board's printed labels (P1..P24 without the P: the table's notation, as the OLED
+    and the board's own page write them; hits are not marked); else the mover's path
+    points as the record has them."""
+    if variant is None or side not in COLORS:
+        return str
+    c = COLORS.index(side)
+
+    def label(k):
+        if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k <= 25:
+            return str(k)
+        if k == 0:
+            return "bar"
+        return point_label(variant, k, True, c)
+    return label
+
+
+def describe_record(rec, variant=None, mover=None):
+    """One journal record (firmware/nardy/record.py) in a few words; ``variant`` (a
+    rules object) and ``mover`` (the side whose steps these are, for ``step`` and
+    ``undo``, which do not say it) write the points in the table's labels."""
     r = rec.get("r")
     if r == "game":
         return "new %s game" % rec.get("variant", "?")
@@ -106,12 +134,14 @@ def describe_record(rec):
     if r == "roll":
         return "%s rolls %s" % (rec.get("side"), "-".join(map(str, rec.get("dice", ()))))
     if r in ("step", "undo"):
+        label = _labels(variant, mover)
         return "%s %s-%s" % ("step" if r == "step" else "step taken back",
-                             rec.get("from"), rec.get("to"))
+                             label(rec.get("from")), label(rec.get("to")))
     if r == "warn":
         return "warning %s: %s" % (rec.get("rule"), rec.get("text"))
     if r == "turn":
-        moves = " ".join("%s/%s" % tuple(s) for s in rec.get("steps") or ())
+        label = _labels(variant, rec.get("side"))
+        moves = " ".join("%s/%s" % (label(f), label(t)) for f, t in rec.get("steps") or ())
         return "%s played %s%s" % (rec.get("side"), moves or "nothing (pass)",
                                    " (accepted as played)" if rec.get("accepted") else "")
     if r == "end":
@@ -122,6 +152,43 @@ def describe_record(rec):
     return "%s %s" % (r, json.dumps(rec, separators=(",", ":"))[:120])
 
 
+class Words:
+    """A board's records in words (``describe_record``), with what the words need
+    that a record may not say: the variant (from the snapshot or the ``game``
+    record) and whose steps these are (the ``open`` and ``roll`` records, or the
+    snapshot's side to move). The text room and the room page share it, so both
+    say the same."""
+
+    def __init__(self):
+        self.variant = None
+        self.mover = None
+
+    def snapshot(self, st):
+        """The snapshot's ``state`` (the board's ``dump``)."""
+        if st.get("variant") is not None:
+            self.variant = _variant(st.get("variant"), st.get("options"))
+        pos = st.get("position")
+        if isinstance(pos, dict) and pos.get("turn") in COLORS:
+            self.mover = pos["turn"]
+
+    def say(self, rec):
+        r = rec.get("r")
+        if r == "game":
+            self.variant = _variant(rec.get("variant"), rec.get("options"))
+        elif r == "open" and rec.get("first") in COLORS:
+            self.mover = rec["first"]
+        elif r == "roll" and rec.get("side") in COLORS:
+            self.mover = rec["side"]
+        return describe_record(rec, self.variant, self.mover)
+
+
+def _variant(name, options):
+    try:
+        return find_variant(name, options if isinstance(options, dict) else {})
+    except ValueError:
+        return None
+
+
 class Room:
     """What ``nardy room`` prints, one line per message (``out``); each journal
     record once per board, the snapshot only when a board is first seen."""
@@ -130,6 +197,7 @@ class Room:
         self.prefix = prefix.rstrip("/") + "/"
         self.out = out
         self.seen = {}          # board id -> set of (game, seq)
+        self.words = {}         # board id -> its Words
         self.placed = set()     # boards whose position was shown (on join)
         self.lock = threading.Lock()
 
@@ -138,34 +206,43 @@ class Room:
             return
         board, _, kind = topic[len(self.prefix):].partition("/")
         with self.lock:
-            seen = self.seen.setdefault(board, set())
             try:
-                body = json.loads(payload)
-            except ValueError:
+                self._message(board, kind, json.loads(payload))
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError):
+                # (a board's garbage must not end the room: paho would re-raise it)
                 self.out("%s: unreadable %s message" % (board, kind))
-                return
-            if kind == "online":
-                self.out("%s: %s" % (board, "online" if body == 1 else "offline"))
-            elif kind == "state" and board not in self.placed:
-                self.placed.add(board)
-                st = body.get("state") or {}
-                pos = st.get("position") or {}
-                self.out("%s: game %s, %s to play, %s, %s (%s)" % (
-                    board, body.get("game"), pos.get("turn"), _side(pos, "white"),
-                    _side(pos, "black"), st.get("phase")))
-            elif kind == "event":
-                key = (body.get("game"), body.get("seq"))
-                if key in seen:
-                    return          # a QoS 1 repeat
-                seen.add(key)
-                self.out("%s: game %s #%s %s" % (board, key[0], key[1],
-                                                 describe_record(body.get("rec") or {})))
+
+    def _message(self, board, kind, body):
+        seen = self.seen.setdefault(board, set())
+        words = self.words.setdefault(board, Words())
+        if kind == "state" and isinstance(body, dict) and isinstance(body.get("state"), dict):
+            words.snapshot(body["state"])
+        if kind == "online":
+            self.out("%s: %s" % (board, "online" if body == 1 else "offline"))
+        elif kind == "state" and board not in self.placed:
+            st = body.get("state") or {}
+            pos = st.get("position") or {}
+            text = "%s: game %s, %s to play, %s, %s (%s)" % (
+                board, body.get("game"), pos.get("turn"), _side(pos, "white"),
+                _side(pos, "black"), st.get("phase"))
+            self.placed.add(board)
+            self.out(text)
+        elif kind == "event":
+            key = (body.get("game"), body.get("seq"))
+            if not isinstance(key[0], int) or not isinstance(key[1], int):
+                raise ValueError("no game and seq")
+            if key in seen:
+                return          # a QoS 1 repeat
+            text = words.say(body.get("rec") or {})
+            seen.add(key)
+            self.out("%s: game %s #%s %s" % (board, key[0], key[1], text))
 
 
 def run_room(args):
     import paho.mqtt.client as paho
     host, port = host_port(args.broker)
     room = Room(args.prefix, lambda s: print(s, flush=True))
+    page = _room_page(args.web, args.prefix) if args.web is not None else None
     c = paho.Client(paho.CallbackAPIVersion.VERSION2)
     if args.user:
         c.username_pw_set(args.user, args.password)
@@ -178,12 +255,36 @@ def run_room(args):
         client.subscribe(room.prefix + "#", qos=1)
 
     c.on_connect = on_connect
-    c.on_message = lambda client, userdata, msg: room.message(msg.topic, msg.payload)
+    def on_message(client, userdata, msg):
+        room.message(msg.topic, msg.payload)
+        if page is not None:
+            page.roster.message(msg.topic, msg.payload)
+
+    c.on_message = on_message
     try:
-        c.connect(host, port)
-    except OSError as e:
-        raise UserError("no broker at %s:%d: %s" % (host, port, e)) from None
-    print("nardy room: watching %s# on %s:%d (Ctrl-C stops)" % (room.prefix, host, port),
-          flush=True)
-    c.loop_forever()
+        try:
+            c.connect(host, port)
+        except OSError as e:
+            raise UserError("no broker at %s:%d: %s" % (host, port, e)) from None
+        print("nardy room: watching %s# on %s:%d (Ctrl-C stops)" % (room.prefix, host, port),
+              flush=True)
+        if page is not None:
+            print("nardy room: the room page on %s" % page.url, flush=True)
+        c.loop_forever()
+    finally:
+        if page is not None:
+            page.stop()
     return 0
+
+
+def _room_page(web, prefix):
+    """The room page's server (nardy_host.roomweb), started; UserError when the
+    address is malformed or taken."""
+    from nardy_host import roomweb
+    try:
+        host, port = roomweb.web_address(web)
+        return roomweb.RoomServer(roomweb.Roster(prefix), host, port).start()
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    except OSError as e:
+        raise UserError("cannot serve the room page on %s: %s" % (web, e)) from None

@@ -13,7 +13,7 @@ from mqttutil import Mosquitto, free_port
 from test_mqtt import _board, _journal, _new_game, _set_broker, _turns
 
 from nardy_host import cli
-from nardy_host.netcast import Room, describe_record, host_port
+from nardy_host.netcast import Room, Words, describe_record, host_port
 
 
 def _nardy(*args):
@@ -47,6 +47,12 @@ def _stop(p):
         p.wait(timeout=10)
 
 
+def _words(recs):
+    """A journal's records in the room's words (the table's labels)."""
+    w = Words()
+    return [w.say(r) for r in recs]
+
+
 def test_room_follows_a_board_on_the_embedded_broker(tmp_path, board_path):
     port = free_port()
     broker = _nardy("broker", "--bind", "127.0.0.1:%d" % port)
@@ -72,8 +78,9 @@ def test_room_follows_a_board_on_the_embedded_broker(tmp_path, board_path):
             pass
         recs = _journal(b, gid)
         assert recs[-1]["r"] == "end"
-        want = ["hall-3: game %d #%d %s" % (gid, i, describe_record(r))
-                for i, r in enumerate(recs) if i >= first]
+        words = _words(recs)
+        want = ["hall-3: game %d #%d %s" % (gid, i, words[i])
+                for i in range(len(recs)) if i >= first]
         assert seen.wait(lambda ls: want[-1] in ls), (want[-1], seen.lines[-5:])
         got = [x for x in seen.lines if x.startswith("hall-3: game %d #" % gid)]
         # each record once, in order, from the first one after the room joined
@@ -127,6 +134,32 @@ def test_records_in_words():
     assert describe_record({"r": "end", "winner": "white", "kind": "mars",
                             "points": 2}) == "game over: white wins, mars, 2 point(s)"
     assert describe_record({"r": "warn", "rule": "L3", "text": "t"}) == "warning L3: t"
+
+
+def test_moves_in_the_tables_labels():
+    """With the variant known, the points are the board's printed labels for both
+    players (the OLED's and the board's own page's notation), not each mover's own
+    path numbers."""
+    from nardy.variants import find_variant
+    long_, short = find_variant("long"), find_variant("short")
+    white = {"r": "turn", "side": "white", "steps": [[1, 7], [7, 12]]}
+    black = {"r": "turn", "side": "black", "steps": [[1, 7], [22, 25]]}
+    assert describe_record(white, long_) == "white played 24/18 18/13"
+    assert describe_record(black, long_) == "black played 12/6 15/off"
+    assert describe_record(white, short) == "white played 24/18 18/13"
+    assert describe_record(black, short) == "black played 1/7 22/off"
+    assert describe_record({"r": "turn", "side": "white", "steps": [[0, 3]]}, short) == \
+        "white played bar/22"
+    # a step says no side: the mover is the one who rolled
+    w = Words()
+    assert w.say({"r": "game", "v": 1, "variant": "long", "options": {}}) == "new long game"
+    w.say({"r": "roll", "n": 1, "side": "black", "dice": [6, 5]})
+    assert w.say({"r": "step", "n": 1, "from": 1, "to": 7}) == "step 12-6"
+    assert w.say({"r": "undo", "n": 1, "from": 1, "to": 7}) == "step taken back 12-6"
+    # the snapshot tells a room that joins late
+    w = Words()
+    w.snapshot({"variant": "short", "options": {}, "position": {"turn": "white"}})
+    assert w.say({"r": "step", "n": 4, "from": 1, "to": 7}) == "step 24-18"
 
 
 @pytest.mark.parametrize("bad", ["", "host:", ":1883", "h:0", "h:70000", "h:x"])
