@@ -1,0 +1,206 @@
+"""``nardy sim --pair`` (``make sim-pair``, README "Play over Wi-Fi"): the command a
+newcomer runs starts the embedded broker, two virtual boards set as each other's
+peer and a page for each. In real Chromium, a whole turn played on white's page
+through the page's own controls reaches black's board: its log shows the remote
+move, its LEDs light the move's source and target, its player carries the move out
+and the turn passes. Ctrl-C (SIGINT) then leaves no board and no broker behind."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+
+from test_sim_web import WAIT, browser, click_zone, led_rgb, wait_log  # noqa: F401
+from vboard import ROOT
+
+from nardy.rules import WHITE
+from nardy.variants import find_variant
+from nardy_host import oledtext, umqttlib
+
+WATCHDOG_S = 600        # a hung command fails the test (never a timed assertion)
+ADDRESS = re.compile(r"(white|black) plays here: (http://127\.0\.0\.1:\d+/)")
+BROKER = re.compile(r"nardy room --broker 127\.0\.0\.1:(\d+)")
+
+
+def children(pid):
+    """The pids whose parent is ``pid`` (from /proc)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": the name may hold spaces, not a ")"
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def cmdline(pid):
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        return f.read().replace(b"\0", b" ").decode()
+
+
+def post(url, action):
+    req = urllib.request.Request(url + "api/action", data=json.dumps(action).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        assert r.status == 200
+
+
+def state(url):
+    with urllib.request.urlopen(url + "api/state", timeout=60) as r:
+        return json.loads(r.read())
+
+
+def broker_listens(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def start_pair(tmp_path, umqtt_dir):
+    """The command as a user starts it (no browser); the lines it printed up to the
+    addresses. The user's cache holds umqtt already (the session's download): the
+    command finds it there and fetches nothing."""
+    cache = tmp_path / "cache"
+    shutil.copytree(umqtt_dir, os.path.join(cache, "nardy",
+                                            os.path.basename(umqttlib.default_dir())))
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONUNBUFFERED="1")
+    p = subprocess.Popen([sys.executable, "-m", "nardy_host.cli", "sim", "--pair",
+                          "--no-browser"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(WATCHDOG_S, p.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    lines = []
+    for ln in p.stdout:
+        lines.append(ln)
+        if "Ctrl-C" in ln:
+            break
+    return p, watchdog, "".join(lines)
+
+
+def the_turn(dice):
+    """White's one turn in long nardy's start position for ``dice`` (the rules
+    engine's), as (from, to) P-numbers of the table."""
+    v = find_variant("long", {})
+    turns = list(v.turns(v.start_position(turn=WHITE), dice))
+    assert len(turns) == 1, turns       # off the head, one checker (L3)
+    return [(v.physical(WHITE, a), v.physical(WHITE, b)) for a, b in turns[0][0]]
+
+
+def open_page(browser, url):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("body[data-ready='1']", timeout=WAIT)
+    return page, errors
+
+
+def lit(page, zone):
+    page.wait_for_function(
+        "z => { const e = document.querySelector('#leds circle[data-zone=\"' + z + '\"]');"
+        " return e && e.dataset.rgb.split(',').some(x => Number(x) > 0); }",
+        arg=zone, timeout=WAIT)
+    return led_rgb(page, zone)
+
+
+def test_two_pages_play_a_turn_through_the_embedded_broker(browser, tmp_path,  # noqa: F811
+                                                           umqtt_dir):
+    p, watchdog, said = start_pair(tmp_path, umqtt_dir)
+    boards = []
+    try:
+        pages = dict(ADDRESS.findall(said))
+        assert set(pages) == {"white", "black"} and pages["white"] != pages["black"], said
+        port = int(BROKER.search(said).group(1))
+        assert broker_listens(port)
+        boards = [c for c in children(p.pid) if "micropython" in cmdline(c)]
+        assert len(boards) == 2, [cmdline(c) for c in children(p.pid)]
+        assert all("heapsize=" + umqttlib.NET_HEAP in cmdline(c) for c in boards)
+
+        white, w_err = open_page(browser, pages["white"])
+        black, b_err = open_page(browser, pages["black"])
+        for page in (white, black):
+            wait_log(page, "remote play: playing table-")
+            wait_log(page, "game 1: long nardy")
+        # the opening roll on white's page (table-a rolls it, C2): white 6, black 1
+        post(pages["white"], {"action": "dice", "dice": [6, 1]})
+        white.click('button[data-button="ok"]')
+        for page in (white, black):
+            wait_log(page, "opening roll: white 6, black 1")
+        post(pages["white"], {"action": "dice", "dice": [6, 5]})
+        white.click('button[data-button="ok"]')
+        for page in (white, black):
+            wait_log(page, "white rolls 6-5")
+
+        # white's player moves on white's page (a click lifts, a click places), OK
+        steps = the_turn((6, 5))
+        for a, b in steps:
+            click_zone(white, a)
+            click_zone(white, b)
+            wait_log(white, "white %d/%d" % (a, b))
+        white.click('button[data-button="ok"]')
+        wait_log(white, "white played")
+
+        # black's board shows it as the remote player's move: the log, the OLED, and
+        # the LEDs light the first step's source and target (and nothing else)
+        wait_log(black, "table-a (white) played")
+        (a, b) = steps[0]
+        assert lit(black, a) != (0, 0, 0) and lit(black, b) != (0, 0, 0)
+        assert lit(black, a) != lit(black, b)            # which is which
+        others = [z for z in range(1, 25) if z not in (a, b)]
+        assert all(led_rgb(black, z) == (0, 0, 0) for z in others)
+        assert "table-a" in oledtext.text(state(pages["black"])["oled"])
+        # ... and black's player carries it out there: black's board takes the turn
+        for a, b in steps:
+            click_zone(black, a)
+            click_zone(black, b)
+        wait_log(black, "white played")
+        # the turn passed: black rolls on black's board, white's board takes the roll
+        post(pages["black"], {"action": "dice", "dice": [3, 2]})
+        black.click('button[data-button="ok"]')
+        for page in (black, white):
+            wait_log(page, "black rolls 3-2")
+        assert not w_err and not b_err, (w_err, b_err)
+        for page in (white, black):
+            page.close()
+
+        # Ctrl-C: the command ends, and so do both boards and the broker
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=120) == 0
+        gone = [c for c in boards if not os.path.exists("/proc/%d" % c)]
+        assert gone == boards, [cmdline(c) for c in boards if c not in gone]
+        assert not broker_listens(port)
+        err = p.stderr.read()
+        assert "Traceback" not in err and "PUBACK" not in err, err
+    finally:
+        watchdog.cancel()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for c in boards:                     # (a board left behind: gone now)
+            if os.path.exists("/proc/%d" % c):
+                os.kill(c, signal.SIGKILL)
+
+
+def test_pair_refuses_what_it_cannot_do(tmp_path, capsys):
+    from nardy_host.cli import main
+    assert main(["sim", "--pair", "--text"]) == 2
+    assert "not with --text" in capsys.readouterr().err
+    # a --umqtt folder without the client: said before anything starts
+    assert main(["sim", "--pair", "--no-browser", "--umqtt", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "has no umqtt/simple.py" in err and str(tmp_path) in err
