@@ -106,6 +106,7 @@ RU = {
     "remote play: %s%s": "игра по сети: %s%s",
     "%s (%s) played %s: carry it out here": "%s (%s) сыграли %s: повторите ход здесь",
     "the board plays %s for %s: carry it out": "доска играет %s за %s: выполните ход",
+    "steps: ": "шаги: ", "%s to %s": "%s на %s",
     "white": "белые", "black": "чёрные", "long": "длинные", "short": "короткие",
 }
 
@@ -167,14 +168,14 @@ class Describer:
         its steps go on the board (the LEDs light each in turn)."""
         side = self._(ev.get("side"))
         zones = ev.get("zones") or []
-        where = ", ".join("%s>%s" % (zone_label(a), zone_label(b)) for a, b in zones
-                          if isinstance(a, int) and isinstance(b, int))
+        where = ", ".join(self._("%s to %s") % (zone_label(a), zone_label(b))
+                          for a, b in zones if isinstance(a, int) and isinstance(b, int))
         if self.peer:
             text = self._("%s (%s) played %s: carry it out here") % (
                 self.peer, side, ev.get("text"))
         else:
             text = self._("the board plays %s for %s: carry it out") % (ev.get("text"), side)
-        return text + (" (%s)" % where if where else "")
+        return text + (" (%s%s)" % (self._("steps: "), where) if where else "")
 
     def _kind(self, kind):
         """A win's kind as the end screen says it: short nardy in backgammon's words

@@ -157,8 +157,9 @@ def test_two_pages_play_a_turn_through_the_embedded_broker(browser, tmp_path,  #
 
         # black's board shows it as the remote player's move: the log, the OLED, and
         # the LEDs light the first step's source and target (and nothing else)
-        wait_log(black, "table-a (white) played")
         (a, b) = steps[0]
+        wait_log(black, "table-a (white) played")
+        wait_log(black, "steps: P%d to P%d" % (a, b))
         assert lit(black, a) != (0, 0, 0) and lit(black, b) != (0, 0, 0)
         assert lit(black, a) != lit(black, b)            # which is which
         others = [z for z in range(1, 25) if z not in (a, b)]
@@ -204,3 +205,25 @@ def test_pair_refuses_what_it_cannot_do(tmp_path, capsys):
     assert main(["sim", "--pair", "--no-browser", "--umqtt", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "has no umqtt/simple.py" in err and str(tmp_path) in err
+
+
+def test_the_log_says_whose_move_the_hands_carry_out():
+    """The ``bot`` event in the page's log: with a peer, the remote player's move;
+    without, the board's own engine's; ``peer`` events with the rule they cite."""
+    from nardy_host.simhub import Describer
+    d = Describer()
+    ev = {"ev": "bot", "side": "black", "text": "13/7 8/5",
+          "steps": [[1, 7], [4, 9]], "zones": [[12, 18], [9, 4]]}
+    assert d(ev) == "the board plays 13/7 8/5 for black: carry it out " \
+                    "(steps: P12 to P18, P9 to P4)"
+    d.peer = "table-b"
+    assert d(ev) == "table-b (black) played 13/7 8/5: carry it out here " \
+                    "(steps: P12 to P18, P9 to P4)"
+    d.lang = "ru"
+    assert d(ev) == "table-b (чёрные) сыграли 13/7 8/5: повторите ход здесь " \
+                    "(шаги: P12 на P18, P9 на P4)"
+    d.lang = "en"
+    assert d({"ev": "peer", "state": "sync: table-b's turn breaks C3 here: x",
+              "rule": "C3"}) == "remote play: sync: table-b's turn breaks C3 here: x (C3)"
+    assert d({"ev": "peer", "state": "paused: table-b is offline"}) == \
+        "remote play: paused: table-b is offline"
