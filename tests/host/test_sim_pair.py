@@ -227,3 +227,24 @@ def test_the_log_says_whose_move_the_hands_carry_out():
               "rule": "C3"}) == "remote play: sync: table-b's turn breaks C3 here: x (C3)"
     assert d({"ev": "peer", "state": "paused: table-b is offline"}) == \
         "remote play: paused: table-b is offline"
+
+
+def test_amqtts_late_puback_complaints_are_hidden_and_nothing_else():
+    """A board acknowledges its peer's record once its player carried the move out,
+    seconds later than amqtt's fixed 5 s: amqtt's warning and its task's traceback
+    for that are not shown on the terminal; its other messages are."""
+    import logging
+
+    from nardy_host.simpair import _late_puback
+
+    def record(msg, exc=None):
+        return logging.LogRecord("amqtt.broker", logging.ERROR, __file__, 1, msg, None,
+                                 (type(exc), exc, None) if exc else None)
+
+    assert not _late_puback(record("Timeout waiting for PUBACK for packet ID 3"))
+    assert not _late_puback(record("Received PUBACK for unknown pending message Id: '3'"))
+    assert not _late_puback(record("Task failed and will be skipped: <Task>",
+                                   TimeoutError("Timeout waiting for PUBACK for packet ID 4")))
+    assert _late_puback(record("Task failed and will be skipped: <Task>",
+                               ValueError("another failure")))
+    assert _late_puback(record("Invalid client ID"))
