@@ -16,6 +16,7 @@ import sys
 import threading
 import urllib.request
 
+from mqttutil import free_port
 from test_sim_web import WAIT, browser, click_zone, led_rgb, wait_log  # noqa: F401
 from vboard import ROOT
 
@@ -70,7 +71,7 @@ def broker_listens(port):
         return False
 
 
-def start_pair(tmp_path, umqtt_dir):
+def start_pair(tmp_path, umqtt_dir, flags=()):
     """The command as a user starts it (no browser); the lines it printed up to the
     addresses. The user's cache holds umqtt already (the session's download): the
     command finds it there and fetches nothing."""
@@ -79,8 +80,8 @@ def start_pair(tmp_path, umqtt_dir):
                                             os.path.basename(umqttlib.default_dir())))
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "nardy_host.cli", "sim", "--pair",
-                          "--no-browser"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                          "--no-browser", *flags], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watchdog = threading.Timer(WATCHDOG_S, p.kill)
     watchdog.daemon = True
     watchdog.start()
@@ -120,12 +121,17 @@ def lit(page, zone):
 
 def test_two_pages_play_a_turn_through_the_embedded_broker(browser, tmp_path,  # noqa: F811
                                                            umqtt_dir):
-    p, watchdog, said = start_pair(tmp_path, umqtt_dir)
+    ports = [free_port() for _ in range(3)]         # white's page, black's, the broker
+    p, watchdog, said = start_pair(tmp_path, umqtt_dir, [
+        "--port", str(ports[0]), "--black-port", str(ports[1]),
+        "--broker-port", str(ports[2])])
     boards = []
     try:
         pages = dict(ADDRESS.findall(said))
-        assert set(pages) == {"white", "black"} and pages["white"] != pages["black"], said
+        assert pages == {"white": "http://127.0.0.1:%d/" % ports[0],
+                         "black": "http://127.0.0.1:%d/" % ports[1]}, said
         port = int(BROKER.search(said).group(1))
+        assert port == ports[2]
         assert broker_listens(port)
         boards = [c for c in children(p.pid) if "micropython" in cmdline(c)]
         assert len(boards) == 2, [cmdline(c) for c in children(p.pid)]
