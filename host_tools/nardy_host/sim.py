@@ -60,7 +60,7 @@ def register(sub):
                    metavar="COUNTS", help="ADC noise of the emulated sensors (default 0)")
     p.add_argument("--variant", choices=("long", "short"), default="long",
                    help="--text, --pair: the variant (default long)")
-    p.add_argument("--match", type=int, default=1, metavar="N", help="--text: match length")
+    p.add_argument("--match", type=int, default=1, metavar="N", help="--text, --pair: match length")
     p.add_argument("--seed", type=int, default=None,
                    help="--text: dice seed (reproducible games)")
     p.add_argument("--option", action="append", default=[], metavar="NAME",

@@ -25,7 +25,7 @@ from nardy_host import umqttlib
 from nardy_host.errors import LinkError, UserError
 from nardy_host.netcast import serve_broker
 from nardy_host.session import Session, VirtualLink
-from nardy_host.simhub import Hub
+from nardy_host.simhub import ActionError, Hub
 from nardy_host.simweb import HOST, Server
 
 # (board id, its player's side): the id that sorts first rolls the opening (C2)
@@ -50,7 +50,7 @@ class EmbeddedBroker:
         # amqtt says every connection at INFO: the terminal is for the addresses
         logging.basicConfig(level=logging.WARNING)
         for name in ("amqtt.broker", "amqtt.mqtt.protocol.handler"):
-            logging.getLogger(name).addFilter(_late_puback)
+            logging.getLogger(name).addFilter(_quiet)
         tries = 3 if self.port == 0 else 1
         for _ in range(tries):
             port = self.port or _free_port()
@@ -96,16 +96,22 @@ class EmbeddedBroker:
         self.thread.join(10)
 
 
+# amqtt's log lines that are no news here (``_quiet``)
 LATE_PUBACK = ("Timeout waiting for PUBACK", "Received PUBACK for unknown pending")
+SAID_BY_US = ("Broker startup failed",)             # start() says why, in one line
+AT_THE_END = ("messages not broadcasted",)          # the boards' goodbyes, at Ctrl-C
 
 
-def _late_puback(record):
-    """False for amqtt's complaints about a late PUBACK. A board acknowledges its
-    peer's record only once its player carried the move out (docs/NETWORK.md,
-    "Nothing lost, nothing twice"): seconds later, past amqtt's fixed 5 s. The move
-    is there and is taken; only a resend after a lost connection is not amqtt's."""
+def _quiet(record):
+    """False for amqtt's log lines that only alarm a newcomer. Above all its
+    complaints about a late PUBACK: a board acknowledges its peer's record only once
+    its player carried the move out (docs/NETWORK.md, "Nothing lost, nothing
+    twice"), seconds later than amqtt's fixed 5 s. The move is there and is taken;
+    only a resend after a lost connection is not amqtt's (docs/NETWORK.md, "Try it
+    on one computer")."""
+    hidden = LATE_PUBACK + SAID_BY_US + AT_THE_END
     text = record.getMessage()
-    if any(s in text for s in LATE_PUBACK):
+    if any(s in text for s in hidden):
         return False
     exc = record.exc_info[1] if record.exc_info else None
     return not (exc is not None and any(s in str(exc) for s in LATE_PUBACK))
@@ -126,18 +132,27 @@ class Table:
         self.s = Session(lambda cb: VirtualLink(data, cb, flash_size=flash_size,
                                                 heap=umqttlib.NET_HEAP, env=env),
                          noise=noise, seed=0)
-        self.hub = None
+        # the page's log from the board's first event on: its link to the broker too
+        self.hub = Hub(self.s, "sim")
+        self.hub.describe.peer = peer
         self.srv = None
+        self.serving = False
+
+    def bind(self, port):
+        """The page's port taken now: a busy one is said before the boards start."""
+        try:
+            self.srv = Server(self.hub, port)
+        except OSError as e:
+            raise UserError("cannot serve %s's page on %s:%d: %s" % (self.name, HOST, port,
+                                                                     e)) from None
 
     def start(self, broker_port):
         try:
-            self.s.start()
+            with self.hub.lock:     # (the page's clock senses only once the board is up)
+                self.s.start()
         except LinkError as e:
             raise UserError("the virtual board %s did not start: %s" % (self.name, e)) \
                 from None
-        # the page's log from the first event on: the link to the broker included
-        self.hub = Hub(self.s, "sim")
-        self.hub.describe.peer = self.peer
         cmd = {"cmd": "set", "mqtt": {"host": HOST, "port": broker_port, "id": self.name,
                                       "peer": self.peer, "side": self.side}}
         ev = self.s.request(cmd, ("set", "error"))
@@ -147,10 +162,7 @@ class Table:
 
     def online(self):
         """Whether this board plays its peer now (its last ``peer`` event)."""
-        with self.s.cond:
-            states = [e.get("state") for e in self.s.events[self.s.events.first:]
-                      if e.get("ev") == "peer"]
-        return bool(states) and str(states[-1]).startswith("playing")
+        return str(self.last_state()).startswith("playing")
 
     def last_state(self):
         with self.s.cond:
@@ -158,22 +170,23 @@ class Table:
                       if e.get("ev") == "peer"]
         return states[-1] if states else "no word from the broker yet"
 
-    def new_game(self, variant):
+    def new_game(self, variant, match=1):
         """A new match of ``variant``, the checkers set up (the page's New match)."""
-        self.hub.action({"action": "new", "variant": variant, "match": 1})
-
-    def serve(self, port):
         try:
-            self.srv = Server(self.hub, port).start()
-        except OSError as e:
-            raise UserError("cannot serve %s's page on %s:%d: %s" % (self.name, HOST, port,
-                                                                     e)) from None
+            self.hub.action({"action": "new", "variant": variant, "match": match})
+        except ActionError as e:
+            raise UserError("%s cannot start the match: %s" % (self.name, e)) from None
+
+    def serve(self):
+        self.srv.start()
+        self.serving = True
 
     def stop(self):
-        if self.srv is not None:
+        self.hub.stopping = True
+        if self.serving:
             self.srv.stop()
-        elif self.hub is not None:
-            self.hub.stopping = True
+        elif self.srv is not None:
+            self.srv.sock.close()
         self.s.close()
 
 
@@ -198,6 +211,8 @@ def _interrupt(signum, frame):
 
 def run_pair(args):
     """``nardy sim --pair``: everything up, the addresses printed, until Ctrl-C."""
+    if not 1 <= args.match <= 99:
+        raise UserError("--match must be 1..99")
     lib = args.umqtt or umqttlib.umqtt_lib()
     if not umqttlib.has_umqtt(lib):
         raise UserError("%s has no umqtt/simple.py (or .mpy): --umqtt names the directory "
@@ -212,17 +227,18 @@ def run_pair(args):
     broker = EmbeddedBroker(args.broker_port)
     tables = []
     try:
-        broker.start()
         for (name, side), (peer, _) in zip(TABLES, reversed(TABLES)):
             tables.append(Table(name, side, peer, os.path.join(data, name),
                                 os.path.abspath(lib), args.flash_size, args.noise_counts))
+        for t, port in zip(tables, (args.http_port, args.black_port)):
+            t.bind(port)
+        broker.start()
         for t in tables:
             t.start(broker.port)
         meet(tables)
         for t in tables:
-            t.new_game(args.variant)
-        for t, port in zip(tables, (args.http_port, args.black_port)):
-            t.serve(port)
+            t.new_game(args.variant, args.match)
+            t.serve()
         say_addresses(tables, broker.port)
         if not args.no_browser:
             for t in tables:

@@ -211,6 +211,8 @@ def test_pair_refuses_what_it_cannot_do(tmp_path, capsys):
     assert main(["sim", "--pair", "--no-browser", "--umqtt", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "has no umqtt/simple.py" in err and str(tmp_path) in err
+    assert main(["sim", "--pair", "--match", "0"]) == 2
+    assert "--match must be 1..99" in capsys.readouterr().err
 
 
 def test_the_log_says_whose_move_the_hands_carry_out():
@@ -235,22 +237,24 @@ def test_the_log_says_whose_move_the_hands_carry_out():
         "remote play: paused: table-b is offline"
 
 
-def test_amqtts_late_puback_complaints_are_hidden_and_nothing_else():
+def test_amqtts_quiet_complaints_are_hidden_and_nothing_else():
     """A board acknowledges its peer's record once its player carried the move out,
     seconds later than amqtt's fixed 5 s: amqtt's warning and its task's traceback
     for that are not shown on the terminal; its other messages are."""
     import logging
 
-    from nardy_host.simpair import _late_puback
+    from nardy_host.simpair import _quiet
 
     def record(msg, exc=None):
         return logging.LogRecord("amqtt.broker", logging.ERROR, __file__, 1, msg, None,
                                  (type(exc), exc, None) if exc else None)
 
-    assert not _late_puback(record("Timeout waiting for PUBACK for packet ID 3"))
-    assert not _late_puback(record("Received PUBACK for unknown pending message Id: '3'"))
-    assert not _late_puback(record("Task failed and will be skipped: <Task>",
+    assert not _quiet(record("Timeout waiting for PUBACK for packet ID 3"))
+    assert not _quiet(record("Received PUBACK for unknown pending message Id: '3'"))
+    assert not _quiet(record("Task failed and will be skipped: <Task>",
                                    TimeoutError("Timeout waiting for PUBACK for packet ID 4")))
-    assert _late_puback(record("Task failed and will be skipped: <Task>",
+    assert _quiet(record("Task failed and will be skipped: <Task>",
                                ValueError("another failure")))
-    assert _late_puback(record("Invalid client ID"))
+    assert _quiet(record("Invalid client ID"))
+    # and what is said otherwise (the broker's port taken: start() says it)
+    assert not _quiet(record("Broker startup failed", OSError(98, "address in use")))
