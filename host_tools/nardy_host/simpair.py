@@ -19,6 +19,7 @@ import signal
 import socket
 import tempfile
 import threading
+import time
 import webbrowser
 
 from nardy_host import umqttlib
@@ -193,7 +194,6 @@ class Table:
 def meet(tables, timeout=MEET_S):
     """Until both boards play each other on the broker; UserError with what each
     said when they do not within ``timeout``."""
-    import time
     end = time.monotonic() + timeout
     while not all(t.online() for t in tables):
         if time.monotonic() > end:
@@ -247,8 +247,10 @@ def run_pair(args):
     except KeyboardInterrupt:
         pass
     finally:
-        # a second Ctrl-C must not cut the stopping short (a board left behind)
+        # a second Ctrl-C (or SIGTERM) must not cut the stopping short: a board
+        # would be left behind
         old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:
             for t in tables:
                 t.stop()
