@@ -5,12 +5,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 MPHEAP ?= 112wK
 
-.PHONY: all test lint test-firmware-mp bench sim soak clean help
+.PHONY: all test lint test-firmware-mp bench sim sim-pair soak clean help
 
 all: test
 
 help:
 	@echo "make sim    - the simulator on a virtual board (no hardware needed)"
+	@echo "make sim-pair - two virtual boards playing each other through an embedded"
+	@echo "               MQTT broker, a page for each (fetches umqtt from PyPI once)"
 	@echo "make test   - set up .venv and run the whole suite (CPython + unix MicroPython)"
 	@echo "make bench  - print the performance figures"
 	@echo "make soak   - the long self-play and virtual-board runs (hours)"
@@ -45,6 +47,10 @@ bench: $(STAMP)
 
 sim: $(STAMP)
 	$(BIN)/nardy sim
+
+# Remote play on one machine (README, "Play over Wi-Fi"): white's page and black's.
+sim-pair: $(STAMP)
+	$(BIN)/nardy sim --pair
 
 # The long runs (hours): self-play through the physical emulation and the tracker
 # (issue 4's 10,000 games per variant), then whole games through the virtual board.

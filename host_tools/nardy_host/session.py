@@ -156,11 +156,13 @@ class VirtualLink(_Link):
     virtual = True
 
     def __init__(self, data_dir, on_event, pinmap=PINMAP, pty=False, flash_size=None,
-                 web=None):
+                 web=None, heap=None, env=None):
         super().__init__(on_event)
         self.data = data_dir
         self.flash_size = flash_size    # bytes (--flash-size); None: no size
         self.web = web                  # the board's own page on this port (None: off)
+        self.heap = heap                # MicroPython's heap (None: as start() says)
+        self.env = env                  # its environment (None: this process's)
         self.pinmap = pinmap
         self.pty = pty
         self.proc = None
@@ -170,13 +172,14 @@ class VirtualLink(_Link):
 
     def start(self):
         # the board's own page is for a board with PSRAM (docs/NETWORK.md): 512wK
-        heap = os.environ.get("NARDY_VBOARD_HEAP", "512wK" if self.web else "112wK")
+        heap = self.heap or os.environ.get("NARDY_VBOARD_HEAP",
+                                           "512wK" if self.web else "112wK")
         cmd = virtual_board_cmd(self.data, heap=heap, pinmap=self.pinmap,
                                 flash_size=self.flash_size, web=self.web)
-        env = None
+        env = self.env
         if self.web is not None:
             from nardy_host.mpunix import web_env
-            env = web_env()
+            env = web_env(env)
         if not self.pty:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, env=env)

@@ -5,6 +5,10 @@ web server on 127.0.0.1 and the browser shows the board: drag checkers (or click
 to lift, click to place), press the buttons, watch the LEDs and the OLED
 (``nardy_host.simweb``).
 
+``--pair``: two virtual boards playing each other through an embedded MQTT broker,
+a page for each (white plays on one, black on the other: ``nardy_host.simpair``,
+docs/NETWORK.md "Remote play").
+
 ``--text``: a text-mode board in the terminal: the engine rolls, you type each turn in
 the board's notation, and an illegal turn is refused with the rule id (docs/RULES.md) and reason
 (or accepted as played, seed 001 §3.4, when you type ``accept``).
@@ -17,6 +21,7 @@ from nardy.notation import apply_text, format_turn, parse_turn
 from nardy.rules import BLACK, COLORS, WHITE
 from nardy.scoring import Match, game_result, opening_winner
 from nardy.variants import find_variant
+from nardy_host.errors import UserError
 from nardy_host.script import add_flash_size
 
 HELP = ("type a turn (%s), 'moves' to list the legal turns, 'accept' to accept the "
@@ -31,10 +36,22 @@ def register(sub):
     p.add_argument("--text", action="store_true",
                    help="the text-mode board in the terminal instead of the browser")
     p.add_argument("--port", dest="http_port", type=int, default=0, metavar="N",
-                   help="web server port on 127.0.0.1 (default: a free one)")
+                   help="web server port on 127.0.0.1 (default: a free one); with "
+                        "--pair white's page")
+    p.add_argument("--pair", action="store_true",
+                   help="two virtual boards (white's and black's) playing each other "
+                        "through an embedded MQTT broker, a page for each")
+    p.add_argument("--black-port", type=int, default=0, metavar="N",
+                   help="--pair: black's page on 127.0.0.1:N (default: a free one)")
+    p.add_argument("--broker-port", type=int, default=0, metavar="N",
+                   help="--pair: the embedded broker on 127.0.0.1:N (default: a free one)")
+    p.add_argument("--umqtt", metavar="DIR",
+                   help="--pair: a directory holding micropython-lib's umqtt/simple.py "
+                        "(default: fetched from PyPI once, kept in ~/.cache/nardy)")
     p.add_argument("--no-browser", action="store_true", help="do not open the browser")
     p.add_argument("--data", metavar="DIR",
-                   help="the virtual board's flash directory (default: a temporary one)")
+                   help="the virtual board's flash directory (default: a temporary one; "
+                        "--pair: DIR/table-a and DIR/table-b)")
     add_flash_size(p)
     p.add_argument("--board-page", type=int, default=None, metavar="PORT",
                    help="the virtual board also serves its own page (the one a board "
@@ -42,8 +59,8 @@ def register(sub):
     p.add_argument("--noise", dest="noise_counts", type=float, default=0.0,
                    metavar="COUNTS", help="ADC noise of the emulated sensors (default 0)")
     p.add_argument("--variant", choices=("long", "short"), default="long",
-                   help="--text: the variant")
-    p.add_argument("--match", type=int, default=1, metavar="N", help="--text: match length")
+                   help="--text, --pair: the variant (default long)")
+    p.add_argument("--match", type=int, default=1, metavar="N", help="--text, --pair: match length")
     p.add_argument("--seed", type=int, default=None,
                    help="--text: dice seed (reproducible games)")
     p.add_argument("--option", action="append", default=[], metavar="NAME",
@@ -52,6 +69,12 @@ def register(sub):
 
 
 def dispatch(args):
+    if args.pair:
+        if args.text or args.board_page is not None:
+            raise UserError("--pair is two boards in the browser: not with --text or "
+                            "--board-page")
+        from nardy_host import simpair
+        return simpair.run_pair(args)
     if args.text:
         return run(args)
     from nardy_host import simweb

