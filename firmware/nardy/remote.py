@@ -88,31 +88,55 @@ class Peer:
         if g < self.pgid or rec["r"] not in ("open", "roll", "turn", "end"):
             self._ack(pid)      # an older game's, or nothing this board takes
             return
-        if g > self.pgid:
-            self.pgid = g       # the other board's next game: its own records now
-            self.bound = None
-            for h in self.held:
-                self._ack(h[2])
-            self.held = []
+        if g > self.pgid and self._done():
+            self._follow(g)
         for h in self.held:
             if h[1] == key:
                 h[2] = pid      # delivered again (a reconnect): acknowledged as this
                 return
         self.held.append([rec, key, pid])
 
+    def _done(self):
+        """The other board's game followed so far is over here, or this board has
+        left it: its next game may be followed. Until then that game's records are
+        held behind it (the other player may resign and press OK for the next game
+        before this board has taken the resignation)."""
+        g = self.game
+        return self.bound is None or self.bound != g.gid or g.result is not None
+
+    def _follow(self, g):
+        """Follow the other board's game ``g``: the older games' records are dropped
+        (acknowledged: nothing of them is taken any more)."""
+        self.pgid = g
+        self.bound = None
+        keep = []
+        for h in self.held:
+            if h[1][0] < g:
+                self._ack(h[2])
+            else:
+                keep.append(h)
+        self.held = keep
+
     def _ack(self, pid):
         if pid is not None:
             self.acks.append(pid)
 
     def settle(self):
-        """Acknowledge the records whose effect this board's journal holds."""
+        """Acknowledge the records whose effect this board's journal holds, and once
+        the game followed is over here, follow the other board's next one."""
         keep = []
+        later = None
         for h in self.held:
-            if self._taken(h[0]):
+            g = h[1][0]
+            if g == self.pgid and self._taken(h[0]):
                 self._ack(h[2])
             else:
                 keep.append(h)
+                if g > self.pgid and (later is None or g < later):
+                    later = g
         self.held = keep
+        if later is not None and self._done():
+            self._follow(later)
 
     def _taken(self, rec):
         g = self.game
@@ -161,9 +185,10 @@ class Peer:
 
     # -- what the game's hooks ask (through nardy.botplay) -------------------------------
     def find(self, kind, n=None):
+        """The other board's record ``kind`` (of its turn ``n``) in the game followed."""
         for h in self.held:
             r = h[0]
-            if r["r"] == kind and (n is None or r["n"] == n):
+            if h[1][0] == self.pgid and r["r"] == kind and (n is None or r["n"] == n):
                 return r
         return None
 

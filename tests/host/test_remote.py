@@ -240,21 +240,34 @@ def test_two_boards_play_a_whole_game(tmp_path, board_path, broker, variant, see
 
 
 def test_a_match_goes_on_game_after_game(tmp_path, board_path, broker):
-    """A 5-point match (no cube: a game gives 1 to 3 points, so two games at least):
-    after each game both players press OK and set the checkers up; each board's next
-    game is played with the other's next game, and both journals agree game by game."""
-    a, b = _pair(tmp_path, broker.port, "short", match=5)
+    """A 2-point match of two games, each played a few turns and resigned by white on
+    white's board (S6): after each game both players
+    press OK and set the checkers up, each board's next game is played with the
+    other's (its own opening, C2), and both journals agree game by game. (Whole games
+    are test_two_boards_play_a_whole_game's; random play makes a long match slow.)"""
+    a, b = _pair(tmp_path, broker.port, "short", match=2)
     first = a.b.dump()["game"]
+    rng = random.Random(5)
     try:
-        play_out([a, b], random.Random(5))
+        for game in (first, first + 1):
+            play_out([a, b], rng, until=lambda: _turns_done(a) >= 3)
+            _until_a_rolls(a, b, rng)
+            a.b.button("back", "long")          # white resigns, asked first: OK
+            a.b.button("ok")
+            a.b.sync()
+            play_out([a, b], rng, until=lambda g=game: all(
+                p.b.dump()["game"] > g or p.b.dump()["phase"] == "match_end"
+                for p in (a, b)))
         da, db = a.b.dump(), b.b.dump()
+        assert da["phase"] == db["phase"] == "match_end", (da["phase"], db["phase"])
         assert da["match"]["score"] == db["match"]["score"], (da["match"], db["match"])
-        assert max(da["match"]["score"]) >= 5 and da["match"]["over"]
-        assert da["game"] == db["game"] >= first + 1
-        for g in range(first, da["game"] + 1):
-            ma, mb = moves_and_dice(journal(a, g)), moves_and_dice(journal(b, g))
+        assert da["game"] == db["game"] == first + 1
+        for g in (first, first + 1):
+            ja, jb = journal(a, g), journal(b, g)
+            ma, mb = moves_and_dice(ja), moves_and_dice(jb)
             assert ma == mb, g
-            assert ma[0][0] == "open" and ma[-1][0] == "end", g
+            assert ma[0][0] == "open" and ma[-1][:2] == ("end", "black"), (g, ma[-1])
+            assert ja[-1]["resigned"] == jb[-1]["resigned"] == "white", g
     finally:
         a.close()
         b.close()
