@@ -63,6 +63,7 @@ CATALOG = (
     "\nthe higher die starts\tбольший кубик ходит первым"
     "\n%s to roll\t%s: бросок"
     "\nOK: roll the dice\tOK: бросить кубики"
+    "\nrolled on %s\tбросок на доске %s"
     "\nopening: W %d, B %d\tрозыгрыш: Б %d, Ч %d"
     "\nDice: %d %d\tКубики: %d %d"
     "\nBACK: die +1  OK: next die\tBACK: кубик +1  OK: следующий"

@@ -387,6 +387,14 @@ def _other_screen(fb, game, boxes):
     msg = None if msg is None else ((msg[0] + " ") if msg[0] else "") + T(msg[1])
     title = None
     lines = []
+    # remote play: the other board's id when this roll is rolled there (the opening
+    # by the board whose id sorts first, C2; each side's turns on its own board): OK
+    # does not roll it here (docs/NETWORK.md, "Remote play")
+    there = None
+    m = game.settings.get("mqtt")
+    if ph in (OPENING, ROLL) and m and "peer" in m and (
+            m["peer"] < m["id"] if ph == OPENING else NAMES[side].lower() != m["side"]):
+        there = m["peer"]
     if ph == SETUP:
         title = T("New game?")
         lines = [T("OK: new game"), T("MENU: settings")]
@@ -412,10 +420,11 @@ def _other_screen(fb, game, boxes):
         lines.append(_sync_text(game.setup[0]))
     elif ph == OPENING:
         title = T("Opening roll")
-        lines = [T("OK: one die each"), T("the higher die starts")]
+        lines = ([T("rolled on %s") % there] if there
+                 else [T("OK: one die each"), T("the higher die starts")])
     elif ph == ROLL:
         title = T("%s to roll") % T(NAMES[side])
-        lines = [T("OK: roll the dice")]
+        lines = [T("rolled on %s") % there if there else T("OK: roll the dice")]
         if msg:
             lines.append(msg)   # first: it says why (a pass, L7)
             msg = None

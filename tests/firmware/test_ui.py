@@ -61,6 +61,41 @@ def test_screens():
     rmtree(d)
 
 
+def _paired(name, me, peer, side):
+    """A short game on a board set for remote play (no broker needed to draw it)."""
+    return _game(name, "short", settings={"mqtt": {
+        "host": "127.0.0.1", "port": 1883, "prefix": "nardy", "id": me, "peer": peer,
+        "side": side}})
+
+
+def test_a_roll_made_on_the_other_board_says_so():
+    """Remote play: OK rolls only what is rolled here. The opening (C2) is rolled on
+    the board whose id sorts first, each side's turns on that side's board; the
+    screen says where instead of "OK: roll the dice"."""
+    g, j, d, obs = _paired("uipeer_b", "b-black", "a-white", "black")
+    t = " ".join(_golden_texts(g))
+    assert "rolled on a-white" in t and "OK: one die each" not in t, t
+    j.close()
+    rmtree(d)
+    g, j, d, obs = _paired("uipeer_a", "a-white", "b-black", "white")
+    t = " ".join(_golden_texts(g))
+    assert "OK: one die each" in t and "rolled on" not in t, t
+    g.phase = "roll"                        # a turn's roll: whose side is to move
+    for turn, want in ((0, "OK: roll the dice"), (1, "rolled on b-black")):
+        g.pos.turn = turn
+        t = _golden_texts(g)
+        assert ("White", "Black")[turn] + " to roll" in t and want in t, t
+    j.close()
+    rmtree(d)
+
+
+def _golden_texts(g):
+    boxes = []
+    draw(Recorder(), g, None, boxes=boxes)
+    check_layout(boxes)
+    return _texts(boxes)
+
+
 def test_all_dice_played_says_end_turn():
     g, j, d, obs = _game("uidone", "long")
     g.press("ok", "short", obs)
