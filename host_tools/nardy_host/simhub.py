@@ -68,6 +68,10 @@ RU = {
     " - equal: roll again (C2)": " — поровну: бросайте снова (C2)",
     " - %s starts and plays %d-%d (C2; setting opening_dice_played on)":
         " — начинают %s и играют %d-%d (C2; настройка opening_dice_played включена)",
+    " - %s starts: %s rolls both dice (C2; the opening dice are not played: "
+    "setting opening_dice_played off)":
+        " — начинают %s: обе кости бросает %s (C2; кости первенства не "
+        "играются: настройка opening_dice_played выключена)",
     " - %s starts: press OK to roll both dice (C2; the opening dice are not played: "
     "setting opening_dice_played off)":
         " — начинают %s: нажмите OK, чтобы бросить обе кости (C2; кости первенства не "
@@ -125,6 +129,7 @@ class Describer:
         self.pos = None            # the position before the turn being played
         self.lang = "en"           # the page's language (LANGS)
         self.peer = None           # the other board's id, when this one plays it
+        self.side = None           # ... and the colour this board's player has
 
     def _(self, text):
         """``text`` (a template or a word) in the log's language."""
@@ -155,10 +160,15 @@ class Describer:
         """What follows the opening roll, and why (C2 and the setting that decides)."""
         if not isinstance(w, int) or not isinstance(b, int) or w == b:
             return self._(" - equal: roll again (C2)")
-        first = self._("white" if w > b else "black")
+        first_en = "white" if w > b else "black"
+        first = self._(first_en)
         if self.options.get("opening_dice_played"):
             return self._(" - %s starts and plays %d-%d (C2; setting opening_dice_played on)") % (
                 first, max(w, b), min(w, b))
+        if self.peer and self.side and first_en != self.side:
+            # remote play: that side rolls on its own board, OK here rolls nothing
+            return self._(" - %s starts: %s rolls both dice (C2; the opening dice are not "
+                          "played: setting opening_dice_played off)") % (first, self.peer)
         return self._(" - %s starts: press OK to roll both dice (C2; the opening dice are "
                       "not played: setting opening_dice_played off)") % first
 

@@ -136,6 +136,7 @@ class Table:
         # the page's log from the board's first event on: its link to the broker too
         self.hub = Hub(self.s, "sim")
         self.hub.describe.peer = peer
+        self.hub.describe.side = side
         self.srv = None
         self.serving = False
 

@@ -235,6 +235,12 @@ def test_the_log_says_whose_move_the_hands_carry_out():
               "rule": "C3"}) == "remote play: sync: table-b's turn breaks C3 here: x (C3)"
     assert d({"ev": "peer", "state": "paused: table-b is offline"}) == \
         "remote play: paused: table-b is offline"
+    # the opening: OK rolls both dice only on the board of the side that starts
+    opening = {"ev": "roll", "rec": {"r": "open", "rolls": [[2, 5]], "first": "black"}}
+    d.peer, d.side = "table-b", "white"
+    assert "black starts: table-b rolls both dice (C2" in d(opening), d(opening)
+    d.side = "black"
+    assert "black starts: press OK to roll both dice (C2" in d(opening), d(opening)
 
 
 def test_amqtts_quiet_complaints_are_hidden_and_nothing_else():
