@@ -85,7 +85,7 @@ class Peer:
             self._ack(pid)      # not a record: nothing to take (said once)
             self.game.emit({"ev": "error", "error": "peer %s: unreadable record" % self.name})
             return
-        if g < self.pgid or rec["r"] not in ("open", "roll", "turn", "end"):
+        if g < self.pgid or rec["r"] not in ("game", "open", "roll", "turn", "end"):
             self._ack(pid)      # an older game's, or nothing this board takes
             return
         if g > self.pgid and self._done():
@@ -143,6 +143,8 @@ class Peer:
         if self.bound is None or self.bound != g.gid:
             return False
         k = rec["r"]
+        if k == "game":
+            return True         # the header of the game played here with this one
         if k == "open":
             return bool(g.opening)
         if k == "end":
@@ -193,9 +195,31 @@ class Peer:
         return None
 
 
+def _other_game(game, p):
+    """Why the other board's game is not the one here (another variant, other
+    options, another match length: the two would fork from the first turn), else
+    None; None too while its header has not come (its turns are checked anyway)."""
+    rec = p.find("game")
+    if rec is None:
+        return None
+    m = rec.get("meta") or {}
+    m = m.get("match")
+    length = m.get("length") if isinstance(m, dict) else m
+    v = game.variant
+    if rec.get("variant") != v.name or rec.get("options") != dict(v.options):
+        return "%s plays %s nardy %s, here %s nardy %s: start the same game on both" % (
+            p.name, rec.get("variant"), json.dumps(rec.get("options")), v.name,
+            json.dumps(dict(v.options)))
+    if length != game.match.length:
+        return "%s plays a match to %s, here to %d: start the same match on both" % (
+            p.name, length, game.match.length)
+    return None
+
+
 def rolls_there(game, opening):
     """OK pressed for a roll: True (and why, on the OLED) when that roll is the other
-    board's, or the opening waits for the other board to be on the broker."""
+    board's, or the opening waits for the other board to be on the broker (and to
+    play the same game)."""
     p = peer(game)
     if opening:
         if not p.opener:
@@ -203,6 +227,10 @@ def rolls_there(game, opening):
             return True
         if not p.online:
             game.say(None, "waiting for %s to connect" % p.name)
+            return True
+        why = _other_game(game, p)
+        if why is not None:
+            p.sync(None, why)
             return True
         return False
     if game.pos.turn != p.side:
@@ -230,6 +258,10 @@ def roll_for(game, obs, opening):
             return
         rec = p.find("open")
         if rec is None or not game.set_up(obs):
+            return
+        why = _other_game(game, p)
+        if why is not None:
+            p.sync(None, why)
             return
         src = game.dice_src
         game.dice_src = _Given(rec["rolls"])

@@ -273,6 +273,53 @@ def test_a_match_goes_on_game_after_game(tmp_path, board_path, broker):
         b.close()
 
 
+def _new(p, variant, match=1):
+    p.b.send({"cmd": "new", "variant": variant, "match": match})
+    p.b.sync()
+    d, v, pos = p.state()
+    p.b.sense(v, pos)
+    p.b.sync()
+
+
+def test_two_boards_in_different_games_are_told_so(tmp_path, board_path, broker):
+    """The boards must play the same game: another variant or match length here is a
+    sync message naming both, before the opening is rolled (never a game that forks
+    at its first turn); once one board starts the other's game, they play."""
+    a = Player(tmp_path, "a-white", "white", "b-black", broker.port)
+    b = Player(tmp_path, "b-black", "black", "a-white", broker.port)
+    rng = random.Random(7)
+    try:
+        _wait(lambda: _online(a) and _online(b), "both online")
+        _new(b, "long")
+        _new(a, "short", match=3)
+        sync = []
+        for _ in range(STALL):          # a-white rolls the opening (its id sorts first)
+            a.b.button("ok")
+            a.b.sync()
+            sync = [e for e in a.peer_states() if e["state"].startswith("sync")]
+            if sync:
+                break
+            time.sleep(0.05)
+        assert sync and "b-black plays long nardy" in sync[-1]["state"], _states(a)
+        assert "here short nardy" in sync[-1]["state"], sync
+        assert a.b.dump()["phase"] == "opening" and not journal(a)[1:]
+        _new(b, "short")                # the same variant, another match length
+        for _ in range(STALL):
+            a.b.button("ok")
+            a.b.sync()
+            sync = [e for e in a.peer_states() if "match to 1, here to 3" in e["state"]]
+            if sync:
+                break
+            time.sleep(0.05)
+        assert sync, _states(a)
+        _new(b, "short", match=3)       # now the same game: it is played
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 3 and _turns_done(b) >= 3)
+        assert moves_and_dice(journal(a))[:4] == moves_and_dice(journal(b))[:4]
+    finally:
+        a.close()
+        b.close()
+
+
 def _turns_done(p):
     return p.b.dump()["turn_no"]
 
