@@ -181,8 +181,12 @@ class App:
                     self.note = at_next_boot(self.board, self.dir, m.action)
             self.drawn = -1
             return
-        # an open "resign?" is the game's to answer (MENU: play on), not the menu's
-        if name == "menu" and self.game.phase != MOVE and not self.game.resigning:
+        # an open "resign?" is the game's to answer (MENU: play on), not the menu's;
+        # no menu over a turn being played, but one while the other board's player
+        # plays theirs (remote play: a turn awaited, nothing shown to carry out yet)
+        g = self.game
+        if name == "menu" and not g.resigning and (
+                g.phase != MOVE or g.shown is not None and g.shown.result is None):
             from nardy.menu import Menu
             self.menu = Menu(self.settings, self.board.pinmap.led_max)
             self.drawn = -1
@@ -223,7 +227,7 @@ class App:
         # the LEDs first: they show a lifted checker's targets; the OLED (about
         # 25 ms over I2C on the board) after them
         self.show_leds()
-        if self.menu is not None and g.shown is not None:
+        if self.menu is not None and g.shown is not None and g.shown.result is not None:
             self.close_menu()       # the board's own move is never hidden (issue 21)
         if force or g.revision != self.drawn:
             self.drawn = g.revision

@@ -244,3 +244,34 @@ def test_usb_reader_takes_only_the_bytes_that_are_there():
             got = reader.readline() or got
         assert got == b"\x00too long"
         os.close(w)
+
+
+def test_the_menu_opens_while_the_other_boards_player_plays():
+    """No menu over a turn being played, and a move to carry out closes it (issue 21:
+    the board's move is never hidden); but in remote play the other player's turn
+    may take minutes, and while it is awaited (nothing shown to carry out yet: the
+    ``Shown`` remote.start makes) MENU opens the settings."""
+    from nardy.botplay import Shown
+    from nardy.zonefit import zone_of
+
+    with booted("menuremote") as (app, board, out, data):
+        app.button("ok", "short")               # a new match: the opening
+        app.show_leds = lambda: None            # (the LEDs of a turn faked here)
+        g = app.game
+        g.phase = MOVE
+        v, pos = g.variant, g.pos
+        steps = [next(iter(v.legal_turns(pos, (6, 5))))[0][0]]
+        done = Shown(v, pos, steps, v.apply_step(pos, steps[0]), zone_of)
+        g.shown = done                          # a move to carry out: no menu
+        app.button("menu", "short")
+        assert app.menu is None
+        waiting = Shown(v, pos, (), pos, lambda v, s, k: 0)
+        waiting.result = None                   # the other board's turn, awaited
+        g.shown = waiting
+        app.button("menu", "short")
+        assert app.menu is not None
+        app.redraw()
+        assert app.menu is not None             # nothing to hide yet: it stays
+        g.shown = done                          # the other player's move comes
+        app.redraw()
+        assert app.menu is None
