@@ -47,6 +47,8 @@ LOADS = (
 # cycle, RX with the peripherals off and the CPU idle. The board's radio sends
 # small MQTT packets and beacons as an access point, so its average is far
 # lower; a budget takes the peak, which a port must deliver while it lasts.
+# All six rows agree with the same table as reprinted in RAKwireless's RAK3112
+# (an ESP32-S3 module) datasheet; the ESP32-C3's table differs (335/84/87 mA).
 WIFI_MA = (
     ("TX 802.11b 1 Mbps @ 21 dBm", 340.0),
     ("TX 802.11g 54 Mbps @ 19 dBm", 291.0),
