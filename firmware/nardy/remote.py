@@ -95,6 +95,12 @@ class Peer:
                 h[2] = pid      # delivered again (a reconnect): acknowledged as this
                 return
         self.held.append([rec, key, pid])
+        if g > self.pgid:
+            # the other board left the game still played here: by a resignation
+            # (taken here next), else its player started another game
+            e = self.find("end")
+            if e is None or not e.get("resigned"):
+                self.sync(None, "%s started a new game: start one here too" % self.name)
 
     def _done(self):
         """The other board's game followed so far is over here, or this board has

@@ -320,6 +320,33 @@ def test_two_boards_in_different_games_are_told_so(tmp_path, board_path, broker)
         b.close()
 
 
+def test_a_new_game_on_the_other_board_mid_game_is_said(tmp_path, board_path, broker):
+    """One player starts a new game in the middle of one: the other board says so
+    (a sync message naming the board) instead of waiting for a move that never comes;
+    once it starts the new game too, both play it."""
+    a, b = _pair(tmp_path, broker.port, "short")
+    rng = random.Random(11)
+    try:
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 2 and _turns_done(b) >= 2)
+        _new(b, "short")                # b-black's player abandons the game
+        said = []
+        for _ in range(STALL):
+            act(a, rng)
+            said = [e for e in a.peer_states() if "b-black started a new game" in e["state"]]
+            if said:
+                break
+            time.sleep(0.05)
+        assert said and said[-1]["state"].startswith("sync"), _states(a)
+        first = a.b.dump()["game"]
+        _new(a, "short")
+        play_out([a, b], rng, until=lambda: _turns_done(a) >= 2 and _turns_done(b) >= 2)
+        assert a.b.dump()["game"] == first + 1
+        assert moves_and_dice(journal(a))[:3] == moves_and_dice(journal(b))[:3]
+    finally:
+        a.close()
+        b.close()
+
+
 def _turns_done(p):
     return p.b.dump()["turn_no"]
 
