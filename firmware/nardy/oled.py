@@ -390,9 +390,11 @@ def _other_screen(fb, game, boxes):
     # remote play: the other board's id when this roll is rolled there (the opening
     # by the board whose id sorts first, C2; each side's turns on its own board): OK
     # does not roll it here (docs/NETWORK.md, "Remote play")
+    # (two comparisons, not ``in (OPENING, ROLL)``: that tuple would be built on the
+    # heap at every draw, and the 56wK soak's heap is that tight)
     there = None
-    m = game.settings.get("mqtt")
-    if ph in (OPENING, ROLL) and m and "peer" in m and (
+    m = game.settings.get("mqtt") if ph == OPENING or ph == ROLL else None  # noqa: SIM109
+    if m and "peer" in m and (
             m["peer"] < m["id"] if ph == OPENING else NAMES[side].lower() != m["side"]):
         there = m["peer"]
     if ph == SETUP:
