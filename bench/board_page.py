@@ -4,8 +4,6 @@ Events, read here by a plain HTTP client on loopback), and what the server costs
 in heap. Run by ``make bench``; the Chromium test that shows the same figure is
 tests/host/test_board_page_web.py::test_a_spectator_page_follows_the_board_live."""
 
-import http.client
-import json
 import os
 import random
 import statistics
@@ -13,13 +11,13 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
 sys.path.insert(0, os.path.join(ROOT, "firmware"))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 
+import sse  # noqa: E402  (bench/, beside this script)
 from test_board_page_web import HEAP, _mem, new_game, start_board  # noqa: E402
 from test_vboard import play_turn  # noqa: E402
 from vboard import VBoard  # noqa: E402
@@ -29,18 +27,9 @@ TURNS = 30
 
 def watch(url, seen, stop):
     """Each ``played`` line of the event stream with the time it arrived."""
-    u = urllib.parse.urlparse(url)
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-    c.request("GET", "/api/events?since=0")
-    r = c.getresponse()
-    while not stop.is_set():
-        ln = r.fp.readline()
-        if not ln:
-            return
-        if ln.startswith(b"data: "):
-            it = json.loads(ln[6:])
-            if " played " in it.get("text", ""):
-                seen.append(time.time())
+    for it in sse.data(url, "/api/events?since=0", stop):
+        if " played " in it.get("text", ""):
+            seen.append(time.time())
 
 
 def main():

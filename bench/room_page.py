@@ -10,7 +10,6 @@ the broker got the turn (the board published it) to the page. Run by ``make
 bench``; never a test."""
 
 import contextlib
-import http.client
 import json
 import os
 import pathlib
@@ -22,7 +21,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "host"))
@@ -30,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "firmware"))
 sys.path.insert(0, os.path.join(ROOT, "host_tools"))
 
 import paho.mqtt.client as paho  # noqa: E402
+import sse  # noqa: E402  (bench/, beside this script)
 from mqttutil import NET_HEAP, Mosquitto, umqtt_lib  # noqa: E402
 
 TURNS = 30
@@ -51,18 +50,10 @@ OBSERVE = """() => {
 
 def stream(url, seen, stop):
     """(game, seq, time) of each turn's record as the page's event stream carries it."""
-    u = urllib.parse.urlparse(url)
-    c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
-    c.request("GET", "/api/events")
-    r = c.getresponse()
-    while not stop.is_set():
-        ln = r.fp.readline()
-        if not ln:
-            return
-        if ln.startswith(b"data: "):
-            line = json.loads(ln[6:]).get("line")
-            if line and " played " in line["text"]:
-                seen[(line["game"], line["seq"])] = time.time()
+    for it in sse.data(url, "/api/events", stop):
+        line = it.get("line")
+        if line and " played " in line["text"]:
+            seen[(line["game"], line["seq"])] = time.time()
 
 
 def room(port):

@@ -29,16 +29,7 @@ const state = { s: null, lines: 0, display: 0, drag: null, queue: Promise.resolv
 const board = document.getElementById("board");
 
 // -- words: the page in English or Russian (words.js) ------------------------------------
-function w(key) {
-  const t = WORDS[state.lang] || WORDS.en;
-  return key in t ? t[key] : WORDS.en[key];
-}
-function pickLang() {
-  let l = null;
-  try { l = localStorage.getItem("nardy-lang"); } catch (e) { l = null; }
-  if (!l) l = (navigator.language || "en").slice(0, 2);
-  return l in WORDS ? l : "en";
-}
+function w(key) { return wordIn(state.lang, key); }
 function applyWords() {
   document.documentElement.lang = state.lang;
   document.getElementById("lang").value = state.lang;

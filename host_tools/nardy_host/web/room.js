@@ -13,16 +13,7 @@ const BAR_X = EDGE + 6 * PW, TRAY_X = EDGE + 12 * PW + BAR_W + 4, W = TRAY_X + 3
 const ZONE_BAR = 25, ZONE_OFF_W = 26, ZONE_OFF_B = 27;
 const room = { cards: new Map(), items: 0, lang: "en", es: null };
 
-function w(key) {
-  const t = WORDS[room.lang] || WORDS.en;
-  return key in t ? t[key] : WORDS.en[key];
-}
-function pickLang() {
-  let l = null;
-  try { l = localStorage.getItem("nardy-lang"); } catch (e) { l = null; }
-  if (!l) l = (navigator.language || "en").slice(0, 2);
-  return l in WORDS ? l : "en";
-}
+function w(key) { return wordIn(room.lang, key); }
 
 function svg(name, attrs, parent) {
   const e = document.createElementNS(SVGNS, name);

@@ -168,3 +168,17 @@ const WORDS = {
     langRefused: "доска оставила свой язык",
   },
 };
+
+// the language a page opens in: the one chosen before in this browser, else the
+// browser's own, else English (the simulator's page and the room page alike)
+function pickLang() {
+  let l = null;
+  try { l = localStorage.getItem("nardy-lang"); } catch (e) { l = null; }
+  if (!l) l = (navigator.language || "en").slice(0, 2);
+  return l in WORDS ? l : "en";
+}
+// ``key`` in ``lang``, in English where that language lacks it
+function wordIn(lang, key) {
+  const t = WORDS[lang] || WORDS.en;
+  return key in t ? t[key] : WORDS.en[key];
+}
