@@ -16,6 +16,11 @@ results and the labels are all gnubg's C code.
   the opponent to move; the best few are where a choice is won or lost.
 - A result that bears off the last checker ends the game unlabelled: the board plays
   such a result at once (``nardy.bot``).
+- A student (DAgger: the board's own net, ``student``, a ``duel.HostBot``'s ``pick``)
+  may play a share of the turns gnubg would: the games then go where the board's
+  net leads them, and gnubg labels the positions it meets there. Distilled from the
+  teacher's games alone, the net never learns the positions its own mistakes make
+  (the positions of its duels against gnubg); the labels stay the teacher's.
 
 Positions are kept as the 52 own-path counts (``nardy_host.features``' boards, the
 side to move first), 52 bytes each; ``raw_inputs`` turns a batch into the net's 208
@@ -76,11 +81,13 @@ def _start(rng, scenarios):
     return [list(START), list(START)]
 
 
-def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=None):
+def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=None,
+              student=None, share=0.0):
     """One teacher game; its labelled results are appended to ``counts`` (a
     bytearray, 52 bytes each) and ``labels`` (an array of floats), and the number
-    labelled each turn (the results of one roll, a group) to ``sizes``. Returns the
-    number of turns played."""
+    labelled each turn (the results of one roll, a group) to ``sizes``. With a
+    ``student`` (counts of a roll's results -> the row it plays), it plays the turns
+    the teacher would in ``share`` of them. Returns the number of turns played."""
     import gnubg_nn
     board = _start(rng, scenarios)
     turns = 0
@@ -107,12 +114,17 @@ def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=
         for i in chosen:
             counts += bytes(counts_of(after[i]))
             labels.append(equity(gnubg_nn.probabilities(after[i], ply)) if ply else eq[i])
-        pick = order[0] if rng.random() >= explore else rng.randrange(len(after))
+        if rng.random() < explore:
+            pick = rng.randrange(len(after))
+        elif student is not None and rng.random() < share:
+            pick = student(np.array([counts_of(a) for a in after], np.uint8))
+        else:
+            pick = order[0]
         board = after[pick]
 
 
 def positions(games, seed, best=4, others=4, explore=0.1, scenarios=0.0, ply=0,
-              log=None, every=1000):
+              log=None, every=1000, student=None, share=0.0):
     """``games`` teacher games from ``seed`` -> ((N, 52) uint8 counts, (N,) float32
     equities for the side to move, (T,) int32 positions labelled each turn, in
     order). The same arguments give the same arrays."""
@@ -120,10 +132,20 @@ def positions(games, seed, best=4, others=4, explore=0.1, scenarios=0.0, ply=0,
     counts, labels, sizes = bytearray(), array("f"), array("i")
     t0 = time.time()
     for g in range(games):
-        play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes)
+        play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes,
+                  student, share)
         if log and (g + 1) % every == 0:
             log("teacher games %d, %d positions, %.0f s" % (g + 1, len(labels),
                                                              time.time() - t0))
     return (np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52),
             np.frombuffer(labels.tobytes(), np.float32).copy(),
             np.frombuffer(sizes.tobytes(), np.int32).copy())
+
+
+def student_of(path):
+    """The board's chooser with the weights file at ``path`` as a student for
+    ``positions``: counts of a roll's results -> the row it plays."""
+    from nardy.evaluate import Net
+    from nardy.shortnardy import ShortNardy
+    from nardy_host.duel import HostBot
+    return HostBot(ShortNardy(), Net(path, "short")).pick

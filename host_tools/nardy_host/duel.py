@@ -193,22 +193,7 @@ class HostBot:
         if end:
             return end[1]
         b = self._boards([t[1] for t in turns]).astype(np.int64)
-        me, op = 26 * mover, 26 - 26 * mover
-        idx = np.arange(26)
-        # the opponent is to move in every result: its side first, as evaluate.py does
-        q = (self.table[idx, b[:, op:op + 26]].sum(1)
-             + self.table[26 + idx, b[:, me:me + 26]].sum(1)) - 52 * (1 << 24)
-        scores = [-int(x) for x in q]
-        keep = self.keep
-        kept = list(range(min(keep, len(turns))))
-        if len(turns) > keep:
-            ks = scores[:keep]
-            worst = ks.index(min(ks))
-            for i in range(keep, len(turns)):
-                if scores[i] > ks[worst]:
-                    ks[worst] = scores[i]
-                    kept[worst] = i
-                    worst = ks.index(min(ks))
+        kept = self._kept(b, mover)
         vals = [-int(y) for y in self.values(b[kept], 1 - mover)]
         best = 0
         for j in range(1, len(kept)):
@@ -216,6 +201,40 @@ class HostBot:
                                         and turns[kept[j]][0] < turns[kept[best]][0]):
                 best = j
         return turns[kept[best]]
+
+    def _kept(self, b, mover):
+        """The results (rows of ``b``, boards after ``mover``'s turn) the pre-filter
+        keeps for the net: at most ``KEEP``, in the firmware's replacement order."""
+        np = self.np
+        me, op = 26 * mover, 26 - 26 * mover
+        idx = np.arange(26)
+        # the opponent is to move in every result: its side first, as evaluate.py does
+        q = (self.table[idx, b[:, op:op + 26]].sum(1)
+             + self.table[26 + idx, b[:, me:me + 26]].sum(1)) - 52 * (1 << 24)
+        scores = [-int(x) for x in q]
+        keep = self.keep
+        kept = list(range(min(keep, len(b))))
+        if len(b) > keep:
+            ks = scores[:keep]
+            worst = ks.index(min(ks))
+            for i in range(keep, len(b)):
+                if scores[i] > ks[worst]:
+                    ks[worst] = scores[i]
+                    kept[worst] = i
+                    worst = ks.index(min(ks))
+        return kept
+
+    def pick(self, counts):
+        """The row of ``counts`` (N, 52: the results of one roll as own-path counts,
+        the side then to move first, as ``nardy_host.distill`` keeps them) that the
+        board's chooser plays: the pre-filter's best ``KEEP``, then the lowest net
+        value for the opponent. Ties go to the first row (the board breaks them by
+        the step tuple, which counts do not carry). The student of
+        ``distill.positions``; a result that ends the game is the caller's."""
+        np = self.np
+        b = np.asarray(counts, np.int64)
+        kept = self._kept(b, 1)         # the mover's side is the second 26 here
+        return kept[int(np.argmin(self.values(b[kept], 0)))]
 
     def choose_1ply(self, pos, dice, width=4):
         """Expectimax one ply deeper (host only, a yardstick for the board's 0-ply

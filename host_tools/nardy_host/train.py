@@ -141,7 +141,38 @@ def write_weights(path, variant, net, lin):
 # -- long: TD(lambda) self-play, in batches over worker processes, checkpointed ------
 # What a checkpoint must match to be resumed: the same run, continued.
 _RUN_KEYS = ("hidden", "extras", "seed", "lr", "lam", "explore", "batch")
+# ... and, only in a run that uses them (older checkpoints still resume):
+_MORE_KEYS = ("decay", "games", "init")
 FIT_GAMES = 200        # the pre-filter is fitted on the last games' positions
+
+
+def _run_keys(args):
+    return _RUN_KEYS + (_MORE_KEYS if args.decay or args.init else ())
+
+
+def _run_of(args):
+    """The values a checkpoint of this run must hold (``--init``: the CRC-32 of the
+    checkpoint the run started from)."""
+    return np.array([_init_crc(args) if k == "init" else float(getattr(args, k))
+                     for k in _run_keys(args)], np.float64)
+
+
+def _init_crc(args):
+    if not args.init:
+        return 0.0
+    try:
+        with open(args.init, "rb") as f:
+            return float(zlib.crc32(f.read()))
+    except OSError as e:
+        raise TrainError("cannot start from %s: %s" % (args.init, e)) from None
+
+
+def _long_rate(args, games):
+    """The TD step size at game ``games``: --lr, or with --decay falling
+    geometrically to a tenth of it over the run's --games."""
+    if not args.decay:
+        return args.lr
+    return args.lr * 0.1 ** (games / max(1, args.games))
 
 
 class Checkpoint:
@@ -152,7 +183,7 @@ class Checkpoint:
 
     @staticmethod
     def save(path, args, net, games, seen):
-        run = np.array([getattr(args, k) for k in _RUN_KEYS], np.float64)
+        run = _run_of(args)
         arrays = {"run": run, "games": np.array(games), "t": np.array(net.t),
                   "seen_len": np.array([len(s) for s in seen], np.int64),
                   "seen": (np.concatenate(seen) if seen
@@ -162,8 +193,7 @@ class Checkpoint:
     @staticmethod
     def load(path, args, net):
         """Restore ``net`` in place; returns (games played, the positions seen)."""
-        want = np.array([getattr(args, k) for k in _RUN_KEYS], np.float64)
-        data = _read_checkpoint(path, _RUN_KEYS, want, net)
+        data = _read_checkpoint(path, _run_keys(args), _run_of(args), net)
         lens = data["seen_len"]
         seen = np.split(data["seen"], np.cumsum(lens)[:-1]) if len(lens) else []
         return int(data["games"]), list(seen)
@@ -203,6 +233,21 @@ def _read_checkpoint(path, keys, want, net):
     return data
 
 
+def _start_from(path, net):
+    """The weights of another run's checkpoint (``--init``), of the same shape; Adam
+    starts afresh (its moments belong to the old step size)."""
+    try:
+        with np.load(path) as data:
+            params = [data["p%d" % i] for i in range(len(net.params))]
+    except (OSError, ValueError, KeyError) as e:
+        raise TrainError("cannot start from %s: %s" % (path, e)) from None
+    for p, q in zip(net.params, params):
+        if p.shape != q.shape:
+            raise TrainError("%s holds a net of another shape: %s, here %s"
+                             % (path, q.shape, p.shape))
+        p[...] = q
+
+
 def _crossed(every, before, now):
     return every > 0 and now // every > before // every
 
@@ -215,10 +260,17 @@ def train_long(args, log):
     if args.resume and os.path.exists(ckpt):
         games, seen = Checkpoint.load(ckpt, args, net)
         log("resumed from %s at game %d" % (ckpt, games))
+    elif args.init:
+        _start_from(args.init, net)
+        log("started from the net of %s (crc %08x)" % (args.init, int(_init_crc(args))))
     players = Players(args.workers)
     t0, start = time.time(), games
     try:
         while games < args.games:
+            if args.stop_after and games >= args.stop_after:
+                Checkpoint.save(ckpt, args, net, games, seen)
+                log("stopped at game %d (--stop-after); --resume goes on" % games)
+                break
             # batches start at multiples of --batch: a resumed run meets the same ones
             n = min(args.batch - games % args.batch, args.games - games)
             params = (net.w1, net.b1, net.w2, net.b2)
@@ -226,7 +278,7 @@ def train_long(args, log):
                                      args.extras):
                 xf = x.astype(np.float32)
                 for _ in range(2):
-                    net.step(xf, y, args.lr)
+                    net.step(xf, y, _long_rate(args, games))
                 seen.append(x)
             del seen[:-FIT_GAMES]
             before, games = games, games + n
@@ -346,29 +398,52 @@ def _rate(args, epoch):
 # What a short checkpoint must match to be resumed: the same run, continued.
 _SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
                "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
-               "rank_weight", "top_weight", "extras")
+               "rank_weight", "top_weight", "extras", "student_games", "student_share")
 HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
 FIT_POSITIONS = 200000
 
 
 def _teacher_positions(args, log):
     """The gnubg-generated positions (``nardy_host.distill``), from --cache if it
-    holds this run's, else generated (and kept there)."""
+    holds this run's, else generated (and kept there); then, with --student, the
+    --student-games whose turns the student shares (from their own cache,
+    ``CACHE-student.npz``) after them."""
     from nardy_host import distill
-    meta = np.array([args.games, args.seed, args.best, args.others, args.teacher_explore,
-                     args.scenarios, args.teacher_ply], np.float64)
-    if args.cache and os.path.exists(args.cache):
-        with np.load(args.cache) as data:
+    meta = [args.games, args.seed, args.best, args.others, args.teacher_explore,
+            args.scenarios, args.teacher_ply]
+    c, y, g = _cached(args.cache, meta, log, lambda: distill.positions(
+        args.games, args.seed, args.best, args.others, args.teacher_explore,
+        args.scenarios, args.teacher_ply, log))
+    if not args.student_games:
+        return c, y, g
+    with open(args.student, "rb") as f:
+        crc = zlib.crc32(f.read())
+    meta = meta[2:] + [args.student_games, args.seed + 1, args.student_share, crc]
+    cache = args.cache and os.path.splitext(args.cache)[0] + "-student.npz"
+    log("student %s (crc %08x) plays %.0f %% of the turns of %d more games" % (
+        args.student, crc, 100 * args.student_share, args.student_games))
+    sc, sy, sg = _cached(cache, meta, log, lambda: distill.positions(
+        args.student_games, args.seed + 1, args.best, args.others, args.teacher_explore,
+        args.scenarios, args.teacher_ply, log, student=distill.student_of(args.student),
+        share=args.student_share))
+    return np.concatenate([c, sc]), np.concatenate([y, sy]), np.concatenate([g, sg])
+
+
+def _cached(path, meta, log, make):
+    """``make()``'s arrays (c, y, g), read from the .npz at ``path`` when it was
+    made with the same ``meta``, else made and kept there."""
+    meta = np.array(meta, np.float64)
+    if path and os.path.exists(path):
+        with np.load(path) as data:
             if "meta" in data.files and np.array_equal(data["meta"], meta):
-                log("teacher data from %s: %d positions" % (args.cache, len(data["y"])))
+                log("teacher data from %s: %d positions" % (path, len(data["y"])))
                 return data["c"], data["y"], data["g"]
-        log("%s holds other teacher data: generated again" % args.cache)
-    c, y, g = distill.positions(args.games, args.seed, args.best, args.others,
-                                args.teacher_explore, args.scenarios, args.teacher_ply, log)
-    if args.cache:
-        tmp = args.cache + ".tmp.npz"
+        log("%s holds other teacher data: generated again" % path)
+    c, y, g = make()
+    if path:
+        tmp = path + ".tmp.npz"
         np.savez(tmp, c=c, y=y, g=g, meta=meta)
-        os.replace(tmp, args.cache)
+        os.replace(tmp, path)
     return c, y, g
 
 
@@ -531,7 +606,12 @@ def main(argv=None):
                    help="opponents measured at each report (duel players, 'ladder': "
                         "the previous report's net, 'committed': the committed net)")
     p.add_argument("--duel-games", type=int, default=100)
-    p.add_argument("--decay", action="store_true", help="short: lr falls to a tenth")
+    p.add_argument("--decay", action="store_true",
+                   help="the step size falls to a tenth over the run (short: its epochs, "
+                        "long: its --games)")
+    p.add_argument("--init", metavar="CKPT",
+                   help="long: start from the net of another run's checkpoint (a new "
+                        "run, e.g. with a smaller or falling step size)")
     p.add_argument("--cache", help="short: keep/reuse the teacher data in this .npz")
     p.add_argument("--source", choices=("engine", "gnubg"), default="engine",
                    help="short: teacher games in the rules engine (the first short net) "
@@ -549,11 +629,19 @@ def main(argv=None):
                    help="short --source gnubg: the weight of the teacher's --best "
                         "results in the loss (the others 1): where a choice is made")
     p.add_argument("--stop-after", type=int, default=0, metavar="EPOCHS",
-                   help="short --source gnubg: stop after this epoch (as a cut run would)")
+                   help="stop as a cut run would: short --source gnubg after this "
+                        "epoch, long at this game (a multiple of --batch)")
     p.add_argument("--batch-size", type=int, default=256,
                    help="short --source gnubg: positions per Adam step")
     p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
                    help="short: label with gnubg at this ply (games still played at 0)")
+    p.add_argument("--student", metavar="FILE",
+                   help="short --source gnubg: a weights file (the board's net) that "
+                        "plays a share of the turns of --student-games more teacher "
+                        "games (DAgger: the positions its own choices lead to)")
+    p.add_argument("--student-games", type=int, default=0, metavar="N")
+    p.add_argument("--student-share", type=float, default=0.5, metavar="P",
+                   help="the share of the turns the student plays (default 0.5)")
     p.add_argument("--scenarios", type=float, default=0.0, metavar="FRACTION",
                    help="short: games starting from koks / containment / bear-off "
                         "against contact positions (nardy_host.scenarios)")
@@ -577,6 +665,13 @@ def main(argv=None):
         p.error("--batch must be at least 1 and --workers at least 0")
     if args.variant == "short" and args.extras and args.source != "gnubg":
         p.error("short --extras needs --source gnubg")
+    if bool(args.student) != bool(args.student_games) or (
+            args.student and (args.variant, args.source) != ("short", "gnubg")):
+        p.error("--student FILE and --student-games N go together, short --source gnubg")
+    if args.init and args.variant != "long":
+        p.error("--init starts a long run from another's checkpoint (long only)")
+    if not 0.0 <= args.student_share <= 1.0:
+        p.error("--student-share is a share of the turns, 0 to 1")
     logf = open(args.log, "a") if args.log else None  # noqa: SIM115 (whole run)
 
     def log(text):

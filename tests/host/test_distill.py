@@ -282,3 +282,106 @@ def test_a_row_of_weight_zero_teaches_nothing():
         assert np.allclose(m, 0, atol=1e-6)
     net.step(x, y, 1e-2, grp, 0.0)
     assert not np.allclose(net.m[3], 0, atol=1e-6)
+
+
+# -- the student (DAgger): the board's own net plays a share of the teacher's games --
+
+def _results_as_counts(pos, turns):
+    """The results of a roll as ``distill`` keeps them: own-path counts, the side
+    then to move (the mover's opponent) first."""
+    me, op = 26 * pos.turn, 26 - 26 * pos.turn
+    return np.array([list(t[1].board[op:op + 26]) + list(t[1].board[me:me + 26])
+                     for t in turns], np.uint8)
+
+
+def test_the_student_picks_what_the_board_plays():
+    """``HostBot.pick`` on a roll's results as counts is the board's choice
+    (``HostBot.choose``, itself checked against the firmware's ``Bot``), but for
+    ties, which the board breaks by the step tuple the counts do not carry."""
+    from nardy_host import duel
+    bot = duel.HostBot(V, Net(duel.weights_path("short"), "short"))
+    rng = random.Random(3)
+    same = 0
+    for _ in range(300):
+        pos = random_short(rng)
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        turns = V.legal_turns(pos, dice)
+        if len(turns) < 2 or bot._ending(turns, pos.turn):
+            continue
+        mine = turns[bot.pick(_results_as_counts(pos, turns))][1]
+        board = bot.choose(pos, dice)[1]
+        if mine.board != board.board:
+            assert bot.net.value(mine) == bot.net.value(board)      # a tie
+        else:
+            same += 1
+    assert same > 150
+
+
+class _Recorder:
+    """A student that plays the roll's last result and remembers what it saw."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, counts):
+        self.seen.append(counts.copy())
+        return len(counts) - 1
+
+
+def test_a_student_plays_its_share_of_the_turns_and_the_teacher_labels_them():
+    """With ``share`` 1 and no exploration the student plays every turn (here the
+    last result of each roll, as gnubg lists them), and each turn's one label
+    (best=1) is still the teacher's best result of that roll."""
+    student = _Recorder()
+    counts, labels = bytearray(), []
+    turns = distill.play_game(random.Random(3), 1, 0, 0.0, 0.0, 0, counts, labels,
+                              student=student, share=1.0)
+    # the last turn bears off the last checker: played at once, unlabelled
+    assert turns - 1 == len(student.seen) == len(labels) > 10
+    c = np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52)
+    for results, row, label in zip(student.seen, c, labels):
+        assert any(np.array_equal(row, r) for r in results)
+        eq = [train.gnubg_equity(Position(bytearray(r.tobytes()), 0)) for r in results]
+        assert abs(min(eq) - label) < 1e-6                # the best for the mover
+    # the next roll's results follow from the student's result, not the teacher's
+    teacher = bytearray()
+    distill.play_game(random.Random(3), 1, 0, 0.0, 0.0, 0, teacher, [])
+    assert bytes(teacher) != bytes(counts)
+
+
+def test_a_student_with_half_the_turns_plays_about_half():
+    student = _Recorder()
+    c, y, g = distill.positions(6, 4, best=2, others=1, explore=0.0, student=student,
+                                share=0.5)
+    assert 0.3 * len(g) < len(student.seen) < 0.7 * len(g)
+    again = distill.positions(6, 4, best=2, others=1, explore=0.0, student=_Recorder(),
+                              share=0.5)
+    assert all(np.array_equal(a, b) for a, b in zip((c, y, g), again))
+
+
+def test_a_run_with_a_student_adds_its_games_with_a_cache_of_their_own(tmp_path, capsys):
+    cache = tmp_path / "t.npz"
+    _, first = _run(tmp_path, "first", "--seed", "5", "--cache", str(cache))
+    more = ["--seed", "5", "--cache", str(cache), "--student", str(first),
+            "--student-games", "3"]
+    _, a = _run(tmp_path, "a", *more)
+    student_cache = tmp_path / "t-student.npz"
+    with np.load(cache) as base, np.load(student_cache) as added:
+        assert len(added["g"]) > 20 and added["meta"][-1] != 0     # the student's CRC
+        base_n = len(base["y"])
+    _, b = _run(tmp_path, "b", *more)                            # both read back
+    assert a.read_bytes() == b.read_bytes() != first.read_bytes()
+    out = capsys.readouterr().out
+    assert "teacher data from %s" % student_cache in out and str(base_n) in out
+    # another student is another data set
+    _, c = _run(tmp_path, "c", *more[:-3], str(a), "--student-games", "3")
+    assert "holds other teacher data" in capsys.readouterr().out
+    assert c.read_bytes() != a.read_bytes()
+
+
+def test_a_student_needs_its_games(capsys):
+    for more in (["--student", "x.bin"], ["--student-games", "3"],
+                 ["--student", "x.bin", "--student-games", "3", "--student-share", "2"]):
+        with pytest.raises(SystemExit):
+            train.main(SMALL + ["--out", "x.bin"] + more)
+        assert "--student" in capsys.readouterr().err

@@ -67,6 +67,56 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path, capsys):
     assert "cannot resume" in capsys.readouterr().err
 
 
+def test_a_run_started_from_another_goes_on_from_its_net(tmp_path, capsys):
+    """--init: a new run (its own seed, a falling step size) from the net of another
+    run's checkpoint; cut and resumed it gives what it gives unbroken."""
+    _, old = _run(tmp_path, "old", 8, "--workers", "1")
+    init = str(old) + ".ckpt.npz"
+    more = ["--workers", "1", "--init", init, "--decay", "--seed", "7"]
+    _, straight = _run(tmp_path, "straight", 8, *more)
+    assert "started from the net of %s" % init in capsys.readouterr().out
+    ckpt = str(tmp_path / "cut.ckpt.npz")
+    _run(tmp_path, "cut", 8, *more, "--checkpoint", ckpt, "--stop-after", "4")
+    assert _run(tmp_path, "cut", 8, *more, "--checkpoint", ckpt, "--resume")[0] == 0
+    assert "resumed from %s at game 4" % ckpt in capsys.readouterr().out
+    assert (tmp_path / "cut.bin").read_bytes() == straight.read_bytes()
+    # it starts from the old net, not from a fresh one of its seed
+    _, fresh = _run(tmp_path, "fresh", 8, *more[:2], *more[4:])
+    assert straight.read_bytes() != fresh.read_bytes()
+    first = train.Mlp(6, np.random.default_rng(0), features.inputs_for(EXTRAS))
+    train._start_from(init, first)
+    assert all(np.array_equal(p, _arrays(init)["p%d" % i])
+               for i, p in enumerate(first.params))
+
+
+def test_a_run_started_from_another_is_not_resumed_as_another(tmp_path, capsys):
+    _, old = _run(tmp_path, "old", 4, "--workers", "1")
+    _, other = _run(tmp_path, "other", 4, "--workers", "1", "--seed", "6")
+    init = str(old) + ".ckpt.npz"
+    ckpt = str(tmp_path / "c.ckpt.npz")
+    _run(tmp_path, "new", 4, "--workers", "1", "--init", init, "--checkpoint", ckpt)
+    for more in (["--init", init, "--decay"], ["--init", str(other) + ".ckpt.npz"], []):
+        code, _ = _run(tmp_path, "new", 8, "--workers", "1", "--checkpoint", ckpt,
+                       "--resume", *more)
+        assert code == 2
+        assert "is another run" in capsys.readouterr().err
+    # a net of another shape, or no checkpoint at all, is refused in words
+    code, _ = _run(tmp_path, "b", 4, "--workers", "1", "--init", init, "--hidden", "7")
+    assert code == 2 and "another shape" in capsys.readouterr().err
+    for bad in (old, tmp_path / "none.npz"):
+        code, _ = _run(tmp_path, "b", 4, "--workers", "1", "--init", str(bad))
+        assert code == 2 and "cannot start from" in capsys.readouterr().err
+
+
+def test_a_falling_step_size_reaches_a_tenth_at_the_runs_end():
+    args = train.main.__globals__["argparse"].Namespace(lr=1e-3, decay=True, games=1000)
+    assert train._long_rate(args, 0) == 1e-3
+    assert abs(train._long_rate(args, 500) - 1e-3 * 0.1 ** 0.5) < 1e-12
+    assert abs(train._long_rate(args, 1000) - 1e-4) < 1e-12
+    args.decay = False
+    assert train._long_rate(args, 1000) == 1e-3
+
+
 def test_version_2_weights_play_as_trained(tmp_path):
     """The board's integer net (version 2) rates as the float net it was trained as,
     within the quantisation, and the host player picks the board's turns."""
