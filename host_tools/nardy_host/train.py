@@ -158,13 +158,16 @@ def _run_of(args):
 
 
 def _init_crc(args):
-    if not args.init:
-        return 0.0
+    return _file_crc(args.init, "cannot start from") if args.init else 0.0
+
+
+def _file_crc(path, what="cannot read"):
+    """The CRC-32 of a file a run depends on (--init, --student), as a float."""
     try:
-        with open(args.init, "rb") as f:
+        with open(path, "rb") as f:
             return float(zlib.crc32(f.read()))
     except OSError as e:
-        raise TrainError("cannot start from %s: %s" % (args.init, e)) from None
+        raise TrainError("%s %s: %s" % (what, path, e)) from None
 
 
 def _long_rate(args, games):
@@ -398,7 +401,9 @@ def _rate(args, epoch):
 # What a short checkpoint must match to be resumed: the same run, continued.
 _SHORT_KEYS = ("hidden", "seed", "lr", "epochs", "games", "best", "others",
                "teacher_explore", "scenarios", "teacher_ply", "batch_size", "decay",
-               "rank_weight", "top_weight", "extras", "student_games", "student_share")
+               "rank_weight", "top_weight", "extras")
+# ... and, only in a run with a student (older checkpoints still resume):
+_STUDENT_KEYS = ("student_games", "student_share", "student")
 HOLD_OUT = 50        # of every 1,000 positions, kept out of training to measure it
 FIT_POSITIONS = 200000
 
@@ -416,12 +421,11 @@ def _teacher_positions(args, log):
         args.scenarios, args.teacher_ply, log))
     if not args.student_games:
         return c, y, g
-    with open(args.student, "rb") as f:
-        crc = zlib.crc32(f.read())
+    crc = _file_crc(args.student)
     meta = meta[2:] + [args.student_games, args.seed + 1, args.student_share, crc]
     cache = args.cache and os.path.splitext(args.cache)[0] + "-student.npz"
     log("student %s (crc %08x) plays %.0f %% of the turns of %d more games" % (
-        args.student, crc, 100 * args.student_share, args.student_games))
+        args.student, int(crc), 100 * args.student_share, args.student_games))
     sc, sy, sg = _cached(cache, meta, log, lambda: distill.positions(
         args.student_games, args.seed + 1, args.best, args.others, args.teacher_explore,
         args.scenarios, args.teacher_ply, log, student=distill.student_of(args.student),
@@ -472,10 +476,12 @@ def _train_distilled(args, log):
     net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(args.extras))
     order = np.random.default_rng(args.seed + 1)
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
-    run = np.array([_flt(getattr(args, k)) for k in _SHORT_KEYS], np.float64)
+    keys = _SHORT_KEYS + (_STUDENT_KEYS if args.student else ())
+    run = np.array([_file_crc(args.student) if k == "student" else _flt(getattr(args, k))
+                    for k in keys], np.float64)
     done = 0
     if args.resume and os.path.exists(ckpt):
-        done = _load_short(ckpt, run, net)
+        done = _load_short(ckpt, keys, run, net)
         log("resumed from %s after epoch %d" % (ckpt, done))
     fit = inputs(_members(start, g, train_g)[0][:FIT_POSITIONS])
     test_idx, test_grp = _members(start, g, test_g)
@@ -547,9 +553,9 @@ def _save_short(path, run, net, epoch):
     _write_checkpoint(path, arrays, net, np.savez)
 
 
-def _load_short(path, run, net):
+def _load_short(path, keys, run, net):
     """Restore ``net`` in place from a short checkpoint; returns the epochs done."""
-    return int(_read_checkpoint(path, _SHORT_KEYS, run, net)["epoch"])
+    return int(_read_checkpoint(path, keys, run, net)["epoch"])
 
 
 def write_out(args, net, x):

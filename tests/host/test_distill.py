@@ -373,10 +373,13 @@ def test_a_run_with_a_student_adds_its_games_with_a_cache_of_their_own(tmp_path,
     assert a.read_bytes() == b.read_bytes() != first.read_bytes()
     out = capsys.readouterr().out
     assert "teacher data from %s" % student_cache in out and str(base_n) in out
-    # another student is another data set
+    # another student is another data set, and another run: its checkpoint is not
+    # resumed with the first student's
     _, c = _run(tmp_path, "c", *more[:-3], str(a), "--student-games", "3")
     assert "holds other teacher data" in capsys.readouterr().out
     assert c.read_bytes() != a.read_bytes()
+    code, _ = _run(tmp_path, "c", *more, "--resume", "--checkpoint", str(c) + ".ckpt.npz")
+    assert code == 2 and "another run: student" in capsys.readouterr().err
 
 
 def test_a_student_needs_its_games(capsys):
