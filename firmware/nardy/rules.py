@@ -538,8 +538,9 @@ class Variant:
         The answer keeps (its items 4-6) whether the search's start arrays, the
         closed points and the hash still hold that position (no other _setup
         since): a query on it then copies the start back instead of loading it
-        again, a third of what the tracker's warm-up asks per checker costs (the
-        closed points, the hash: bench/app_bench.py's "cycle after the roll").
+        again: 62-67k instructions of the 153-306k a tracker query on an opening
+        costs (the closed points, the hash; bench/app_bench.py's "cycle after the
+        roll" asks one a scan).
         """
         key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
         eff = self._eff
