@@ -90,7 +90,20 @@ def start_pair(tmp_path, umqtt_dir, flags=()):
         lines.append(ln)
         if "Ctrl-C" in ln:
             break
+    # from here on the command's output is read as it comes, as a terminal would:
+    # a pipe nobody reads fills up (64 KB) and blocks the command in a write, which
+    # would hang it at Ctrl-C (its exit flushes what it printed)
+    p.err_lines = []
+    p.drains = [threading.Thread(target=_drain, args=(f, into), daemon=True)
+                for f, into in ((p.stdout, []), (p.stderr, p.err_lines))]
+    for t in p.drains:
+        t.start()
     return p, watchdog, "".join(lines)
+
+
+def _drain(f, into):
+    for ln in f:
+        into.append(ln)
 
 
 def the_turn(dice):
@@ -191,7 +204,9 @@ def test_two_pages_play_a_turn_through_the_embedded_broker(browser, tmp_path,  #
         gone = [c for c in boards if not os.path.exists("/proc/%d" % c)]
         assert gone == boards, [cmdline(c) for c in boards if c not in gone]
         assert not broker_listens(port)
-        err = p.stderr.read()
+        for t in p.drains:
+            t.join(30)
+        err = "".join(p.err_lines)
         assert "Traceback" not in err and "PUBACK" not in err, err
     finally:
         watchdog.cancel()
