@@ -190,10 +190,9 @@ class Variant:
         self._full_order = False
         self._canon = False
         self._canon_l5 = False
-        # _effective's last answer, one list changed in place (no allocation per
-        # query): [key, dice, steps, full order, still set up, its hash, its
-        # checkers outside the home]; no answer while the key is None
-        self._eff = [None, None, 0, False, False, 0, 0]
+        # _effective's last answer: (key, dice, steps, full order, still set up,
+        # its hash, its checkers outside the home)
+        self._eff = None
         # the search's state, set by every query (_setup, _enumerate, _check_turn):
         # named here so the instance's dict has its full size from the start instead
         # of growing in the middle of a game's first search. 26 names: the dict's
@@ -291,8 +290,10 @@ class Variant:
         b = pos.board
         me, opp = self._me, self._opp
         me0, opp0, _, _ = self._start
-        # the start arrays change: _effective's answer no longer has them set
-        self._eff[4] = False
+        eff = self._eff
+        if eff is not None and eff[4]:
+            # the start arrays change: _effective's answer no longer has them set
+            self._eff = eff[:4] + (False, 0, 0)
         me[:] = b[mo:mo + 26]
         opp[:] = b[oo:oo + 26]
         me0[:] = me
@@ -543,7 +544,7 @@ class Variant:
         """
         key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
         eff = self._eff
-        if key == eff[0]:
+        if eff is not None and key == eff[0]:
             if eff[3]:
                 self._canon_l5 = True  # the cached answer came from a full-order rerun
             root = eff[1]
@@ -562,12 +563,10 @@ class Variant:
                 self._canon = len(root) > 2 and not self._full_order
             else:
                 self._setup(pos, root)
-                eff[4] = True
-                eff[5] = self._h
-                eff[6] = self._outside
+                self._eff = eff[:4] + (True, self._h, self._outside)
             return root, eff[2]
         root = self._dice_list(dice)
-        eff[0] = None           # no answer until this one is found
+        self._eff = None        # (_setup need not mark an answer about to go)
         self._setup(pos, root)
         h0 = self._h
         out0 = self._outside
@@ -582,13 +581,7 @@ class Variant:
             # the state is the start position again; only the dice changed
             self.dice_order = root
             self._canon = False
-        eff[0] = key
-        eff[1] = root
-        eff[2] = m
-        eff[3] = self._canon_l5
-        eff[4] = True
-        eff[5] = h0
-        eff[6] = out0
+        self._eff = (key, root, m, self._canon_l5, True, h0, out0)
         return root, m
 
     def max_steps(self, pos, dice):
