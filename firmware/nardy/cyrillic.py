@@ -38,12 +38,24 @@ GLYPHS = (
 _FB = None if framebuf is None else (GLYPHS, len(GLYPHS), 8, framebuf.MONO_VLSB)
 
 
-def glyph(ch, ascii_glyphs, ascii_fb):
-    """(font table, blit source, offset) of ``ch`` (not ASCII) in the compact font:
-    its Cyrillic letter (Ё, ё as Е, е), or "?" of the ASCII font the caller passes
-    (``nardy.oled``'s table ``ascii_glyphs``, blit source ``ascii_fb``: this module
-    never imports its owner back) for a character the font has no glyph of."""
-    o = ord(ch)
+def code(b, i):
+    """The code point of the UTF-8 sequence that starts at ``b[i]`` (a byte over
+    127), and the index after it."""
+    o = b[i]
+    if o < 0xE0:
+        return ((o & 0x1F) << 6) | (b[i + 1] & 0x3F), i + 2
+    if o < 0xF0:
+        return ((o & 0x0F) << 12) | ((b[i + 1] & 0x3F) << 6) | (b[i + 2] & 0x3F), i + 3
+    return (((o & 0x07) << 18) | ((b[i + 1] & 0x3F) << 12) | ((b[i + 2] & 0x3F) << 6)
+            | (b[i + 3] & 0x3F)), i + 4
+
+
+def glyph(o, ascii_glyphs, ascii_fb):
+    """(font table, blit source, offset) of the code point ``o`` (not ASCII) in the
+    compact font: its Cyrillic letter (Ё, ё as Е, е), or "?" of the ASCII font the
+    caller passes (``nardy.oled``'s table ``ascii_glyphs``, blit source ``ascii_fb``:
+    this module never imports its owner back) for a character the font has no glyph
+    of. (A code point, not a character: see ``nardy.oled.small_text``.)"""
     if o == 0x401 or o == 0x451:
         o += 0x14 if o == 0x401 else -0x1C
     if FIRST <= o < FIRST + 64:
@@ -51,13 +63,13 @@ def glyph(ch, ascii_glyphs, ascii_fb):
     return ascii_glyphs, ascii_fb, 5 * 31
 
 
-def big(fb, ch, x, y, c, ascii_glyphs, ascii_fb):
-    """``ch`` in an 8x8 cell, bold as framebuf's own font is, only its lit pixels
+def big(fb, o, x, y, c, ascii_glyphs, ascii_fb):
+    """The code point ``o`` in an 8x8 cell, bold as framebuf's own font is, only its lit pixels
     (as framebuf's ``text``), pixel by pixel: a few big titles in Russian keep no
     buffer for it. Bold: a lit pixel also lights its right neighbour unless that
     closes a one-pixel gap (Ш, Ж keep their strokes apart;
     nardy_host.oledtext.bold_column reads it back)."""
-    g, _, o = glyph(ch, ascii_glyphs, ascii_fb)
+    g, _, o = glyph(o, ascii_glyphs, ascii_fb)
     prev = 0
     for i in range(6):
         cur = g[o + i] if i < 5 else 0

@@ -162,28 +162,42 @@ def _box(boxes, kind, x, y, w, h, text=None):
         boxes.append((kind, x, y, w, h, text))
 
 
+# Text is read as its UTF-8 bytes, never character by character: MicroPython makes a
+# str's character a qstr the first time it is iterated (or indexed), and when the qstr
+# pool is full the next one takes a new block of 0.5-2 KB, which a fragmented 56 KB
+# heap may not have. The bot-both soak crashed so (a 1,280-byte block, drawing a
+# status line mid-game) in about one run of ten. The bytes cost one small block a
+# call; a character never seen before costs nothing. (A byte over 127 starts a
+# character outside ASCII: nardy.cyrillic, loaded for its glyph anyway, decodes it.)
 def small_text(fb, s, x, y, c=1, boxes=None):
     """Draw ``s`` in the compact font, whole 6x8 cells (background ``1 - c``)."""
     _box(boxes, "text", x, y, _ADVANCE * len(s), HEIGHT, s)
     fast = _CELL_FB is not None and hasattr(fb, "blit")
-    for ch in s:
-        o = ord(ch) - 32
-        if 0 <= o < 95:         # ASCII: nothing allocated
+    b = s.encode()
+    i, n = 0, len(b)
+    while i < n:
+        o = b[i]
+        if o < 0x80:
+            i += 1
+        else:
+            o, i = _cyrillic().code(b, i)
+        o -= 32
+        if 0 <= o < 95:         # ASCII: its glyph is at hand
             table = GLYPHS
             src = _FONT_FB
             o *= 5
         else:
-            table, src, o = _cyrillic().glyph(ch, GLYPHS, _FONT_FB)
+            table, src, o = _cyrillic().glyph(o + 32, GLYPHS, _FONT_FB)
         if fast:
             _CELL_FB.blit(src, -o, 0)
             _CELL[5] = 0
             fb.blit(_CELL_FB, x, y, -1, None if c else _SWAP)
         else:
             # anything else with pixel() (CPython, test recorders): the same cells
-            for i in range(_ADVANCE):
-                col = table[o + i] if i < 5 else 0
+            for k in range(_ADVANCE):
+                col = table[o + k] if k < 5 else 0
                 for r in range(HEIGHT):
-                    fb.pixel(x + i, y + r, ((col >> r) & 1) ^ (1 - c))
+                    fb.pixel(x + k, y + r, ((col >> r) & 1) ^ (1 - c))
         x += _ADVANCE
 
 
@@ -191,17 +205,21 @@ def big_text(fb, s, x, y, c=1, boxes=None):
     """Draw ``s`` in 8x8 cells: framebuf's font for ASCII, the compact Cyrillic
     glyphs made bold for Russian letters (only the lit pixels, as framebuf draws)."""
     _box(boxes, "text", x, y, _BIG * len(s), _BIG, s)
-    for ch in s:
-        if ord(ch) > 126:
-            break
-    else:
-        fb.text(s, x, y, c)        # all ASCII: one call
+    b = s.encode()
+    if len(b) == len(s):
+        fb.text(s, x, y, c)        # all ASCII (one byte a character): one call
         return
-    for ch in s:
-        if ord(ch) < 127:
-            fb.text(ch, x, y, c)
+    # (bytes, not characters: see small_text; a slice of a str is a copy, no qstr)
+    i, k, n = 0, 0, len(b)
+    while i < n:
+        o = b[i]
+        if o < 0x80:
+            fb.text(s[k:k + 1], x, y, c)
+            i += 1
         else:
-            _cyrillic().big(fb, ch, x, y, c, GLYPHS, _FONT_FB)
+            o, i = _cyrillic().code(b, i)
+            _cyrillic().big(fb, o, x, y, c, GLYPHS, _FONT_FB)
+        k += 1
         x += _BIG
 
 

@@ -116,8 +116,10 @@ def parse(line):
     elif len(line) > MAX_LINE:
         raise ValueError("line too long")
     else:
-        for ch in line:
-            if (ch < " " and ch not in "\t\r\n") or ch == "\x7f":
+        # its bytes, not its characters: MicroPython makes each character iterated a
+        # qstr, for good (a line of new characters would grow the qstr pool each time)
+        for o in line.encode("utf-8", "surrogatepass"):
+            if (o < 32 and o not in (9, 10, 13)) or o == 127:
                 raise ValueError("control byte")
     # refused before it is parsed: a deeply nested value would cost heap (and
     # CPython's parser a RecursionError)

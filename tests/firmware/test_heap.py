@@ -342,3 +342,55 @@ def test_the_rules_module_keeps_room_to_miss_in_its_dict():
         assert n <= 26 or 30 <= n <= 34, sorted(rules.__dict__)
     assert not [n for n in ("_has", "_probe", "_visit", "_grow")
                 if n in rules.Variant.__dict__]
+
+
+def _fresh_text(first, n):
+    """``n`` characters from code point ``first`` on (two UTF-8 bytes each), made
+    without ``chr``, which would make each one a qstr."""
+    b = bytearray()
+    for cp in range(first, first + n):
+        b.append(0xC0 | cp >> 6)
+        b.append(0x80 | cp & 0x3F)
+    return bytes(b).decode()
+
+
+def test_text_on_the_oled_needs_no_large_block():
+    # Iterating a str makes each character a qstr (MicroPython), and a full qstr pool
+    # takes a new block of 0.5-2 KB: the bot-both soak at 56wK crashed so, drawing a
+    # status line. Here the heap has no free run longer than 464 bytes and the text is
+    # 240 characters the firmware never met: drawn by bytes, it needs small blocks only.
+    from uiutil import Recorder, framebuf
+
+    from nardy import oled
+    if MICROPYTHON:
+        fb = framebuf.FrameBuffer(bytearray(1024), 128, 64, framebuf.MONO_VLSB)
+    else:
+        fb = Recorder()         # CPython: drawn pixel by pixel, no heap to fill
+    lines = [_fresh_text(0x500 + 20 * k, 20) for k in range(12)]
+    oled.small_text(fb, "ready", 0, 0)
+    oled.big_text(fb, "Ход", 0, 0)          # the Cyrillic font's module, loaded once
+    keep = []
+    if MICROPYTHON:
+        gc.collect()
+        try:
+            while True:
+                keep.append(bytearray(448))
+        except MemoryError:
+            pass
+        for i in range(0, len(keep), 2):
+            keep[i] = None
+        gc.collect()
+    try:
+        for k, ln in enumerate(lines):
+            oled.small_text(fb, ln, 0, 8 * (k % 8), 1)
+            oled.big_text(fb, ln[:3] + "ab" + ln[3:6], 64, 8 * (k % 8))
+    finally:
+        keep = None
+        gc.collect()
+    if MICROPYTHON:
+        # each character the font has no glyph of is its "?": the last line's first
+        # cell (row 24) holds the ASCII font's "?" columns
+        q = 5 * (ord("?") - 32)
+        for i in range(5):
+            col = sum(fb.pixel(i, 24 + r) << r for r in range(8))
+            assert col == oled.GLYPHS[q + i], (i, col)

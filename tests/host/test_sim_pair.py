@@ -81,7 +81,8 @@ def start_pair(tmp_path, umqtt_dir, flags=()):
     env = dict(os.environ, XDG_CACHE_HOME=str(cache), PYTHONUNBUFFERED="1")
     p = subprocess.Popen([sys.executable, "-m", "nardy_host.cli", "sim", "--pair",
                           "--no-browser", *flags], cwd=ROOT, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=_as_from_a_terminal)
     watchdog = threading.Timer(WATCHDOG_S, p.kill)
     watchdog.daemon = True
     watchdog.start()
@@ -99,6 +100,14 @@ def start_pair(tmp_path, umqtt_dir, flags=()):
     for t in p.drains:
         t.start()
     return p, watchdog, "".join(lines)
+
+
+def _as_from_a_terminal():
+    """Ctrl-C reaches the command as it does from a terminal. A suite started in the
+    background of a non-interactive shell (``make test &``) inherits SIGINT ignored,
+    and Python then installs no KeyboardInterrupt handler: the SIGINT this test sends
+    would do nothing and the command would run on to the watchdog."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _drain(f, into):
