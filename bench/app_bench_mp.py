@@ -1,6 +1,6 @@
 """The app's timings inside unix MicroPython (run by bench/app_bench.py).
 
-    micropython -X heapsize=112wK bench/app_bench_mp.py LIBDIR PINMAP DATADIR
+    micropython -X heapsize=112wK bench/app_bench_mp.py LIBDIR PINMAP DATADIR [A,B]
 
 Prints one JSON line of microseconds: boot (imports, App(), boot() on an empty
 flash), resume (App() + boot() replaying an unfinished game), the steady-state
@@ -9,6 +9,7 @@ cycle (App.cycle: scan, sensing, tracker, buttons; 128 channels), the UI pass
 readings that show the lift to the LED frame that lights its targets (the first scan
 that shows it, before the sensing's debounce: ``Sensing.early_zone``), the last of
 them and how many; then how many more scans until the tracker's own lift.
+A,B: the first turn's dice (white wins the opening roll), else random ones.
 """
 
 import sys
@@ -113,7 +114,7 @@ def head_lift(pinmap, data):
     return {"lift_head_us": d, "lift_head_total_us": total, "lift_head_scans": scans}
 
 
-def main(pinmap, data):
+def main(pinmap, data, dice):
     b = Board(pinmap, data, out=sink)
     app = App(b, data)
     app.boot()
@@ -127,6 +128,8 @@ def main(pinmap, data):
     start = readings(lay, g.variant, g.pos)
     b.sense(start, 400)
     settle(app, b)
+    if dice:
+        g.dice_src.load([6, 1] + dice)   # the opening: white; then white's roll
     app.button("ok", "short")            # opening roll
     while g.phase != MOVE:
         app.button("ok", "short")        # roll (a pass rolls again for the other side)
@@ -141,15 +144,11 @@ def main(pinmap, data):
     # right after the roll the tracker asks the engine ahead, one checker a scan, for
     # the targets of every checker the mover may lift: how many scans, the longest
     b.sense(start, 10 ** 8)
-    warm_n = 0
-    warm_max = 0
-    while g.tracker._warm_k < 25 and warm_n < 200:
+    warm = []                            # each scan's us, until every checker is asked
+    while g.tracker._warm_k < 25 and len(warm) < 200:
         t1 = time.ticks_us()
         app.cycle()
-        d = time.ticks_diff(time.ticks_us(), t1)
-        if d > warm_max:
-            warm_max = d
-        warm_n += 1
+        warm.append(time.ticks_diff(time.ticks_us(), t1))
     # steady state: the same readings, nothing happening
     b.sense(start, 10 ** 8)
     for _ in range(50):
@@ -194,7 +193,8 @@ def main(pinmap, data):
            "cycle_us": cycle, "cycle_max_us": worst, "cycle_max_i": worst_i,
            "ui_us": ui, "channels": lay.n,
            "gc_us": gc_us, "cycle_alloc_bytes": alloc, "cycle_max_nogc_us": worst_nogc,
-           "warmup_max_us": warm_max, "warmup_scans": warm_n}
+           "warmup_max_us": max(warm), "warmup_scans": len(warm), "warmup_each": warm,
+           "dice": list(g.dice)}
     # lift -> targets, twice: the first lift of the turn, then again after putting
     # the checker back
     t = g.tracker
@@ -227,7 +227,8 @@ def main(pinmap, data):
 
 def run():
     import gc
-    out = main(sys.argv[2], sys.argv[3])
+    dice = [int(x) for x in sys.argv[4].split(",")] if len(sys.argv) > 4 else None
+    out = main(sys.argv[2], sys.argv[3], dice)
     gc.collect()                         # the first apps are gone: room for another
     out.update(head_lift(sys.argv[2], sys.argv[3]))
     print(__import__("json").dumps(out))

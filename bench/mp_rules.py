@@ -106,7 +106,7 @@ def main(path, alloc):
         if alloc:
             if cold:
                 for g in GAMES.values():
-                    g._eff = None
+                    g._eff[0] = None     # no answer kept (rules: _effective)
             gc.collect()
             gc.disable()
             a0 = gc.mem_alloc()
@@ -118,7 +118,7 @@ def main(path, alloc):
         for _ in range(3):
             if cold:
                 for g in GAMES.values():
-                    g._eff = None
+                    g._eff[0] = None     # no answer kept (rules: _effective)
             t0 = time.ticks_us()
             r = fn(*args)
             dt = time.ticks_diff(time.ticks_us(), t0)

@@ -190,7 +190,10 @@ class Variant:
         self._full_order = False
         self._canon = False
         self._canon_l5 = False
-        self._eff = None    # _effective's last answer: (key, dice, steps, full order)
+        # _effective's last answer, one list changed in place (no allocation per
+        # query): [key, dice, steps, full order, still set up, its hash, its
+        # checkers outside the home]; no answer while the key is None
+        self._eff = [None, None, 0, False, False, 0, 0]
         # the search's state, set by every query (_setup, _enumerate, _check_turn):
         # named here so the instance's dict has its full size from the start instead
         # of growing in the middle of a game's first search. 26 names: the dict's
@@ -288,6 +291,8 @@ class Variant:
         b = pos.board
         me, opp = self._me, self._opp
         me0, opp0, _, _ = self._start
+        # the start arrays change: _effective's answer no longer has them set
+        self._eff[4] = False
         me[:] = b[mo:mo + 26]
         opp[:] = b[oo:oo + 26]
         me0[:] = me
@@ -528,16 +533,44 @@ class Variant:
         played, only the larger may be (if it can). The tracker asks again after
         every step of the same turn, so the last answer is kept.
         The search state is left set up for the returned dice.
+
+        The answer keeps (its items 4-6) whether the search's start arrays, the
+        closed points and the hash still hold that position (no other _setup
+        since): a query on it then copies the start back instead of loading it
+        again: 62-67k instructions of the 153-306k a tracker query on an opening
+        costs (the closed points, the hash; bench/app_bench.py's "cycle after the
+        roll" asks one a scan).
         """
         key = bytes(pos.board) + bytes((pos.turn, dice[0], dice[1], self._full_order))
         eff = self._eff
-        if eff is not None and key == eff[0]:
+        if key == eff[0]:
             if eff[3]:
                 self._canon_l5 = True  # the cached answer came from a full-order rerun
-            self._setup(pos, eff[1])
-            return eff[1], eff[2]
+            root = eff[1]
+            if eff[4]:
+                # what _setup(pos, root) would do, less what is still set
+                me = self._me
+                me0, opp0, _, _ = self._start
+                me[:] = me0
+                self._opp[:] = opp0
+                self._h = eff[5]
+                self._outside = eff[6]
+                self._relax = 0
+                self.dice_order = root
+                self._head0 = me[1]
+                self._head_limit = self._head_allowance(root) if self.HEAD_RULE else 15
+                self._canon = len(root) > 2 and not self._full_order
+            else:
+                self._setup(pos, root)
+                eff[4] = True
+                eff[5] = self._h
+                eff[6] = self._outside
+            return root, eff[2]
         root = self._dice_list(dice)
+        eff[0] = None           # no answer until this one is found
         self._setup(pos, root)
+        h0 = self._h
+        out0 = self._outside
         m = self._longest((1 << len(root)) - 1, 0, self._memo())
         if m == 1 and root[0] != root[1]:
             big = root[0]
@@ -549,7 +582,13 @@ class Variant:
             # the state is the start position again; only the dice changed
             self.dice_order = root
             self._canon = False
-        self._eff = (key, root, m, self._canon_l5)
+        eff[0] = key
+        eff[1] = root
+        eff[2] = m
+        eff[3] = self._canon_l5
+        eff[4] = True
+        eff[5] = h0
+        eff[6] = out0
         return root, m
 
     def max_steps(self, pos, dice):

@@ -190,7 +190,7 @@ class Tracker(ZoneFit):
         self._next_cache = {}
         self._targ_cache = {}
         self._warm_k = 0          # next path point _warm looks at
-        self._warm_played = ()    # the partial turn it warms
+        self._warm_played = None  # the partial turn it warms: none yet (see _warm)
         self._seen = set()       # zones the mover was seen lifting from since a commit
         self.state = IDLE
         self._clear_view()
@@ -687,7 +687,12 @@ class Tracker(ZoneFit):
         """While nothing happens, ask the engine ahead for the targets of one more
         checker the mover may lift next (one per scan: a few ms on the ESP32, inside
         the cycle budget). A lift then finds its targets cached, and the LEDs light
-        within the lift's own scan."""
+        within the lift's own scan.
+
+        The tick that meets a new partial turn only notes it: that scan took the
+        step (update's fitting and the engine's answers), or follows the roll's
+        search; one query more on top made it the longest cycle of the turn
+        (bench/app_bench.py, "cycle after the roll"). The asking starts a scan later."""
         if not self.look_ahead or len(self.hyps) != 1 or len(self._targ_cache) >= 24:
             return
         played, chain, flags = self.hyps[0]
@@ -696,6 +701,7 @@ class Tracker(ZoneFit):
         if self._warm_played is not played:
             self._warm_played = played      # a new partial turn: start over for it
             self._warm_k = 0
+            return
         b = chain[-1].board
         me = 26 * self.mover
         k = self._warm_k

@@ -190,3 +190,51 @@ def test_the_point_mapping_is_its_own_inverse():
         assert sorted(v.opp_of[1:25]) == list(range(1, 25))
         for p in range(1, 25):
             assert v.opp_of[v.opp_of[p]] == p, (v.name, p)
+
+
+def _answers(v, pos, dice, played):
+    """Every partial-turn query the tracker asks, in one comparable value."""
+    srcs = [k for k in range(25) if pos.side(pos.turn)[k]]
+    bad = (srcs[-1], srcs[-1] + 7)      # seven is no die: always an error
+    return ([sorted(v.targets(pos, dice, played, k).items()) for k in srcs],
+            v.next_steps(pos, dice, played), v.step_error(pos, dice, played, bad),
+            v.max_steps(pos, dice))
+
+
+def test_the_same_turn_asked_again_is_not_loaded_again():
+    # (Speed, not a rule.) The tracker asks the engine about one turn over and over
+    # (ahead of a lift: every checker the mover may lift, one per scan). Each query
+    # loaded the position again, the closed points and the hash: a third of such a
+    # query (bench/app_bench.py, "cycle after the roll"). Now it copies the start
+    # back; whatever loaded another position in between (a verdict's search, another
+    # position's query) loads it again, and every answer is a fresh variant's.
+    for V, dice in ((ShortNardy, (6, 2)), (LongNardy, (4, 4)), (ShortNardy, (3, 3))):
+        _asked_again(V, dice)
+
+
+def _asked_again(V, dice):
+    v = V()
+    loads = []
+    setup = v._setup
+
+    def counted(pos, root, relax=0):
+        loads.append(relax)
+        setup(pos, root, relax)
+    v._setup = counted
+    p = v.start_position()
+    q = play(v, p, v.legal_turns(p, dice)[0][0])      # the other side's turn
+    v.targets(p, dice, [], 1)
+    n = len(loads)
+    for k in range(2, 25):
+        v.targets(p, dice, [], k)
+    assert len(loads) == n, loads
+    first = v.next_steps(p, dice)[0]
+    before = _answers(V(), p, dice, [first])
+    # a bad step's rule (_blame), an illegal result's (relaxed searches), another
+    # position's query, another position loaded straight (as _blame would load
+    # one): each loads its own start between two answers on this one
+    for name, args in (("step_error", (p, dice, [], (1, 8))), ("check_turn", (p, dice, q)),
+                       ("targets", (q, (5, 1), [], 1)), ("_setup", (q, (5, 1), 0))):
+        getattr(v, name)(*args)
+        assert _answers(v, p, dice, [first]) == before, (V.name, dice, name)
+    assert _answers(v, q, (2, 1), []) == _answers(V(), q, (2, 1), [])

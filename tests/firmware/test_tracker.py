@@ -842,3 +842,37 @@ def test_nothing_played_sees_a_step_no_sensor_can_show():
     t.update(obs)
     assert t.state == IDLE and t.played == ()
     assert not nothing_played(t, obs)
+
+
+def test_the_scan_that_takes_a_step_asks_nothing_ahead():
+    # cycle budget (bench/app_bench.py, "cycle after the roll"): the targets asked
+    # ahead (_warm), one checker a scan, wait a scan after the roll and after a
+    # step: that scan did the step's fitting (or follows the roll's search), and
+    # one query on top of it made the turn's longest cycle. Then every checker the
+    # mover may lift is asked within a scan each.
+    v = ShortNardy()
+    pos = v.start_position()
+    lay = Layout(5)
+    t = Tracker(v, lay)
+    asked = []
+    targets = v.targets
+
+    def counted(p, dice, played, src):
+        asked.append(src)
+        return targets(p, dice, played, src)
+    v.targets = counted
+    t.start_turn(pos, (6, 5), show(v, lay, pos))
+    p1 = v.apply_step(pos, (1, 7))
+    for board in (pos, p1):
+        if board is p1:
+            t.update(show(v, lay, p1))        # 1/7 placed: the step is taken
+            assert len(t.played) == 1
+        del asked[:]
+        t.tick(None, 0)                       # the same scan (or the roll's next)
+        assert asked == []
+        me = [k for k in range(25) if board.side(WHITE)[k]]
+        for _ in me:
+            t.tick(None, 0)
+            assert len(asked) <= 1
+            del asked[:]
+        assert [k for k in me if (t.played, k) not in t._targ_cache] == []
