@@ -1,0 +1,112 @@
+"""1-ply targets for the long net (nardy_host.ply1): the labels are the yardstick's
+search, a run gives the same data with any number of workers, and fitting lowers the
+regret it reports."""
+
+import random
+
+import numpy as np
+import pytest
+
+from nardy.evaluate import Net
+from nardy.longnardy import LongNardy
+from nardy_host import ply1
+from nardy_host.duel import HostBot, weights_path
+from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
+from nardy_host.train import Mlp, _start_from
+
+
+@pytest.fixture(scope="module")
+def bot():
+    return HostBot(LongNardy(), Net(weights_path("long"), "long"))
+
+
+def test_the_first_decision_is_labelled_with_one_ply_values(bot):
+    x, y, g = ply1.label_game(bot, seed=3, game=0, width=3)
+    assert len(x) == len(y) == len(g) > 0
+    assert x.dtype == np.uint8 and x.shape[1] == inputs_for(EXTRAS)
+    assert np.all(np.abs(y) <= 3)                  # points: at most a koks-free mars, 2
+    assert set(np.bincount(g)) <= {2, 3}           # each decision: its width, or fewer
+    # the first roll with a choice again, by hand (long nardy's opening rolls have
+    # one result: off the head): the net's best three, each valued through the
+    # opponent's 21 replies, for the side to move in it
+    v = bot.v
+    rng = random.Random(3 * 1000003 + 0)
+    pos = v.start_position(turn=rng.randint(0, 1))
+    while True:
+        turns = v.legal_turns(pos, (rng.randint(1, 6), rng.randint(1, 6)))
+        if len(turns) > 1:
+            break
+        if rng.random() < 0.05:         # label_game's exploration draw
+            rng.randrange(1)
+        pos = turns[0][1]
+    ours = [-int(q) for q in bot.values(bot._boards([t[1] for t in turns]), 1 - pos.turn)]
+    top = sorted(range(len(turns)), key=lambda i: (-ours[i], turns[i][0]))[:3]
+    first = np.flatnonzero(g == 0)
+    want = [-bot._after_reply(turns[i][1], pos.turn) for i in top]
+    assert np.allclose(y[first], want)
+    assert np.array_equal(x[first], encode(boards_of([turns[i][1] for i in top]),
+                                           1 - pos.turn, EXTRAS))
+
+
+def test_labels_are_the_same_with_any_number_of_workers():
+    w = weights_path("long")
+    one = ply1.label(w, seed=5, games=2, width=2, workers=1)
+    two = ply1.label(w, seed=5, games=2, width=2, workers=2)
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)
+    g = one[2]
+    assert np.all(np.diff(g) >= 0) and g[0] == 0      # numbered across both games
+
+
+def _teacher_data(n_decisions, rng):
+    """Random inputs labelled by a random net: what ``fit`` must learn."""
+    teacher = Mlp(16, rng, inputs_for(EXTRAS))
+    x = (rng.random((4 * n_decisions, inputs_for(EXTRAS))) < 0.2).astype(np.uint8)
+    y = teacher(x.astype(np.float32)).astype(np.float32)
+    return x, y, np.repeat(np.arange(n_decisions), 4)
+
+
+def test_fit_lowers_the_held_out_regret_it_reports():
+    rng = np.random.default_rng(1)
+    x, y, g = _teacher_data(1500, rng)
+    net = Mlp(16, np.random.default_rng(2), inputs_for(EXTRAS))
+    lines = []
+    scores = ply1.fit(net, x, y, g, lr=3e-3, epochs=4, rank=0.5, log=lines.append)
+    assert len(scores) == 5 and len(lines) == 5
+    (agree0, lost0), (agree1, lost1) = scores[0], scores[-1]
+    assert lost1 < lost0 / 2 and agree1 > agree0 + 0.2, scores
+    assert "held out 150 decisions" in lines[0]
+
+
+def test_the_command_writes_weights_the_board_reads_and_a_checkpoint(tmp_path):
+    rng = np.random.default_rng(3)
+    x, y, g = _teacher_data(200, rng)
+    data = tmp_path / "d.npz"
+    np.savez(data, x=x, y=y, g=g)
+    start = Mlp(8, np.random.default_rng(4), inputs_for(EXTRAS))
+    init = tmp_path / "init.npz"
+    np.savez(init, **{"p%d" % i: p for i, p in enumerate(start.params)})
+    out = str(tmp_path / "long.bin")
+    assert ply1.main(["fit", str(data), "--init", str(init), "--hidden", "8",
+                      "--epochs", "1", "--out", out]) == 0
+    net = Net(out, "long")
+    assert net.hidden == 8 and net.extras == EXTRAS
+    again = Mlp(8, np.random.default_rng(5), inputs_for(EXTRAS))
+    _start_from(out + ".ckpt.npz", again)
+    assert not np.array_equal(again.w1, start.w1)      # it moved, and was saved
+
+
+def test_a_missing_or_mismatched_start_is_a_clean_error(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    x, y, g = _teacher_data(20, rng)
+    data = tmp_path / "d.npz"
+    np.savez(data, x=x, y=y, g=g)
+    out = str(tmp_path / "long.bin")
+    assert ply1.main(["fit", str(data), "--init", str(tmp_path / "no.npz"),
+                      "--out", out]) == 2
+    assert "cannot start from" in capsys.readouterr().err
+    small = Mlp(8, np.random.default_rng(4), inputs_for(EXTRAS))
+    init = tmp_path / "init.npz"
+    np.savez(init, **{"p%d" % i: p for i, p in enumerate(small.params)})
+    assert ply1.main(["fit", str(data), "--init", str(init), "--out", out]) == 2
+    assert "another shape" in capsys.readouterr().err
