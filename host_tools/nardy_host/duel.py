@@ -247,15 +247,18 @@ class HostBot:
         end = self._ending(turns, mover)
         if end:
             return end[1]
-        b = self._boards([t[1] for t in turns])
-        ours = [-int(y) for y in self.values(b, 1 - mover)]
-        order = sorted(range(len(turns)), key=lambda i: (-ours[i], turns[i][0]))
         best = None
-        for i in order[:width]:
+        for i in self.best_results(turns, mover, width):
             e = self._after_reply(turns[i][1], mover)
             if best is None or e > best[0] or (e == best[0] and turns[i][0] < best[1][0]):
                 best = (e, turns[i])
         return best[1]
+
+    def best_results(self, turns, mover, width):
+        """Indices of the ``width`` results of ``turns`` the net rates best for
+        ``mover``, best first (ties: the smaller step tuple): what 1-ply looks at."""
+        ours = [-int(y) for y in self.values(self._boards([t[1] for t in turns]), 1 - mover)]
+        return sorted(range(len(turns)), key=lambda i: (-ours[i], turns[i][0]))[:width]
 
     def _after_reply(self, result, mover):
         """Our expected equity (points per game) once the opponent has rolled and

@@ -52,8 +52,7 @@ def label_game(bot, seed, game, width=WIDTH, explore=0.05):
         mover = pos.turn
         if bot._ending(turns, mover):
             break
-        ours = [-int(y) for y in bot.values(bot._boards([t[1] for t in turns]), 1 - mover)]
-        order = sorted(range(len(turns)), key=lambda i: (-ours[i], turns[i][0]))[:width]
+        order = bot.best_results(turns, mover, width)
         # our expected points once the opponent has rolled and answered each result
         ev = [bot._after_reply(turns[i][1], mover) for i in order]
         if len(order) > 1:
