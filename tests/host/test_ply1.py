@@ -110,3 +110,14 @@ def test_a_missing_or_mismatched_start_is_a_clean_error(tmp_path, capsys):
     np.savez(init, **{"p%d" % i: p for i, p in enumerate(small.params)})
     assert ply1.main(["fit", str(data), "--init", str(init), "--out", out]) == 2
     assert "another shape" in capsys.readouterr().err
+
+
+def test_the_level_error_is_what_no_choice_sees():
+    rng = np.random.default_rng(6)
+    x, y, g = _teacher_data(50, rng)
+    shift = rng.normal(0, 0.3, 50).astype(np.float32)
+    shifted = lambda _x: y + shift[g]               # noqa: E731 (a net: inputs -> values)
+    assert ply1.regret(shifted, x, y, g) == (1.0, 0.0)   # every choice still right
+    assert ply1.level_error(shifted, x, y, g) == pytest.approx(
+        float(np.sqrt(np.mean(shift ** 2))), rel=1e-5)
+    assert ply1.level_error(lambda _x: y, x, y, g) == 0.0
