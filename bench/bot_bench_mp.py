@@ -29,22 +29,37 @@ def pct(a, n, q):
 
 
 def main(path, wdir):
-    bots = {"long": Bot(LongNardy(), wdir + "/long.bin"),
-            "short": Bot(ShortNardy(), wdir + "/short.bin")}
     size = 0
     with open(path) as f:
         for _ in f:
             size += 1
-    times = {k: array.array("I", bytes(4 * size)) for k in bots}
-    alloc = {k: array.array("I", bytes(4 * size)) for k in bots}
-    count = {k: 0 for k in bots}
-    worst = {k: (0, "") for k in bots}
+    out = {}
+    for name, variant in (("long", LongNardy), ("short", ShortNardy)):
+        # one net at a time, as a board holds one game's: read into the heap (no
+        # ROMFS here) a 128-unit long net and the short net together leave the
+        # 112wK heap too fragmented for the figures' own arrays
+        bot = Bot(variant(), wdir + "/" + name + ".bin")
+        gc.collect()
+        figures = _run(bot, name, path, size)
+        del bot
+        gc.collect()
+        if figures:
+            out[name] = figures
+    print(json.dumps(out))
+
+
+def _run(bot, game, path, size):
+    times = array.array("I", bytes(4 * size))
+    alloc = array.array("I", bytes(4 * size))
+    n = 0
+    worst = (0, "")
     f = open(path)  # noqa: SIM115 (streamed line by line: the file is bigger than the heap)
     for line in f:
         name, pid, a, b = line.split()
+        if name != game:
+            continue
         pos = parse_position_id(pid)[1]
         dice = (int(a), int(b))
-        bot = bots[name]
         best = used = 0
         if ALLOC:
             # everything one choice allocates, with the GC off: an upper bound of its
@@ -63,23 +78,18 @@ def main(path, wdir):
                 dt = time.ticks_diff(time.ticks_us(), t0)
                 if r == 0 or dt < best:
                     best = dt
-        i = count[name]
-        times[name][i] = best
-        alloc[name][i] = used
-        count[name] = i + 1
-        if best > worst[name][0]:
-            worst[name] = (best, "%s %d-%d" % (pid, dice[0], dice[1]))
+        times[n] = best
+        alloc[n] = used
+        n += 1
+        if best > worst[0]:
+            worst = (best, "%s %d-%d" % (pid, dice[0], dice[1]))
     f.close()
-    out = {}
-    for k in bots:
-        n = count[k]
-        if not n:
-            continue
-        out[k] = {"n": n, "p50": pct(times[k], n, 50), "p99": pct(times[k], n, 99),
-                  "max": pct(times[k], n, 100), "alloc_p50": pct(alloc[k], n, 50),
-                  "alloc_p99": pct(alloc[k], n, 99), "alloc_max": pct(alloc[k], n, 100),
-                  "worst": worst[k][1]}
-    print(json.dumps(out))
+    if not n:
+        return None
+    return {"n": n, "p50": pct(times, n, 50), "p99": pct(times, n, 99),
+            "max": pct(times, n, 100), "alloc_p50": pct(alloc, n, 50),
+            "alloc_p99": pct(alloc, n, 99), "alloc_max": pct(alloc, n, 100),
+            "worst": worst[1]}
 
 
 ALLOC = "--alloc" in sys.argv

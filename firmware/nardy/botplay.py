@@ -9,9 +9,10 @@ The turn ends by itself once the board shows the chosen result; a different resu
 is a warning naming the board's move, and nothing ends until the board's move is
 on the board.
 
-The chooser and its weights (13-20 KB) are loaded only when a side is set to the
-board, at the start of a game, right after a collection, and dropped when the game
-ends: a game between two people pays nothing for the engine.
+The chooser and its weights (28-57 KB, read in place from ROMFS: then 3 KB of heap)
+are loaded only when a side is set to the board, at the start of a game, right after
+a collection, and dropped when the game ends: a game between two people pays nothing
+for the engine.
 """
 
 import gc
@@ -36,22 +37,33 @@ def weights_path(name):
     """Where ``name``.bin lies: next to the firmware's code (the ROMFS image's
     /rom/weights on a board with ROMFS, firmware/weights on the unix port), else
     /weights on the board's filesystem (``nardy deploy``)."""
-    import os
-
     import nardy
     here = nardy.__file__.rsplit("/", 2)[0] if nardy.__file__.count("/") >= 2 else "."
     for d in (here + "/weights", "/rom/weights", "/weights"):
         p = "%s/%s.bin" % (d, name)
-        try:
-            os.stat(p)
+        if _exists(p):
             return p
-        except OSError:
-            pass
     return "/weights/%s.bin" % name
 
 
+# Free heap a game needs beside a chooser whose weights were read into the heap
+# (bytes): a 64-unit net read into a 112wK heap leaves about 21 KB at the game's
+# peak (docs/ENGINE.md); a net that leaves less than this would fail in the middle
+# of a game, so the smaller one is taken instead.
+RESERVE = const(12288)
+
+
+def _free():
+    f = getattr(gc, "mem_free", None)      # MicroPython's; CPython has none
+    return f() if f else RESERVE
+
+
 def load(variant):
-    """The chooser for ``variant`` (loaded once per game, after a collection)."""
+    """The chooser for ``variant`` (loaded once per game, after a collection): its
+    strongest net that the heap holds. ``long.bin`` (128 hidden units, 57 KB) is
+    read in place from ROMFS (no heap) or fits a heap with PSRAM; read into a plain
+    ESP32's heap it finds no room, or leaves less than ``RESERVE``, and
+    ``long-small.bin`` (64 units, 28 KB) plays instead."""
     global _bot
     if _bot is not None and _bot.variant.name == variant.name and \
             _bot.variant.options == variant.options:
@@ -60,8 +72,29 @@ def load(variant):
     gc.collect()
     from nardy.bot import Bot
     gc.collect()
-    _bot = Bot(variant, weights_path(variant.name))
+    smaller = weights_path(variant.name + "-small")
+    try:
+        bot = Bot(variant, weights_path(variant.name))
+    except MemoryError:
+        bot = None
+        if not _exists(smaller):
+            raise
+    gc.collect()
+    if bot is None or (not bot.net.in_place() and _free() < RESERVE and _exists(smaller)):
+        bot = None
+        gc.collect()
+        bot = Bot(variant, smaller)
+    _bot = bot
     return _bot
+
+
+def _exists(path):
+    import os
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
 
 
 def release():

@@ -68,6 +68,11 @@ class Net:
         finally:
             drop_module("nardy.netfile")
 
+    def in_place(self):
+        """True if the weights are read in place from mapped flash (ROMFS): then
+        they hold no heap (``nardy.botplay.load`` weighs the heap by it)."""
+        return isinstance(self.w2, memoryview)
+
     def value(self, pos):
         """The net's rating of ``pos`` for its side to move (units of ``scale``)."""
         return self.value_of(pos.board, pos.turn)
@@ -88,7 +93,7 @@ class Net:
             _xpiece(self.wx, acc, self.hidden, ex, self.extras)
         _acc(self.b1, acc, self.hidden, 0)
         _out(self.w2, acc, self.hidden)
-        return self.b2 + acc[0] + (acc[1] << 10) + (acc[2] << 20)
+        return self.b2 + acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21)
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython
@@ -203,25 +208,29 @@ def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
 @micropython.viper
 def _out(w2: ptr16, acc: ptr32, h: int):
     """The output's sum of ``acc[j] * w2[j]`` (the hidden units after the ReLU),
-    left in ``acc[0..2]`` as three sums, of each unit's bits 0-9, 10-19 and 20 up:
-    ``value_of`` adds them shifted. Viper works in machine words, and one product
-    (a unit below 2**28, a weight below 2**15) would not fit 32 bits; a piece's
-    (below 2**10 times 2**15) does, and so do 64 of them (``netfile``: H <= 64).
-    ``w2`` is then read in place from a mapped file, like the input weights."""
+    left in ``acc[0..3]`` as four sums, of each unit's bits 0-6, 7-13, 14-20 and 21
+    up: ``value_of`` adds them shifted. Viper works in machine words, and one
+    product (a unit below 2**28, a weight below 2**15) would not fit 32 bits; a
+    piece's (below 2**7 times 2**15) does, and so do 128 of them (``netfile``:
+    H <= 128). ``w2`` is then read in place from a mapped file, like the input
+    weights."""
     s0 = 0
     s1 = 0
     s2 = 0
+    s3 = 0
     for j in range(h):
         x = int(w2[j])
         if x > 32767:
             x -= 65536
         a = int(acc[j])
-        s0 += (a & 1023) * x
-        s1 += ((a >> 10) & 1023) * x
-        s2 += (a >> 20) * x
+        s0 += (a & 127) * x
+        s1 += ((a >> 7) & 127) * x
+        s2 += ((a >> 14) & 127) * x
+        s3 += (a >> 21) * x
     acc[0] = s0
     acc[1] = s1
     acc[2] = s2
+    acc[3] = s3
 
 
 @micropython.viper

@@ -90,7 +90,7 @@ def _load(net, f, mapped=None):
                            "nardy version 2, short version 3)" % (head[10], EXTRAS))
     net.extras = extras
     h = head[6]
-    if not 1 <= h <= 64:
+    if not 1 <= h <= 128:       # evaluate._out's 32-bit sums hold 128 units
         raise WeightsError("weights file: bad hidden size %d" % h)
     net.hidden = h
     q1, q2, qlin = head[7], head[8], head[9]
@@ -150,7 +150,7 @@ def _load(net, f, mapped=None):
     net.b2 = b2[0]
     # value() is in units of 2**(q1+q2)
     net.scale = 1 << (q1 + q2)
-    net.acc = array.array("i", bytes(4 * max(h, 3)))  # (its first 3: the output's sums)
+    net.acc = array.array("i", bytes(4 * max(h, 4)))  # (its first 4: the output's sums)
 
 
 def _mapped(f):

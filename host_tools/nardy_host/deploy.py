@@ -25,7 +25,8 @@ with mpy-cross, goes to ``ROOT/lib/microdot/``, the page's files to ``ROOT/web/`
 default) turns it on; delete that file to turn it off.
 
 With ``--romfs`` the compiled ``nardy/`` and ``weights/`` go into the board's ROMFS
-partition instead (``mpremote romfs deploy``; MicroPython 1.25 or later built with
+partition instead (``mpremote romfs deploy`` of an image built by
+``nardy_host.romfs``, every file 4-byte aligned; MicroPython 1.25 or later built with
 ROMFS; the weights are then read in place, without heap), as
 the first step, so a board without one is left untouched. Code in ROMFS runs from
 flash: the heap, which the imported bytecode would otherwise fill by half on a board
@@ -191,7 +192,12 @@ def run(args):
         files = stage(tmp, args.board, args.source, arch, args.calibration, args.romfs,
                       getattr(args, "web", None))
         if args.romfs:
-            _run(conn + ["romfs", "--no-mpy", "deploy", os.path.join(tmp, "rom")],
+            # our image, not mpremote's from the directory: every file aligned, so
+            # the weights are read in place (nardy_host.romfs.build_image)
+            from nardy_host import romfs
+            image = os.path.join(tmp, "firmware.romfs")
+            romfs.build(os.path.join(tmp, "rom"), image)
+            _run(conn + ["romfs", "deploy", image],
                  "romfs deploy (does this MicroPython have a ROMFS partition?)")
             old = _join(root, "nardy")
             _run(conn + ["exec", "import os\ntry:\n for n in os.listdir(%r):\n"

@@ -157,7 +157,7 @@ class HostBot:
         self.table = lin.reshape(52, _COUNTS)
         # float64, for BLAS: every sum in ``values`` is an integer below 2**53 (inputs
         # < 256 on at most 232 rows, int16 weights and biases: a hidden sum < 2**31;
-        # at most 64 hidden units (nardy.netfile) times an int16: < 2**52), so each
+        # at most 128 hidden units (nardy.netfile) times an int16: <= 2**53), so each
         # step is exact and the values are the board's integers; numpy's int64
         # products have no BLAS and made 1-ply labelling 2.5x slower.
         self.w1 = np.frombuffer(input_weights(net), "<i2").astype(np.float64).reshape(

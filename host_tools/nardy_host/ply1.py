@@ -26,8 +26,12 @@ the net is taught what that look-ahead says instead:
   v3's (0.051 against 0.057 points); rank 1.0 lost 0.0064 but its level error grew
   to 0.155.
 
+  A checkpoint of fewer hidden units than ``--hidden`` is widened first
+  (``train.widened``: the same values, each unit split into copies that share its
+  output weight): the 128-unit long net (v6) is v5 widened and fitted.
+
     python -m nardy_host.ply1 label --seed 501 --games 400 --workers 2 --out d.npz
-    python -m nardy_host.ply1 fit --init host_tools/nardy_host/nets/long-v5.ckpt.npz \\
+    python -m nardy_host.ply1 fit --init host_tools/nardy_host/nets/long-v6.ckpt.npz \\
         --out long.bin d.npz
 
 A game depends only on the seed, its number and the labelling net, so ``label`` gives
@@ -184,6 +188,15 @@ def _load(paths):
     return join(parts)
 
 
+def _hidden_of(ckpt):
+    from nardy_host.train import TrainError
+    try:
+        with np.load(ckpt) as data:
+            return data["p1"].shape[0]
+    except (OSError, ValueError, KeyError) as e:
+        raise TrainError("cannot start from %s: %s" % (ckpt, e)) from None
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m nardy_host.ply1",
                                 description=__doc__.split("\n")[0])
@@ -198,8 +211,9 @@ def main(argv=None):
     lab.add_argument("--out", required=True)
     ft = sub.add_parser("fit", help="train a net from a checkpoint towards the labels")
     ft.add_argument("data", nargs="+")
-    ft.add_argument("--init", required=True, help="a checkpoint of a 64-hidden long net")
-    ft.add_argument("--hidden", type=int, default=64)
+    ft.add_argument("--init", required=True, help="a long net's checkpoint (.ckpt.npz)")
+    ft.add_argument("--hidden", type=int, default=None,
+                    help="hidden units (default: the checkpoint's; more widen it)")
     ft.add_argument("--lr", type=float, default=1e-3)
     ft.add_argument("--epochs", type=int, default=6)
     ft.add_argument("--rank", type=float, default=0.9)
@@ -218,8 +232,11 @@ def main(argv=None):
                 args.games, len(np.unique(g)), len(y), time.time() - t0))
             return 0
         x, y, g = _load(args.data)
-        net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(EXTRAS))
-        _start_from(args.init, net)
+        hidden = args.hidden or _hidden_of(args.init)
+        net = Mlp(hidden, np.random.default_rng(args.seed), inputs_for(EXTRAS))
+        # a checkpoint of fewer units is widened to --hidden (train.widened; its
+        # noise drawn from seed 1 whatever --seed: the 128-unit net's start)
+        _start_from(args.init, net, np.random.default_rng(1))
         fit(net, x, y, g, args.lr, args.epochs, args.rank, args.seed)
         xs = x.astype(np.float32)
         write_weights(args.out, "long", net, fit_linear(xs[:, :INPUTS], net(xs)))

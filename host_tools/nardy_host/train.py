@@ -236,19 +236,46 @@ def _read_checkpoint(path, keys, want, net):
     return data
 
 
-def _start_from(path, net):
+def _start_from(path, net, widen_rng=None):
     """The weights of another run's checkpoint (``--init``), of the same shape; Adam
-    starts afresh (its moments belong to the old step size)."""
+    starts afresh (its moments belong to the old step size). With ``widen_rng`` a
+    checkpoint of fewer hidden units is widened to the net's (``widened``)."""
     try:
         with np.load(path) as data:
             params = [data["p%d" % i] for i in range(len(net.params))]
     except (OSError, ValueError, KeyError) as e:
         raise TrainError("cannot start from %s: %s" % (path, e)) from None
+    hidden = net.w1.shape[1]
+    if (widen_rng is not None and params[0].ndim == 2 and params[0].shape[0] ==
+            net.w1.shape[0] and params[0].shape[1] < hidden):
+        params = widened(params, hidden, widen_rng)
     for p, q in zip(net.params, params):
         if p.shape != q.shape:
             raise TrainError("%s holds a net of another shape: %s, here %s"
                              % (path, q.shape, p.shape))
         p[...] = q
+
+
+def widened(params, hidden, rng, noise=0.002):
+    """A net's float weights ``[w1, b1, w2, b2]`` with ``hidden`` units that
+    computes what it did: unit ``k`` past the old ``h`` is a copy of unit ``k % h``,
+    and a unit and its copies share its output weight equally. The copies' input
+    weights get noise (sd ``noise``), else the copies would stay alike under
+    training; the values move by about that much. How the 128-unit long net was
+    started from a 64-unit one (docs/ENGINE.md).
+
+    """
+    w1, b1, w2, b2 = params
+    h = w1.shape[1]
+    if not h <= hidden:
+        raise TrainError("cannot widen a net of %d hidden units to %d" % (h, hidden))
+    pick = np.arange(hidden - h) % h
+    copies = np.bincount(pick, minlength=h)
+    share = w2 / (1 + copies)
+    new_w1 = w1[:, pick] + rng.normal(0, noise, (w1.shape[0], len(pick))).astype(w1.dtype)
+    return [np.concatenate([w1, new_w1], 1),
+            np.concatenate([b1, b1[pick]]).astype(b1.dtype),
+            np.concatenate([share, share[pick]]).astype(w2.dtype), b2.copy()]
 
 
 def _crossed(every, before, now):

@@ -368,3 +368,48 @@ def test_a_short_turn_that_no_unseen_step_completes_is_not_ended():
     assert not g.press("ok", "short", b.obs) and g.phase == MOVE
     assert g.shown.text in g.message[1]
     b.close()
+
+
+def test_the_board_plays_its_strongest_net_that_fits():
+    # long.bin (128 hidden units) where the heap holds it with room to spare, else
+    # long-small.bin (64): a plain ESP32 reading it into its heap has no room. The
+    # chooser is a stand-in that reads only the file's header (the heap is the
+    # test's subject, not the net: the real files are checked in test_duel).
+    real_free = botplay._free
+
+    class Stub:
+        def __init__(self, variant, path, fail=(), mapped=False):
+            for name in fail:
+                if path.endswith("/" + name):
+                    raise MemoryError("no room for " + name)
+            self.variant = variant
+            self.net = self
+            self.in_place = lambda: mapped
+            with open(path, "rb") as f:
+                self.hidden = f.read(8)[6]
+
+    def hidden(variant="long", free=1 << 20, fail=(), mapped=False):
+        botplay.release()           # drops nardy.bot: the one imported now is load's
+        from nardy import bot as bot_module
+        real_bot = bot_module.Bot
+        bot_module.Bot = lambda v, path: Stub(v, path, fail, mapped)
+        botplay._free = lambda: free
+        try:
+            return botplay.load(variant_for(variant, {})).hidden
+        finally:
+            bot_module.Bot, botplay._free = real_bot, real_free
+            botplay.release()
+
+    assert hidden() == 128
+    assert hidden(free=botplay.RESERVE - 1) == 64          # it would leave too little
+    # read in place (ROMFS) it holds no heap: the smaller would leave no more room
+    assert hidden(free=botplay.RESERVE - 1, mapped=True) == 128
+    assert hidden(fail=("long.bin",)) == 64
+    try:
+        hidden(fail=("long.bin", "long-small.bin"))
+    except MemoryError:
+        pass
+    else:
+        raise AssertionError("no net fits, yet one was loaded")
+    # short has one net: taken even with little room left
+    assert hidden("short", free=0) == 64

@@ -7,7 +7,7 @@ import array
 import binascii
 import struct
 
-from test_bot import Lcg, _inputs, _positions, _refused, _write
+from test_bot import TMP, Lcg, _inputs, _positions, _refused, _write
 
 from nardy.bot import Bot
 from nardy.evaluate import Net, _extras, _out
@@ -15,20 +15,75 @@ from nardy.longnardy import LongNardy
 from nardy.netfile import EXTRAS, INPUTS, MAGIC
 from nardy.rules import Position
 
+_HEAD = len(MAGIC) + struct.calcsize("<BBBBBBBBI")   # a weights file's header
+
+
+def _arrays_v2(hidden, seed, extras=EXTRAS):
+    """A random version 2 net's weights, in file order: lin, b1, w1, wx, w2, b2."""
+    r = Lcg(seed)
+    # generators, not lists: a 128-unit net's list of weights would not fit the
+    # unix port's heap at 112wK beside its array
+    return (array.array("h", (r.next(2001) - 1000 for _ in range(INPUTS))),
+            array.array("h", (r.next(4001) - 2000 for _ in range(hidden))),
+            array.array("h", (r.next(601) - 300 for _ in range(INPUTS * hidden))),
+            array.array("h", (r.next(3001) - 1500 for _ in range(extras * hidden))),
+            array.array("h", (r.next(2001) - 1000 for _ in range(hidden))),
+            array.array("i", [r.next(10001) - 5000]))
+
+
+def _head_v2(arrays, hidden, variant_code=0, extras=EXTRAS, version=2):
+    crc = 0
+    for a in arrays:
+        crc = binascii.crc32(a, crc)
+    return MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden, 8, 8, 8,
+                               extras, 0, crc & 0xFFFFFFFF)
+
 
 def _weights_v2(hidden, seed, variant_code=0, extras=EXTRAS, version=2):
+    """A small random version 2 file image and its parts (b1, w1, wx, w2, b2)."""
+    arrays = _arrays_v2(hidden, seed, extras)
+    head = _head_v2(arrays, hidden, variant_code, extras, version)
+    return head + b"".join(bytes(a) for a in arrays), arrays[1:5] + (arrays[5][0],)
+
+
+def _write_v2(hidden, seed):
+    """A random version 2 file of ``hidden`` units written to ``TMP`` a row at a
+    time, the header's checksum written last: a 128-unit file (57 KB) built in
+    memory, beside its arrays, finds no free block in the unix port's 112wK heap.
+    Returns the path and the parts, whose w1 reads a row back from the file."""
     r = Lcg(seed)
-    lin = array.array("h", [r.next(2001) - 1000 for _ in range(INPUTS)])
-    b1 = array.array("h", [r.next(4001) - 2000 for _ in range(hidden)])
-    w1 = array.array("h", [r.next(601) - 300 for _ in range(INPUTS * hidden)])
-    wx = array.array("h", [r.next(3001) - 1500 for _ in range(extras * hidden)])
-    w2 = array.array("h", [r.next(2001) - 1000 for _ in range(hidden)])
-    b2 = array.array("i", [r.next(10001) - 5000])
-    payload = bytes(lin) + bytes(b1) + bytes(w1) + bytes(wx) + bytes(w2) + bytes(b2)
-    crc = binascii.crc32(payload) & 0xFFFFFFFF
-    head = MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden, 8, 8, 8,
-                               extras, 0, crc)
-    return head + payload, (b1, w1, wx, w2, b2[0])
+
+    def words(n, lo, span, code="h"):
+        return array.array(code, (r.next(span) - lo for _ in range(n)))
+
+    crc = 0
+    with open(TMP, "wb") as f:
+        f.write(bytes(_HEAD))
+        for n, lo, span in ((INPUTS, 1000, 2001), (hidden, 2000, 4001)):
+            a = words(n, lo, span)
+            crc = binascii.crc32(a, crc)
+            f.write(a)
+            b1 = a
+        for _ in range(INPUTS):
+            a = words(hidden, 300, 601)
+            crc = binascii.crc32(a, crc)
+            f.write(a)
+        wx, w2, b2 = (words(EXTRAS * hidden, 1500, 3001), words(hidden, 1000, 2001),
+                      words(1, 5000, 10001, "i"))
+        for a in (wx, w2, b2):
+            crc = binascii.crc32(a, crc)
+            f.write(a)
+        f.seek(0)
+        f.write(MAGIC + struct.pack("<BBBBBBBBI", 2, 0, hidden, 8, 8, 8, EXTRAS, 0,
+                                    crc & 0xFFFFFFFF))
+    first = _HEAD + 2 * (INPUTS + hidden)
+
+    def w1_row(i):
+        with open(TMP, "rb") as f:
+            f.seek(first + 2 * hidden * i)
+            return array.array("h", f.read(2 * hidden))
+
+    return TMP, (b1, w1_row, wx, w2, b2[0])
 
 
 def _opp_path(q):
@@ -62,17 +117,23 @@ def _plain_extras(pos):
 
 
 def _reference(parts, hidden, pos):
+    """The net's value written out plainly; ``w1`` may be a function of the input
+    index returning that input's row (``_write_v2``)."""
     b1, w1, wx, w2, b2 = parts
     x, e = _inputs(pos), _plain_extras(pos)
+    acc = list(b1)
+    for i in range(INPUTS):
+        if x[i]:
+            row = w1(i) if callable(w1) else w1[i * hidden:(i + 1) * hidden]
+            for j in range(hidden):
+                acc[j] += x[i] * row[j]
+    for i in range(EXTRAS):
+        for j in range(hidden):
+            acc[j] += e[i] * wx[i * hidden + j]
     out = b2
     for j in range(hidden):
-        a = b1[j]
-        for i in range(INPUTS):
-            a += x[i] * w1[i * hidden + j]
-        for i in range(EXTRAS):
-            a += e[i] * wx[i * hidden + j]
-        if a > 0:
-            out += a * w2[j]
+        if acc[j] > 0:
+            out += acc[j] * w2[j]
     return out
 
 
@@ -116,25 +177,41 @@ def test_version_2_net_equals_plain_computation():
         assert net.value(pos) == _reference(parts, 5, pos)
 
 
+def test_a_128_unit_net_equals_plain_computation_and_129_is_refused():
+    # the most hidden units a file may have (evaluate._out's 32-bit sums hold 128)
+    v = LongNardy()
+    path, parts = _write_v2(128, 12)
+    net = Net(path, "long")
+    assert net.hidden == 128
+    for pos in _positions(v, 6, 8):
+        assert net.value(pos) == _reference(parts, 128, pos)
+    del net, parts
+    # the size is refused from the header, before any weight is read
+    small = _arrays_v2(1, 12)
+    _refused(_head_v2(small, 129) + b"".join(bytes(a) for a in small), "long",
+             ["hidden size 129"])
+
+
 def test_the_output_sum_is_exact_in_32_bit_pieces():
-    # evaluate._out sums acc[j] * w2[j] in three sums of 10-bit pieces, each of
+    # evaluate._out sums acc[j] * w2[j] in four sums of 7-bit pieces, each of
     # which must fit a 32-bit machine word (viper on the ESP32): the largest units
-    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 64 hidden units (the most
-    # a weights file may have), and random ones, give the exact sum
+    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 128 hidden units (the
+    # most a weights file may have), and random ones, give the exact sum
     r = Lcg(77)
-    cases = [([2 ** 28 - 1] * 64, [-32768] * 64), ([2 ** 28 - 1] * 64, [32767] * 64),
-             ([1023 | (1023 << 10) | (255 << 20)] * 64, [-32768] * 64)]
+    top = 2 ** 28 - 1
+    cases = [([top] * 128, [-32768] * 128), ([top] * 128, [32767] * 128),
+             ([127 | (127 << 7) | (127 << 14) | (127 << 21)] * 128, [-32768] * 128)]
     for _ in range(40):
-        h = 1 + r.next(64)
+        h = 1 + r.next(128)
         cases.append(([r.next(2 ** 28) for _ in range(h)],
                       [r.next(65536) - 32768 for _ in range(h)]))
     for units, weights in cases:
         h = len(units)
-        acc = array.array("i", units + [0] * (3 - h if h < 3 else 0))
+        acc = array.array("i", units + [0] * (4 - h if h < 4 else 0))
         w2 = array.array("h", weights)
         _out(w2, acc, h)
-        assert all(-2 ** 31 <= acc[k] < 2 ** 31 for k in range(3))
-        assert acc[0] + (acc[1] << 10) + (acc[2] << 20) == sum(
+        assert all(-2 ** 31 <= acc[k] < 2 ** 31 for k in range(4))
+        assert acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21) == sum(
             u * w for u, w in zip(units, weights))
 
 
@@ -158,6 +235,7 @@ def test_a_mapped_weights_file_is_read_in_place_with_the_same_values():
         assert isinstance(got, memoryview) and bytes(got) == bytes(want)
     assert b"".join(bytes(p) for p in mapped.parts) == bytes(w1)
     assert mapped.b2 == b2
+    assert Net.in_place(mapped) and not Net(_write(data), "long").in_place()
     if sys.implementation.name == "micropython":
         net = Net(_write(data), "long")
         for pos in _positions(LongNardy(), 20, 5):

@@ -12,7 +12,7 @@ from nardy.longnardy import LongNardy
 from nardy_host import ply1
 from nardy_host.duel import HostBot, weights_path
 from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
-from nardy_host.train import Mlp, _start_from
+from nardy_host.train import Mlp, TrainError, _start_from, widened
 
 
 @pytest.fixture(scope="module")
@@ -78,17 +78,22 @@ def test_fit_lowers_the_held_out_regret_it_reports():
     assert "held out 150 decisions" in lines[0]
 
 
-def test_the_command_writes_weights_the_board_reads_and_a_checkpoint(tmp_path):
+def _fit_setup(tmp_path, decisions):
+    """Labelled data, an 8-unit start's checkpoint and an output path in tmp_path."""
     rng = np.random.default_rng(3)
-    x, y, g = _teacher_data(200, rng)
+    x, y, g = _teacher_data(decisions, rng)
     data = tmp_path / "d.npz"
     np.savez(data, x=x, y=y, g=g)
     start = Mlp(8, np.random.default_rng(4), inputs_for(EXTRAS))
     init = tmp_path / "init.npz"
     np.savez(init, **{"p%d" % i: p for i, p in enumerate(start.params)})
-    out = str(tmp_path / "long.bin")
-    assert ply1.main(["fit", str(data), "--init", str(init), "--hidden", "8",
-                      "--epochs", "1", "--out", out]) == 0
+    return rng, x, str(data), str(init), start, str(tmp_path / "long.bin")
+
+
+def test_the_command_writes_weights_the_board_reads_and_a_checkpoint(tmp_path):
+    _, _, data, init, start, out = _fit_setup(tmp_path, 200)
+    # --hidden left out: the checkpoint's 8
+    assert ply1.main(["fit", data, "--init", init, "--epochs", "1", "--out", out]) == 0
     net = Net(out, "long")
     assert net.hidden == 8 and net.extras == EXTRAS
     again = Mlp(8, np.random.default_rng(5), inputs_for(EXTRAS))
@@ -108,8 +113,41 @@ def test_a_missing_or_mismatched_start_is_a_clean_error(tmp_path, capsys):
     small = Mlp(8, np.random.default_rng(4), inputs_for(EXTRAS))
     init = tmp_path / "init.npz"
     np.savez(init, **{"p%d" % i: p for i, p in enumerate(small.params)})
-    assert ply1.main(["fit", str(data), "--init", str(init), "--out", out]) == 2
+    # fewer units than --hidden are widened (below); more are not cut
+    assert ply1.main(["fit", str(data), "--init", str(init), "--hidden", "4",
+                      "--out", out]) == 2
     assert "another shape" in capsys.readouterr().err
+
+
+def test_a_widened_net_computes_what_the_narrow_one_did():
+    rng = np.random.default_rng(8)
+    narrow = Mlp(5, rng, inputs_for(EXTRAS))
+    narrow.b1[:] = rng.normal(0, 0.1, 5)
+    x = (rng.random((300, inputs_for(EXTRAS))) < 0.2).astype(np.float32)
+    for hidden, noise, close in ((5, 0.0, 1e-6), (12, 0.0, 1e-5), (13, 0.002, 0.02)):
+        wide = Mlp(hidden, rng, inputs_for(EXTRAS))
+        for p, q in zip(wide.params, widened(narrow.params, hidden,
+                                             np.random.default_rng(1), noise)):
+            p[...] = q
+        assert np.abs(wide(x) - narrow(x)).max() < close
+        # each copy sits beside its unit: unit k past 5 copies unit k % 5
+        assert np.array_equal(wide.b1[5:], narrow.b1[np.arange(hidden - 5) % 5])
+        if noise:
+            assert not np.array_equal(wide.w1[:, 5:10], narrow.w1)   # set apart
+            assert np.abs(wide(x) - narrow(x)).max() > 0
+    with pytest.raises(TrainError, match="cannot widen"):
+        widened(narrow.params, 4, rng)
+
+
+def test_the_command_widens_a_narrower_start(tmp_path):
+    rng, x, data, init, start, out = _fit_setup(tmp_path, 100)
+    assert ply1.main(["fit", data, "--init", init, "--hidden", "20", "--epochs", "1",
+                      "--lr", "1e-9", "--out", out]) == 0
+    assert Net(out, "long").hidden == 20
+    wide = Mlp(20, rng, inputs_for(EXTRAS))
+    _start_from(out + ".ckpt.npz", wide)
+    xs = x.astype(np.float32)
+    assert np.abs(wide(xs) - start(xs)).max() < 0.05       # the start's values, widened
 
 
 def test_the_level_error_is_what_no_choice_sees():
