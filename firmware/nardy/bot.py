@@ -19,16 +19,26 @@ from nardy.evaluate import Net, quick
 from nardy.rules import CHECKERS, OFF, Position, apply_code, new_table, steps_of
 from nardy.scoring import game_result
 
-KEEP = 24    # results the net rates after the pre-filter (~6 ms each on an ESP32)
+# Results the net rates after the linear pre-filter (~4 ms each on an ESP32). Long
+# nardy's 128-unit net: 64 find its own choice (every result rated instead gains
+# +0.001 ± 0.012 a game over 64), where 24 lost 0.064 a game; short nardy: 64 gain
+# nothing over 24 (+0.001 ± 0.010). docs/ENGINE.md, "How many results the net rates".
+KEEP = 24
+KEEP_LONG = 64
+
+
+def keep_for(variant_name):
+    """How many of a roll's results the net rates in ``variant_name``."""
+    return KEEP_LONG if variant_name == "long" else KEEP
 
 
 class Bot:
-    def __init__(self, variant, weights, keep=KEEP):
+    def __init__(self, variant, weights, keep=None):
         self.variant = variant
         self.net = weights if isinstance(weights, Net) else Net(weights, variant.name)
         if self.net.variant != variant.name:
             raise ValueError("weights are for %s nardy" % self.net.variant)
-        self.keep = keep
+        keep = self.keep = keep or keep_for(variant.name)
         # allocated once: the candidates' quick scores [0, keep) and packed steps
         # [keep, 2 keep), then the best game-ending result's steps and points (one
         # array and fewer attributes: the instance's dict fits 12 slots, not 17), and

@@ -146,13 +146,13 @@ class HostBot:
     def __init__(self, variant, net):
         import numpy as np
 
-        from nardy.bot import KEEP
+        from nardy.bot import keep_for
         from nardy_host.features import encode
         self.encode = encode
         self.np = np
         self.v = variant
         self.net = net
-        self.keep = KEEP
+        self.keep = keep_for(variant.name)
         lin = np.array(lin_table(net), dtype=np.int64)
         self.table = lin.reshape(52, _COUNTS)
         # float64, for BLAS: every sum in ``values`` is an integer below 2**53 (inputs
@@ -209,7 +209,8 @@ class HostBot:
 
     def _kept(self, b, mover):
         """The results (rows of ``b``, boards after ``mover``'s turn) the pre-filter
-        keeps for the net: at most ``KEEP``, in the firmware's replacement order."""
+        keeps for the net: at most ``keep`` (``nardy.bot.keep_for``), in the
+        firmware's replacement order."""
         np = self.np
         me, op = 26 * mover, 26 - 26 * mover
         idx = np.arange(26)
@@ -232,7 +233,7 @@ class HostBot:
     def pick(self, counts):
         """The row of ``counts`` (N, 52: the results of one roll as own-path counts,
         the side then to move first, as ``nardy_host.distill`` keeps them) that the
-        board's chooser plays: the pre-filter's best ``KEEP``, then the lowest net
+        board's chooser plays: the pre-filter's best ``keep``, then the lowest net
         value for the opponent. Ties go to the first row (the board breaks them by
         the step tuple, which counts do not carry). The student of
         ``distill.positions``; a result that ends the game is the caller's."""

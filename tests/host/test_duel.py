@@ -201,6 +201,17 @@ def test_1ply_counts_the_opponents_last_roll():
     assert host._after_reply(pos, 0) == pytest.approx(-1.0)
 
 
+def test_each_game_rates_its_own_number_of_results():
+    # long nardy's 128-unit net rates 64 results a roll, short nardy's net 24 (the
+    # figures behind each: nardy.bot); the host's twin rates as many
+    from nardy.bot import KEEP, KEEP_LONG
+    assert (KEEP_LONG, KEEP) == (64, 24)
+    for v, want in ((LongNardy(), 64), (ShortNardy(), 24)):
+        net = Net(weights_path(v.name), v.name)
+        assert Bot(v, net).keep == duel.HostBot(v, net).keep == want
+        assert Bot(v, net, keep=5).keep == 5
+
+
 @pytest.mark.parametrize("name", ["long", "short"])
 def test_host_bot_picks_the_firmware_bots_turns(name):
     """The vectorised duel player chooses exactly the firmware chooser's turns,
