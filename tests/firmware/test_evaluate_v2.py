@@ -18,64 +18,63 @@ from nardy.rules import Position
 _HEAD = len(MAGIC) + struct.calcsize("<BBBBBBBBI")   # a weights file's header
 
 
-def _arrays_v2(hidden, seed, extras=EXTRAS):
-    """A random version 2 net's weights, in file order: lin, b1, w1, wx, w2, b2."""
+def _pieces_v2(hidden, seed, extras=EXTRAS):
+    """A random version 2 net's weights in file order, as ``(name, array)``: lin,
+    b1, then w1 a row (an input's ``hidden`` weights) at a time, wx, w2, b2."""
     r = Lcg(seed)
-    # generators, not lists: a 128-unit net's list of weights would not fit the
-    # unix port's heap at 112wK beside its array
-    return (array.array("h", (r.next(2001) - 1000 for _ in range(INPUTS))),
-            array.array("h", (r.next(4001) - 2000 for _ in range(hidden))),
-            array.array("h", (r.next(601) - 300 for _ in range(INPUTS * hidden))),
-            array.array("h", (r.next(3001) - 1500 for _ in range(extras * hidden))),
-            array.array("h", (r.next(2001) - 1000 for _ in range(hidden))),
-            array.array("i", [r.next(10001) - 5000]))
+
+    def words(n, lo, span, code="h"):
+        # a generator, not a list: a 128-unit net's list would not fit the unix
+        # port's 112wK heap beside its array
+        return array.array(code, (r.next(span) - lo for _ in range(n)))
+
+    yield "lin", words(INPUTS, 1000, 2001)
+    yield "b1", words(hidden, 2000, 4001)
+    for _ in range(INPUTS):
+        yield "w1", words(hidden, 300, 601)
+    yield "wx", words(extras * hidden, 1500, 3001)
+    yield "w2", words(hidden, 1000, 2001)
+    yield "b2", words(1, 5000, 10001, "i")
 
 
-def _head_v2(arrays, hidden, variant_code=0, extras=EXTRAS, version=2):
-    crc = 0
-    for a in arrays:
-        crc = binascii.crc32(a, crc)
+def _head_v2(crc, hidden, variant_code=0, extras=EXTRAS, version=2):
     return MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden, 8, 8, 8,
                                extras, 0, crc & 0xFFFFFFFF)
 
 
 def _weights_v2(hidden, seed, variant_code=0, extras=EXTRAS, version=2):
     """A small random version 2 file image and its parts (b1, w1, wx, w2, b2)."""
-    arrays = _arrays_v2(hidden, seed, extras)
-    head = _head_v2(arrays, hidden, variant_code, extras, version)
-    return head + b"".join(bytes(a) for a in arrays), arrays[1:5] + (arrays[5][0],)
+    parts = {"w1": array.array("h")}
+    crc = 0
+    payload = b""
+    for name, a in _pieces_v2(hidden, seed, extras):
+        crc = binascii.crc32(a, crc)
+        payload += bytes(a)
+        if name == "w1":
+            parts["w1"].extend(a)
+        else:
+            parts[name] = a
+    head = _head_v2(crc, hidden, variant_code, extras, version)
+    return head + payload, (parts["b1"], parts["w1"], parts["wx"], parts["w2"],
+                            parts["b2"][0])
 
 
 def _write_v2(hidden, seed):
-    """A random version 2 file of ``hidden`` units written to ``TMP`` a row at a
+    """``_weights_v2``'s file of ``hidden`` units written to ``TMP`` a row at a
     time, the header's checksum written last: a 128-unit file (57 KB) built in
     memory, beside its arrays, finds no free block in the unix port's 112wK heap.
     Returns the path and the parts, whose w1 reads a row back from the file."""
-    r = Lcg(seed)
-
-    def words(n, lo, span, code="h"):
-        return array.array(code, (r.next(span) - lo for _ in range(n)))
-
+    parts = {}
     crc = 0
     with open(TMP, "wb") as f:
         f.write(bytes(_HEAD))
-        for n, lo, span in ((INPUTS, 1000, 2001), (hidden, 2000, 4001)):
-            a = words(n, lo, span)
+        for name, a in _pieces_v2(hidden, seed):
             crc = binascii.crc32(a, crc)
             f.write(a)
-            b1 = a
-        for _ in range(INPUTS):
-            a = words(hidden, 300, 601)
-            crc = binascii.crc32(a, crc)
-            f.write(a)
-        wx, w2, b2 = (words(EXTRAS * hidden, 1500, 3001), words(hidden, 1000, 2001),
-                      words(1, 5000, 10001, "i"))
-        for a in (wx, w2, b2):
-            crc = binascii.crc32(a, crc)
-            f.write(a)
+            if name != "w1":
+                parts[name] = a
         f.seek(0)
-        f.write(MAGIC + struct.pack("<BBBBBBBBI", 2, 0, hidden, 8, 8, 8, EXTRAS, 0,
-                                    crc & 0xFFFFFFFF))
+        f.write(_head_v2(crc, hidden))
     first = _HEAD + 2 * (INPUTS + hidden)
 
     def w1_row(i):
@@ -83,7 +82,7 @@ def _write_v2(hidden, seed):
             f.seek(first + 2 * hidden * i)
             return array.array("h", f.read(2 * hidden))
 
-    return TMP, (b1, w1_row, wx, w2, b2[0])
+    return TMP, (parts["b1"], w1_row, parts["wx"], parts["w2"], parts["b2"][0])
 
 
 def _opp_path(q):
@@ -187,8 +186,7 @@ def test_a_128_unit_net_equals_plain_computation_and_129_is_refused():
         assert net.value(pos) == _reference(parts, 128, pos)
     del net, parts
     # the size is refused from the header, before any weight is read
-    small = _arrays_v2(1, 12)
-    _refused(_head_v2(small, 129) + b"".join(bytes(a) for a in small), "long",
+    _refused(_head_v2(0, 129) + _weights_v2(1, 12)[0][_HEAD:], "long",
              ["hidden size 129"])
 
 
