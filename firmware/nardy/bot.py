@@ -39,12 +39,14 @@ class Bot:
         if self.net.variant != variant.name:
             raise ValueError("weights are for %s nardy" % self.net.variant)
         keep = self.keep = keep or keep_for(variant.name)
-        # allocated once: the candidates' quick scores [0, keep) and packed steps
-        # [keep, 2 keep), then the best game-ending result's steps and points (one
-        # array and fewer attributes: the instance's dict fits 12 slots, not 17), and
-        # two boards
-        self._cand = array("i", bytes(4 * (2 * keep + 2)))
-        self._cand[2 * keep] = self._cand[2 * keep + 1] = -1    # none yet
+        # allocated once: the candidates' quick scores and packed steps [0, keep),
+        # each array's last slot the best game-ending result's points and steps
+        # (fewer attributes: the instance's dict fits 12 slots, not 17), and two
+        # boards. Two arrays of 260 bytes at long nardy's 64, not one of 520: the
+        # block a fragmented 56wK heap must find at each game's start
+        self._score = array("i", bytes(4 * (keep + 1)))
+        self._code = array("i", bytes(4 * (keep + 1)))
+        self._score[keep] = self._code[keep] = -1    # none yet
         self._start = bytearray(52)
         self._board = bytearray(52)
         # the table other rolls' results go to, kept from one choice to the next
@@ -75,24 +77,24 @@ class Bot:
         op = 26 - me
         opp_of = v.opp_of
         hits = v.HITS
-        cand = self._cand
+        codes = self._code
         keep = self.keep
-        if cand[2 * keep] >= 0:     # a result that ends the game
-            return self._build(cand[2 * keep], root, me, op, opp_of, hits, pos.turn)
+        if codes[keep] >= 0:        # a result that ends the game
+            return self._build(codes[keep], root, me, op, opp_of, hits, pos.turn)
         net = self.net
         b = self._board
         start = self._start
         best = 0
         best_v = 0
         for i in range(self._n):
-            code = cand[keep + i]
+            code = codes[i]
             b[:] = start
             apply_code(code, root, b, me, op, opp_of, hits)
             val = -net.value_of(b, 1 - pos.turn)
             if i == 0 or val > best_v or (
-                    val == best_v and steps_of(code, root) < steps_of(cand[keep + best], root)):
+                    val == best_v and steps_of(code, root) < steps_of(codes[best], root)):
                 best, best_v = i, val
-        return self._build(cand[keep + best], root, me, op, opp_of, hits, pos.turn)
+        return self._build(codes[best], root, me, op, opp_of, hits, pos.turn)
 
     # (Bytecode, not @micropython.native: the board drops this module after each game
     # it plays and imports it again for the next, and native code is never freed,
@@ -103,12 +105,13 @@ class Bot:
         """One legal result of the roll (its packed step code), in the engine's
         order: the linear pre-filter keeps the best ``keep``; a result that ends the
         game is remembered apart (the most points). -1: a search starts (again)."""
-        cand = self._cand
+        score = self._score
+        codes = self._code
         keep = self.keep
         if code < 0:
             self._root = self.variant.dice_order
             self._n = self._worst = 0
-            cand[2 * keep] = cand[2 * keep + 1] = -1    # no game-ending result yet
+            score[keep] = codes[keep] = -1      # no game-ending result yet
             return
         v = self.variant
         b = self._board
@@ -118,25 +121,25 @@ class Bot:
         apply_code(code, self._root, b, me, op, v.opp_of, v.HITS)
         if b[me + OFF] == CHECKERS:
             pts = self._points(b, me // 26)
-            if pts > cand[2 * keep + 1]:
-                cand[2 * keep + 1] = pts
-                cand[2 * keep] = code
+            if pts > score[keep]:
+                score[keep] = pts
+                codes[keep] = code
             return
         # the opponent moves next: the lower its score, the better for the mover
         s = -quick(self.net.lin, b, op, me)
         n = self._n
         if n < keep:
-            cand[n] = s
-            cand[keep + n] = code
+            score[n] = s
+            codes[n] = code
             n += 1
             self._n = n
             if n == keep:
-                self._worst = _lowest(cand, n)
-        elif s > cand[self._worst]:
+                self._worst = _lowest(score, n)
+        elif s > score[self._worst]:
             w = self._worst
-            cand[w] = s
-            cand[keep + w] = code
-            self._worst = _lowest(cand, n)
+            score[w] = s
+            codes[w] = code
+            self._worst = _lowest(score, n)
 
     def _build(self, code, root, me, op, opp_of, hits, turn):
         new = Position(self._start, 1 - turn)
