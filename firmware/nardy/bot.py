@@ -35,7 +35,16 @@ def keep_for(variant_name):
 class Bot:
     def __init__(self, variant, weights, keep=None):
         self.variant = variant
-        self.net = weights if isinstance(weights, Net) else Net(weights, variant.name)
+        own = not isinstance(weights, Net)
+        self.net = Net(weights, variant.name) if own else weights
+        try:
+            self._setup(variant, keep)
+        except BaseException:
+            if own:
+                self.net.free()     # its weights leave the heap with this failed Bot
+            raise
+
+    def _setup(self, variant, keep):
         if self.net.variant != variant.name:
             raise ValueError("weights are for %s nardy" % self.net.variant)
         keep = self.keep = keep or keep_for(variant.name)

@@ -68,8 +68,7 @@ def load(variant):
     if _bot is not None and _bot.variant.name == variant.name and \
             _bot.variant.options == variant.options:
         return _bot
-    _bot = None
-    gc.collect()
+    _drop()
     from nardy.bot import Bot
     gc.collect()
     smaller = weights_path(variant.name + "-small")
@@ -81,11 +80,23 @@ def load(variant):
             raise
     gc.collect()
     if bot is None or (not bot.net.in_place() and _free() < RESERVE and _exists(smaller)):
+        if bot is not None:
+            bot.net.free()
         bot = None
         gc.collect()
         bot = Bot(variant, smaller)
     _bot = bot
     return _bot
+
+
+def _drop():
+    """Forget the chooser and free its weights themselves: a stale word on the stack
+    may keep the ``Bot`` (the collector is conservative), never its net's KB."""
+    global _bot
+    if _bot is not None:
+        _bot.net.free()
+    _bot = None
+    gc.collect()
 
 
 def _exists(path):
@@ -102,8 +113,7 @@ def release():
     between two people after it pays nothing for the engine but the evaluator's
     module. That one (its viper code) stays once imported: machine code is never
     freed, and each import would copy it again (the ESP32 to IRAM, until reset)."""
-    global _bot
-    _bot = None
+    _drop()
     from nardy import drop_module
     drop_module("nardy.bot")
     drop_module("nardy.netfile")    # gone already on a board

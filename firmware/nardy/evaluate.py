@@ -65,8 +65,19 @@ class Net:
         from nardy import drop_module, netfile
         try:
             netfile.load(self, path)
+        except BaseException:
+            self.free()     # a part-read net holds nothing, even if a stale word keeps it
+            raise
         finally:
             drop_module("nardy.netfile")
+
+    def free(self):
+        """Drop the weights (28-57 KB in the heap when not read in place): the net is
+        not used after. MicroPython's collector is conservative: a stale word on the
+        stack that looks like a pointer to this net can keep it alive after its last
+        reference is gone (seen at 112wK: a released 28 KB net still in the heap
+        when the next game read its own), but then it keeps only this object."""
+        self.lin = self.b1 = self.parts = self.wx = self.ex = self.w2 = self.acc = None
 
     def in_place(self):
         """True if the weights are read in place from mapped flash (ROMFS): then

@@ -19,6 +19,7 @@ class GameBoard:
     def __init__(self, name, seed=1, settings=None):
         self.dir = tmpdir(name)
         self.events = []      # events without a record (the last few)
+        self.error = None     # the last error event's text (a failing test says it)
         # committed events go to a file: a whole game's list would not fit the heap
         self.log = open(self.dir + "/events.txt", "w")  # noqa: SIM115
         self.j = Journal(self.dir)
@@ -32,6 +33,8 @@ class GameBoard:
             self.log.write("%d %s\n" % (ev["seq"], json.dumps(ev["rec"])))
         else:
             self.events.append(ev["ev"])
+            if ev["ev"] == "error":
+                self.error = ev.get("error")
             if len(self.events) > 20:
                 self.events.pop(0)
 

@@ -104,7 +104,7 @@ def test_no_bot_no_engine_loaded():
 
 def test_board_rolls_shows_and_ends_its_turn():
     b, g = _start("botblack", "long", "black")
-    assert botplay.loaded()             # read at the game's start
+    assert botplay.loaded(), b.error    # read at the game's start
     g.press("ok", "short", b.obs)       # the opening: a person is at the table
     assert g.phase == ROLL
     if g.pos.turn == WHITE:
@@ -376,6 +376,7 @@ def test_the_board_plays_its_strongest_net_that_fits():
     # chooser is a stand-in that reads only the file's header (the heap is the
     # test's subject, not the net: the real files are checked in test_duel).
     real_free = botplay._free
+    freed = []      # the hidden sizes of the nets whose weights were dropped
 
     class Stub:
         def __init__(self, variant, path, fail=(), mapped=False):
@@ -387,6 +388,9 @@ def test_the_board_plays_its_strongest_net_that_fits():
             self.in_place = lambda: mapped
             with open(path, "rb") as f:
                 self.hidden = f.read(8)[6]
+
+        def free(self):
+            freed.append(self.hidden)
 
     def hidden(variant="long", free=1 << 20, fail=(), mapped=False):
         botplay.release()           # drops nardy.bot: the one imported now is load's
@@ -401,7 +405,11 @@ def test_the_board_plays_its_strongest_net_that_fits():
             botplay.release()
 
     assert hidden() == 128
+    assert freed == [128]               # released: the weights go, not only the Bot
+    del freed[:]
     assert hidden(free=botplay.RESERVE - 1) == 64          # it would leave too little
+    # the 128-unit net read first is freed before the smaller is read
+    assert freed == [128, 64]
     # read in place (ROMFS) it holds no heap: the smaller would leave no more room
     assert hidden(free=botplay.RESERVE - 1, mapped=True) == 128
     assert hidden(fail=("long.bin",)) == 64
@@ -413,3 +421,21 @@ def test_the_board_plays_its_strongest_net_that_fits():
         raise AssertionError("no net fits, yet one was loaded")
     # short has one net: taken even with little room left
     assert hidden("short", free=0) == 64
+
+
+def test_a_released_net_leaves_the_heap_even_if_its_bot_is_kept():
+    # MicroPython's collector is conservative: a stale word on the stack can keep a
+    # dropped Bot alive (at 112wK a released 28 KB net was still in the heap when
+    # the next game read its own, and that read failed). The weights go with
+    # release() whatever still points at the Bot.
+    botplay.release()
+    kept = botplay.load(variant_for("short", {}))
+    assert kept.net.parts and kept.net.w2 is not None
+    gc.collect()
+    before = gc.mem_free() if hasattr(gc, "mem_free") else 0
+    botplay.release()
+    assert kept.net.parts is None and kept.net.w2 is None and kept.net.lin is None
+    if hasattr(gc, "mem_free"):
+        gc.collect()
+        # short.bin: 64 hidden units, 28 KB of weights (and this Bot still held)
+        assert gc.mem_free() - before > 25000, gc.mem_free() - before
