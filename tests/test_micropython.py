@@ -61,12 +61,25 @@ def test_defined_tests_sees_tests_behind_runtime_checks(tmp_path):
     assert ran_counts("x\n3 passed, 0 failed\n") == (3, 0)
 
 
+def mp_command(module):
+    """The unix port's command line for one test module, run from ROOT. The runner's
+    path is relative: the module search path it builds is then the same strings in
+    every checkout, so the capped heap is laid out alike in CI and here. (An absolute
+    path made it depend on where the checkout lies: a test that ran out of heap from
+    /check/work/main every time passed from /work/main every time.)"""
+    return [micropython(), "-X", "heapsize=" + HEAP, "tests/mprun.py", module]
+
+
+def test_the_micropython_runs_do_not_depend_on_the_checkouts_path():
+    cmd = mp_command("test_rules")
+    assert not [a for a in cmd[1:] if ROOT in a], cmd
+
+
 @pytest.mark.parametrize("module", FW_TESTS)
 def test_firmware_module_under_micropython(module):
     lib = compiled_firmware()
     r = subprocess.run(
-        [micropython(), "-X", "heapsize=" + HEAP, os.path.join(ROOT, "tests", "mprun.py"),
-         module],
+        mp_command(module), cwd=ROOT,
         capture_output=True, text=True, timeout=900,
         env=dict(os.environ, NARDY_MP_LIB=lib),
     )

@@ -239,9 +239,10 @@ def test_power_cut_on_the_boards_turn_shows_the_same_move():
     b.j.close()
     # the power cut: the old game and its engine are gone, as on the board (keeping
     # them alive beside the resumed one left a fragmented 112wK heap without the
-    # block that compiling posjson from source needs)
-    g = None
-    gc.collect()
+    # block that compiling posjson from source needs): the board's own reference
+    # (b.g) and the player too, not only this test's name
+    b.g = g = None
+    botplay.release()
     j2 = Journal(b.dir)
     j2.scan()
     g2 = Game(j2, LAYOUT, [].append, None, {"bot": "both"})
@@ -439,3 +440,4 @@ def test_a_released_net_leaves_the_heap_even_if_its_bot_is_kept():
         gc.collect()
         # short.bin: 64 hidden units, 28 KB of weights (and this Bot still held)
         assert gc.mem_free() - before > 25000, gc.mem_free() - before
+
