@@ -50,6 +50,10 @@ MAX_PAYLOAD = 16 * 1024  # a board's longest record is ~600 bytes, a snapshot ~1
 KEEPALIVE_S = 15.0
 IDLE_S = 10.0           # a read or a write on a page's socket waits at most this
 MAX_CLIENTS = 64        # connections at once (each page holds one event stream)
+# At the cap a connection waits this long for a slot before its 503: a page's next
+# request can arrive before the thread that answered its last one has let go of its
+# slot (a 503 right after a 200, seen on a loaded machine)
+SLOT_WAIT_S = 0.5
 
 
 def _is_int(v):
@@ -394,7 +398,7 @@ class _Server(http.server.ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
     def process_request(self, request, client_address):
-        if not self.slots.acquire(blocking=False):
+        if not self.slots.acquire(timeout=SLOT_WAIT_S):
             body = b'{"error": "too many pages at once", "status": 503}'
             with contextlib.suppress(OSError):
                 request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: "
