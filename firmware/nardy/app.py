@@ -404,9 +404,20 @@ class App:
         so on the OLED, in errors.log and on USB; the task then goes on with its next
         pass (the game state lives in the game and the journal, not in the task).
         Each task catches its own failures: a supervising coroutine around each would
-        keep three more frames on the heap."""
+        keep three more frames on the heap.
+
+        A MemoryError also lets the board's player go (its weights, tables and
+        module: 4-5 KB with the weights in flash, read again at its next turn): on a
+        heap too full for one more block every pass of a task could fail the same
+        way, for good (a 55.5wK board playing both sides whose USB reader found no
+        216-byte block, pass after pass, and never read a line again)."""
         gc.collect()
         self.crashed(exc)
+        if isinstance(exc, MemoryError):
+            import sys
+            bp = sys.modules.get("nardy.botplay")
+            if bp is not None and bp.loaded():
+                bp.release()
         await asyncio.sleep_ms(100)
 
     def run(self):

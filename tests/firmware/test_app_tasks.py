@@ -84,3 +84,25 @@ def test_a_task_that_ends_is_not_restarted():
     app = _App([], _Board())
     assert asyncio.run(app.usb_task()) is None
     assert app.passes == 0 and app.errors == []
+
+
+def test_a_memory_error_lets_the_boards_player_go():
+    # A heap too full for the next pass could fail every pass of a task the same
+    # way, for good: the board's player (read again at its next turn) goes.
+    from nardy import botplay
+    from nardy.variants import find_variant
+    botplay.load(find_variant("short", {}))
+    try:
+        app = _App([ValueError("bug")], _Board([b"one", b"two"]))
+        asyncio.run(app.usb_task())
+        assert botplay.loaded(), "a bug is no reason to let the player go"
+        app = _App([MemoryError("memory allocation failed, allocating 216 bytes")],
+                   _Board([b"one", b"two"]))
+        assert asyncio.run(app.usb_task()) is None
+        assert app.handled == [b"two"] and not botplay.loaded()
+        # with no player loaded a MemoryError is only reported
+        app = _App([MemoryError("again")], _Board([b"three"]))
+        asyncio.run(app.usb_task())
+        assert [type(e) for e in app.errors] == [MemoryError] and not botplay.loaded()
+    finally:
+        botplay.release()
