@@ -141,6 +141,9 @@ BOT_HEAP, BOT_HEAP_BYTES = "56wK", 114688
 # character a qstr, and a new character when the qstr pool was full asked for the
 # next pool in one block. The OLED now reads text as bytes (nardy.oled.small_text;
 # test_heap's fragmented-heap test): 2026-11-27, 40 runs of 40 passed.
+# With the 128-unit long net rating 64 results (2026-11-27, later): sampled peaks
+# 106,848-107,328 over 20 runs, 0.2-0.7 KB under this limit (docs/ENGINE.md, "Heap":
+# under 1 KB of room left at 56wK).
 BOT_PEAK_MARGIN = 7 * 1024
 
 
