@@ -35,6 +35,9 @@ def keep_for(variant_name):
 class Bot:
     def __init__(self, variant, weights, keep=None):
         self.variant = variant
+        # The weights first: their reader (nardy.netfile) needs the holes the buffers
+        # below would take (made first, a 56wK board could not load its player at
+        # ``new``). Buffers that then fail free the weights with them.
         own = not isinstance(weights, Net)
         self.net = Net(weights, variant.name) if own else weights
         try:

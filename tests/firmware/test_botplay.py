@@ -440,4 +440,3 @@ def test_a_released_net_leaves_the_heap_even_if_its_bot_is_kept():
         gc.collect()
         # short.bin: 64 hidden units, 28 KB of weights (and this Bot still held)
         assert gc.mem_free() - before > 25000, gc.mem_free() - before
-
