@@ -394,3 +394,41 @@ def test_text_on_the_oled_needs_no_large_block():
         for i in range(5):
             col = sum(fb.pixel(i, 24 + r) << r for r in range(8))
             assert col == oled.GLYPHS[q + i], (i, col)
+
+
+def test_the_first_steps_of_a_turn_need_no_block_larger_than_their_list():
+    # The tracker asks for the turn's legal first steps at its start, just after the
+    # board's own choice, on its most fragmented heap. A list grown by append
+    # doubles: 28 steps took 32 slots (256 bytes on the unix port) and the 16 it grew
+    # from; made at its exact size it takes 28. Here no free run of the heap holds 32
+    # slots.
+    from nardy.longnardy import LongNardy
+    from nardy.rules import Position
+    v = LongNardy()
+    b = bytearray(52)
+    for p in (1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 14, 15, 16, 17, 18):
+        b[p] = 1                        # white on 15 points: 28 first steps of 2-1
+    b[26 + 1] = 15
+    pos = Position(b, 0)
+    want = v.next_steps(pos, (2, 1))
+    assert len(want) == 28 and (1, 2) in want and (18, 20) in want
+    keep = []
+    if MICROPYTHON:
+        slot = 8 if sys.maxsize > 2 ** 32 else 4
+        # a bytearray's data and its object, freed together: runs of 28 slots at most
+        room = 28 * slot - 48
+        gc.collect()
+        try:
+            while True:
+                keep.append(bytearray(room))
+        except MemoryError:
+            pass
+        for i in range(0, len(keep), 2):
+            keep[i] = None
+        gc.collect()
+    try:
+        got = v.next_steps(pos, (2, 1))
+    finally:
+        keep = None
+        gc.collect()
+    assert got == want
