@@ -447,7 +447,7 @@ def _teacher_positions(args, log):
         args.games, args.seed, args.best, args.others, args.teacher_explore,
         args.scenarios, args.teacher_ply, log))
     if not args.student_games:
-        return c, y, g
+        return _relabelled(args, log, c, y, g)
     crc = _file_crc(args.student)
     meta = meta[2:] + [args.student_games, args.seed + 1, args.student_share, crc]
     cache = args.cache and os.path.splitext(args.cache)[0] + "-student.npz"
@@ -457,7 +457,24 @@ def _teacher_positions(args, log):
         args.student_games, args.seed + 1, args.best, args.others, args.teacher_explore,
         args.scenarios, args.teacher_ply, log, student=distill.student_of(args.student),
         share=args.student_share))
-    return np.concatenate([c, sc]), np.concatenate([y, sy]), np.concatenate([g, sg])
+    return _relabelled(args, log, np.concatenate([c, sc]), np.concatenate([y, sy]),
+                       np.concatenate([g, sg]))
+
+
+def _relabelled(args, log, c, y, g):
+    """With --relabel-ply N: the teacher's --best results of each turn labelled at
+    ply N (``distill.relabel``), kept in ``CACHE-plyN.npz`` beside the cache."""
+    if not args.relabel_ply:
+        return c, y, g
+    from nardy_host import distill
+    meta = [len(y), float(y.sum()), args.best, args.relabel_ply]
+    cache = args.cache and "%s-ply%d.npz" % (os.path.splitext(args.cache)[0],
+                                              args.relabel_ply)
+    log("the best %d results of each turn labelled at ply %d, %d processes" % (
+        args.best, args.relabel_ply, args.workers))
+    _, y2, _ = _cached(cache, meta, log, lambda: (c[:0], distill.relabel(
+        c, y, g, args.best, args.relabel_ply, args.workers, log), g[:0]))
+    return c, y2, g
 
 
 def _cached(path, meta, log, make):
@@ -503,7 +520,8 @@ def _train_distilled(args, log):
     net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(args.extras))
     order = np.random.default_rng(args.seed + 1)
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
-    keys = _SHORT_KEYS + (_STUDENT_KEYS if args.student else ())
+    keys = (_SHORT_KEYS + (_STUDENT_KEYS if args.student else ())
+            + (("relabel_ply",) if args.relabel_ply else ()))
     run = np.array([_file_crc(args.student) if k == "student" else _flt(getattr(args, k))
                     for k in keys], np.float64)
     done = 0
@@ -668,6 +686,10 @@ def main(argv=None):
                    help="short --source gnubg: positions per Adam step")
     p.add_argument("--teacher-ply", type=int, default=0, choices=(0, 1, 2),
                    help="short: label with gnubg at this ply (games still played at 0)")
+    p.add_argument("--relabel-ply", type=int, default=0, choices=(0, 1, 2),
+                   help="short --source gnubg: label the teacher's --best results of "
+                        "each turn again at this ply (the others keep ply 0), over "
+                        "--workers processes; kept in CACHE-plyN.npz")
     p.add_argument("--student", metavar="FILE",
                    help="short --source gnubg: a weights file (the board's net) that "
                         "plays a share of the turns of --student-games more teacher "

@@ -388,3 +388,42 @@ def test_a_student_needs_its_games(capsys):
         with pytest.raises(SystemExit):
             train.main(SMALL + ["--out", "x.bin"] + more)
         assert "--student" in capsys.readouterr().err
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10 ** 9))
+def test_board_of_undoes_counts_of(seed):
+    board = train.to_gnubg(random_short(random.Random(seed)))
+    counts = np.array(distill.counts_of(board), np.uint8)
+    assert distill.board_of(counts) == [list(board[0]), list(board[1])]
+
+
+def test_relabel_labels_the_best_of_each_turn_at_the_deeper_ply():
+    import gnubg_nn
+    c, y, g = distill.positions(2, 7, best=2, others=2)
+    y1 = distill.relabel(c, y, g, 2, 1, workers=1, chunk=50)
+    assert np.array_equal(distill.relabel(c, y, g, 2, 1, workers=2, chunk=37), y1)
+    start = np.concatenate([[0], np.cumsum(g)[:-1]])
+    within = np.arange(len(y)) - np.repeat(start, g)
+    assert np.array_equal(y1[within >= 2], y[within >= 2])     # the others keep ply 0
+    best = np.flatnonzero(within < 2)
+    assert (y1[best] != y[best]).mean() > 0.5
+    for i in best[::5]:
+        ply1 = distill.equity(gnubg_nn.probabilities(distill.board_of(c[i]), 1))
+        assert abs(float(y1[i]) - ply1) < 1e-6
+
+
+def test_a_run_with_relabelled_teacher_data_keeps_them_and_is_a_run_of_its_own(
+        tmp_path, capsys):
+    cache = tmp_path / "t.npz"
+    _, plain = _run(tmp_path, "plain", "--seed", "5", "--cache", str(cache))
+    more = ["--seed", "5", "--cache", str(cache), "--relabel-ply", "1", "--workers", "1"]
+    _, a = _run(tmp_path, "a", *more)
+    with np.load(cache) as base, np.load(tmp_path / "t-ply1.npz") as deeper:
+        assert len(deeper["y"]) == len(base["y"])
+        assert 0 < (deeper["y"] != base["y"]).mean() < 1
+    _, b = _run(tmp_path, "b", *more)                           # read back
+    assert a.read_bytes() == b.read_bytes() != plain.read_bytes()
+    assert "teacher data from %s" % (tmp_path / "t-ply1.npz") in capsys.readouterr().out
+    code, _ = _run(tmp_path, "plain", *more, "--resume")     # ply 0's checkpoint
+    assert code == 2 and "another run" in capsys.readouterr().err
