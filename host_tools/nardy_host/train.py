@@ -704,7 +704,8 @@ def main(argv=None):
                    help="the %d extra inputs (weights file version 2 long, 3 short; "
                         "short: --source gnubg only)" % EXTRAS)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="long: self-play processes (default: every core)")
+                   help="long: self-play processes; short --relabel-ply: labelling "
+                        "processes (default: every core)")
     p.add_argument("--batch", type=int, default=8,
                    help="long: games played with the same weights before they learn")
     p.add_argument("--checkpoint", help="the run's state (default OUT.ckpt.npz)")
@@ -723,6 +724,8 @@ def main(argv=None):
     if bool(args.student) != bool(args.student_games) or (
             args.student and (args.variant, args.source) != ("short", "gnubg")):
         p.error("--student FILE and --student-games N go together, short --source gnubg")
+    if args.relabel_ply and (args.variant, args.source) != ("short", "gnubg"):
+        p.error("--relabel-ply relabels short --source gnubg teacher data")
     if args.init and args.variant != "long":
         p.error("--init starts a long run from another's checkpoint (long only)")
     if not 0.0 <= args.student_share <= 1.0:

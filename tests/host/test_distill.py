@@ -427,3 +427,10 @@ def test_a_run_with_relabelled_teacher_data_keeps_them_and_is_a_run_of_its_own(
     assert "teacher data from %s" % (tmp_path / "t-ply1.npz") in capsys.readouterr().out
     code, _ = _run(tmp_path, "plain", *more, "--resume")     # ply 0's checkpoint
     assert code == 2 and "another run" in capsys.readouterr().err
+
+
+def test_relabelling_needs_gnubg_teacher_data(capsys):
+    for argv in (["short", "--relabel-ply", "1"], ["long", "--relabel-ply", "1"]):
+        with pytest.raises(SystemExit):
+            train.main(argv + ["--out", "x.bin"])
+        assert "--relabel-ply" in capsys.readouterr().err
