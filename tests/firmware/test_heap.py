@@ -344,6 +344,24 @@ def test_the_rules_module_keeps_room_to_miss_in_its_dict():
                 if n in rules.Variant.__dict__]
 
 
+def _fragmented(size):
+    """Under MicroPython, fill the heap with bytearrays of ``size`` bytes and free
+    every other one: no free run is then longer than one of them. Returns what holds
+    the rest (drop it and collect); under CPython, nothing to fill."""
+    keep = []
+    if MICROPYTHON:
+        gc.collect()
+        try:
+            while True:
+                keep.append(bytearray(size))
+        except MemoryError:
+            pass
+        for i in range(0, len(keep), 2):
+            keep[i] = None
+        gc.collect()
+    return keep
+
+
 def _fresh_text(first, n):
     """``n`` characters from code point ``first`` on (two UTF-8 bytes each), made
     without ``chr``, which would make each one a qstr."""
@@ -369,23 +387,13 @@ def test_text_on_the_oled_needs_no_large_block():
     lines = [_fresh_text(0x500 + 20 * k, 20) for k in range(12)]
     oled.small_text(fb, "ready", 0, 0)
     oled.big_text(fb, "Ход", 0, 0)          # the Cyrillic font's module, loaded once
-    keep = []
-    if MICROPYTHON:
-        gc.collect()
-        try:
-            while True:
-                keep.append(bytearray(448))
-        except MemoryError:
-            pass
-        for i in range(0, len(keep), 2):
-            keep[i] = None
-        gc.collect()
+    keep = _fragmented(448)
     try:
         for k, ln in enumerate(lines):
             oled.small_text(fb, ln, 0, 8 * (k % 8), 1)
             oled.big_text(fb, ln[:3] + "ab" + ln[3:6], 64, 8 * (k % 8))
     finally:
-        keep = None
+        del keep            # the holes' neighbours go too
         gc.collect()
     if MICROPYTHON:
         # each character the font has no glyph of is its "?": the last line's first
@@ -412,23 +420,12 @@ def test_the_first_steps_of_a_turn_need_no_block_larger_than_their_list():
     pos = Position(b, 0)
     want = v.next_steps(pos, (2, 1))
     assert len(want) == 28 and (1, 2) in want and (18, 20) in want
-    keep = []
-    if MICROPYTHON:
-        slot = 8 if sys.maxsize > 2 ** 32 else 4
-        # a bytearray's data and its object, freed together: runs of 28 slots at most
-        room = 28 * slot - 48
-        gc.collect()
-        try:
-            while True:
-                keep.append(bytearray(room))
-        except MemoryError:
-            pass
-        for i in range(0, len(keep), 2):
-            keep[i] = None
-        gc.collect()
+    slot = 8 if sys.maxsize > 2 ** 32 else 4
+    # a bytearray's data and its object, freed together: runs of 28 slots at most
+    keep = _fragmented(28 * slot - 48)
     try:
         got = v.next_steps(pos, (2, 1))
     finally:
-        keep = None
+        del keep            # the holes' neighbours go too
         gc.collect()
     assert got == want
