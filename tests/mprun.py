@@ -52,6 +52,10 @@ def main(argv):
                 sys.print_exception(e)
             else:
                 passed += 1
+            # pytest's per-test hook, called here as pytest calls it
+            teardown = getattr(mod, "teardown_function", None)
+            if teardown:
+                teardown(fn)
         del mod
         sys.modules.pop(modname, None)
         gc.collect()

@@ -50,16 +50,28 @@ _NETS = {}
 
 
 def _net(name):
-    """The committed weights, read once while the tests ask for the same game (a
-    20-28 KB array wants an unfragmented heap: on the board the net is read once,
-    before play). One net at a time, as the board holds: both (long 28 KB, short
-    27 KB since 64 hidden units) leave the other tests of this module too little of
-    the 112wK heap."""
+    """The committed weights, read once while a test asks for the same game (a
+    28-57 KB array wants an unfragmented heap: on the board the net is read once,
+    before play). One net at a time, as the board holds: both (57 KB each since 128
+    hidden units) leave the other tests of this module too little of the 112wK heap.
+    The one before is freed as ``botplay`` frees it, whoever still holds it (a test's
+    local ``net`` or ``Bot`` of the last game)."""
     if name not in _NETS:
+        for old in _NETS.values():
+            old.free()
         _NETS.clear()
         gc.collect()
         _NETS[name] = Net(WEIGHTS + name + ".bin", name)
     return _NETS[name]
+
+
+def teardown_function(function):
+    """After each test (pytest's hook; tests/mprun.py calls it too): the committed
+    net it read goes, so the next test has the heap a board has between games."""
+    for net in _NETS.values():
+        net.free()
+    _NETS.clear()
+    gc.collect()
 
 
 def _write(data):

@@ -372,8 +372,9 @@ def test_a_short_turn_that_no_unseen_step_completes_is_not_ended():
 
 
 def test_the_board_plays_its_strongest_net_that_fits():
-    # long.bin (128 hidden units) where the heap holds it with room to spare, else
-    # long-small.bin (64): a plain ESP32 reading it into its heap has no room. The
+    # long.bin and short.bin (128 hidden units) where the heap holds them with room
+    # to spare, else long-small.bin and short-small.bin (64): a plain ESP32 reading
+    # a 128-unit net into its heap has no room. The
     # chooser is a stand-in that reads only the file's header (the heap is the
     # test's subject, not the net: the real files are checked in test_duel).
     real_free = botplay._free
@@ -405,23 +406,25 @@ def test_the_board_plays_its_strongest_net_that_fits():
             bot_module.Bot, botplay._free = real_bot, real_free
             botplay.release()
 
-    assert hidden() == 128
-    assert freed == [128]               # released: the weights go, not only the Bot
-    del freed[:]
-    assert hidden(free=botplay.RESERVE - 1) == 64          # it would leave too little
-    # the 128-unit net read first is freed before the smaller is read
-    assert freed == [128, 64]
-    # read in place (ROMFS) it holds no heap: the smaller would leave no more room
-    assert hidden(free=botplay.RESERVE - 1, mapped=True) == 128
-    assert hidden(fail=("long.bin",)) == 64
-    try:
-        hidden(fail=("long.bin", "long-small.bin"))
-    except MemoryError:
-        pass
-    else:
-        raise AssertionError("no net fits, yet one was loaded")
-    # short has one net: taken even with little room left
-    assert hidden("short", free=0) == 64
+    for game in ("long", "short"):
+        big, small = game + ".bin", game + "-small.bin"
+        assert hidden(game) == 128
+        assert freed == [128]               # released: the weights go, not only the Bot
+        del freed[:]
+        assert hidden(game, free=botplay.RESERVE - 1) == 64     # it would leave too little
+        # the 128-unit net read first is freed before the smaller is read
+        assert freed == [128, 64]
+        del freed[:]
+        # read in place (ROMFS) it holds no heap: the smaller would leave no more room
+        assert hidden(game, free=botplay.RESERVE - 1, mapped=True) == 128
+        assert hidden(game, fail=(big,)) == 64
+        try:
+            hidden(game, fail=(big, small))
+        except MemoryError:
+            pass
+        else:
+            raise AssertionError("no %s net fits, yet one was loaded" % game)
+        del freed[:]
 
 
 def test_a_released_net_leaves_the_heap_even_if_its_bot_is_kept():

@@ -110,7 +110,7 @@ def test_stage_xtensawin_and_source(tmp_path):
     files = deploy.stage(str(tmp_path / "b"), "esp32s3", source=True)
     assert ("nardy/rules.py", "nardy/rules.py") in files
     # the board player's weights go along, byte for byte
-    for name in ("long.bin", "long-small.bin", "short.bin"):
+    for name in ("long.bin", "long-small.bin", "short.bin", "short-small.bin"):
         assert ("weights/" + name, "weights/" + name) in files
         with open(os.path.join(deploy.firmware_dir(), "weights", name), "rb") as f:
             assert (tmp_path / "b" / "weights" / name).read_bytes() == f.read()
@@ -149,7 +149,7 @@ def test_stage_romfs_keeps_the_package_out_of_the_copy_list(tmp_path):
     files = deploy.stage(str(tmp_path / "r"), "esp32s3", arch="x64", romfs=True)
     assert not [f for f in files if f[1].startswith(("nardy/", "weights/"))]
     assert sorted(os.listdir(tmp_path / "r" / "rom" / "weights")) == [
-        "long-small.bin", "long.bin", "short.bin"]
+        "long-small.bin", "long.bin", "short-small.bin", "short.bin"]
     assert ("main.py", "main.py") in files and ("pinmap.json", "pinmap.json") in files
     names = sorted(os.listdir(tmp_path / "r" / "rom" / "nardy"))
     assert names == sorted(n[:-3] + ".mpy" for n in os.listdir(
