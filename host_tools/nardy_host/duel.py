@@ -10,7 +10,9 @@ training run's ladder); ``expectimax`` (host only, a yardstick: 1-ply search wit
 the same net, ``expectimax:FILE`` likewise); ``pubeval`` and ``gnubg`` (short nardy
 only: gnubg-nn's public evaluation and its 0-ply ``best_move``). Every turn any
 player picks is one of the rules engine's legal turns. Points per game come from
-``scoring.game_result`` (cubeless; mars / koks count).
+``scoring.game_result`` (cubeless; mars / koks count). ``--workers N`` plays the
+pairs in N processes (``play_match``): the same games, on N cores about N times
+sooner.
 """
 
 import json
@@ -320,19 +322,16 @@ def standard_error(units):
     return math.sqrt(sum((u - mean) ** 2 for u in units) / (n - 1) / n)
 
 
-def play_match(a, b, variant, games, seed, weights=None, weights_b=None):
-    """``games`` games of A against B with duplicate dice; points per game for A
-    and its standard error over the pairs (an odd last game is a unit of its own)."""
-    if games < 1:
-        raise DuelError("--games must be at least 1") from None
-    if variant not in ("long", "short"):
-        raise DuelError("variant must be long or short") from None
+def _play_pairs(job):
+    """Pairs ``lo`` .. ``hi - 1`` of a match: (wins and points of A and B, each pair's
+    points per game for A). One process's share of ``play_match``."""
+    a, b, variant, games, seed, weights, weights_b, lo, hi = job
     v = variant_of(variant)
     pa = make_player(a, v, random.Random(seed + 1), weights)
     pb = make_player(b, v, random.Random(seed + 2), weights_b or weights)
-    stats = {"games": games, "a_wins": 0, "a_points": 0, "b_points": 0}
+    stats = {"a_wins": 0, "a_points": 0, "b_points": 0}
     units = []
-    for pair in range(0, (games + 1) // 2):
+    for pair in range(lo, hi):
         net = 0
         played = 0
         for a_color in (0, 1)[:games - 2 * pair]:
@@ -352,6 +351,44 @@ def play_match(a, b, variant, games, seed, weights=None, weights_b=None):
                 stats["b_points"] += pts
                 net -= pts
         units.append(net / played)
+    return stats, units
+
+
+def play_match(a, b, variant, games, seed, weights=None, weights_b=None, workers=1):
+    """``games`` games of A against B with duplicate dice; points per game for A
+    and its standard error over the pairs (an odd last game is a unit of its own).
+
+    ``workers`` > 1 shares the pairs out among that many processes, in contiguous
+    runs: each pair's dice depend on the seed and the pair alone, so players without
+    chance of their own (the nets, pubeval, gnubg) play exactly the games of one
+    process, and the figures are the same; ``random`` and ``greedy`` draw their
+    choices from a generator per process, so theirs differ."""
+    if games < 1:
+        raise DuelError("--games must be at least 1") from None
+    if workers < 1:
+        raise DuelError("--workers must be at least 1") from None
+    if variant not in ("long", "short"):
+        raise DuelError("variant must be long or short") from None
+    v = variant_of(variant)
+    for name, w in ((a, weights), (b, weights_b or weights)):
+        make_player(name, v, random.Random(0), w)     # a bad name or file: before any game
+    pairs = (games + 1) // 2
+    workers = min(workers, pairs)
+    cuts = [pairs * k // workers for k in range(workers + 1)]
+    jobs = [(a, b, variant, games, seed, weights, weights_b, cuts[k], cuts[k + 1])
+            for k in range(workers)]
+    if workers == 1:
+        parts = [_play_pairs(jobs[0])]
+    else:
+        import multiprocessing
+        with multiprocessing.Pool(workers) as pool:
+            parts = pool.map(_play_pairs, jobs)
+    stats = {"games": games, "a_wins": 0, "a_points": 0, "b_points": 0}
+    units = []
+    for part, part_units in parts:
+        for k in part:
+            stats[k] += part[k]
+        units.extend(part_units)
     stats["ppg"] = round((stats["a_points"] - stats["b_points"]) / games, 4)
     stats["se"] = round(standard_error(units), 4)
     return stats
@@ -366,13 +403,17 @@ def register(sub):
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--weights", help="weights file for bot (default firmware/weights/)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="play the pairs in N processes (the same games for every "
+                        "player but random and greedy; default 1)")
     p.add_argument("--json", action="store_true", help="only the JSON line")
     p.set_defaults(func=run)
 
 
 def run(args):
     try:
-        r = play_match(args.a, args.b, args.variant, args.games, args.seed, args.weights)
+        r = play_match(args.a, args.b, args.variant, args.games, args.seed, args.weights,
+                       workers=args.workers)
     except DuelError as e:
         raise UserError(str(e)) from None
     if not args.json:

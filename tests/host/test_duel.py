@@ -12,7 +12,7 @@ from nardy.longnardy import LongNardy
 from nardy.shortnardy import ShortNardy
 from nardy_host import cli, duel, train
 from nardy_host.analyse import analyse
-from nardy_host.duel import play_match, weights_path
+from nardy_host.duel import DuelError, play_match, weights_path
 
 
 def _last_json(capsys):
@@ -159,6 +159,29 @@ def test_pairs_share_first_mover_and_rolls(monkeypatch):
         n = min(len(first), len(second))
         assert first[2:n] == second[2:n]              # the same rolls
     assert games[0][2:8] != games[2][2:8]             # another pair, other rolls
+
+
+@pytest.mark.parametrize("games", [9, 10])
+def test_pairs_shared_among_processes_play_the_same_games(games):
+    # each pair's dice hang on (seed, pair) alone: a match split among processes is
+    # the one-process match, to the standard error over its pairs (an odd last game
+    # is its own unit, in the last process's share)
+    one = play_match("bot", "pubeval", "short", games, 5)
+    for workers in (2, 3, 7):
+        assert play_match("bot", "pubeval", "short", games, 5, workers=workers) == one
+    # more processes than pairs: one a pair
+    assert play_match("bot", "pubeval", "short", games, 5, workers=50) == one
+
+
+def test_workers_on_the_command_line(capsys):
+    args = ["duel", "bot", "pubeval", "--variant", "short", "--games", "6", "--seed", "2",
+            "--json"]
+    assert cli.main(args) == 0
+    one = _last_json(capsys)
+    assert cli.main(args + ["--workers", "2"]) == 0
+    assert _last_json(capsys) == one
+    with pytest.raises(DuelError, match="--workers"):
+        play_match("bot", "greedy", "long", 4, 2, workers=0)
 
 
 def test_standard_error_over_pairs():
