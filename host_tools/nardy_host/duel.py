@@ -369,9 +369,8 @@ def play_match(a, b, variant, games, seed, weights=None, weights_b=None, workers
         raise DuelError("--workers must be at least 1") from None
     if variant not in ("long", "short"):
         raise DuelError("variant must be long or short") from None
-    v = variant_of(variant)
-    for name, w in ((a, weights), (b, weights_b or weights)):
-        make_player(name, v, random.Random(0), w)     # a bad name or file: before any game
+    # a bad player or weights file raises DuelError in the process that meets it
+    # (pool.map raises it here), before that process plays a game
     pairs = (games + 1) // 2
     workers = min(workers, pairs)
     cuts = [pairs * k // workers for k in range(workers + 1)]

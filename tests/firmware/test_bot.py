@@ -57,21 +57,22 @@ def _net(name):
     The one before is freed as ``botplay`` frees it, whoever still holds it (a test's
     local ``net`` or ``Bot`` of the last game)."""
     if name not in _NETS:
-        for old in _NETS.values():
-            old.free()
-        _NETS.clear()
-        gc.collect()
+        _drop_nets()
         _NETS[name] = Net(WEIGHTS + name + ".bin", name)
     return _NETS[name]
+
+
+def _drop_nets():
+    for net in _NETS.values():
+        net.free()
+    _NETS.clear()
+    gc.collect()
 
 
 def teardown_function(function):
     """After each test (pytest's hook; tests/mprun.py calls it too): the committed
     net it read goes, so the next test has the heap a board has between games."""
-    for net in _NETS.values():
-        net.free()
-    _NETS.clear()
-    gc.collect()
+    _drop_nets()
 
 
 def _write(data):

@@ -182,6 +182,10 @@ def test_workers_on_the_command_line(capsys):
     assert _last_json(capsys) == one
     with pytest.raises(DuelError, match="--workers"):
         play_match("bot", "greedy", "long", 4, 2, workers=0)
+    # a player the processes cannot make: the same clear error as with one process
+    for workers in (1, 2):
+        with pytest.raises(DuelError, match="unknown player"):
+            play_match("bot", "nobody", "long", 4, 2, workers=workers)
 
 
 def test_standard_error_over_pairs():
