@@ -42,7 +42,8 @@ def main(per_game=1000, wdir=None):
     for game in ("long", "short"):
         s = t[game]
         with open(os.path.join(wdir, game + ".bin"), "rb") as f:
-            hidden = f.read(8)[6]           # the header's hidden size (docs/ENGINE.md)
+            head = f.read(12)           # the header's hidden size (docs/ENGINE.md):
+        hidden = head[6] | (head[11] << 8 if head[4] == 4 else 0)   # 16 bits in version 4
         print("%-12s %6d %9.1f %9.1f %9.1f %12d %12d   p99<=1500" % (
             "%s/%d" % (game, hidden), s["n"], ms(s["p50"]) * PROJECT, ms(s["p99"]) * PROJECT,
             ms(s["max"]) * PROJECT, a[game]["alloc_p50"], a[game]["alloc_max"]))

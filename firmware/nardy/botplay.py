@@ -60,11 +60,11 @@ def _free():
 
 def load(variant):
     """The chooser for ``variant`` (loaded once per game, after a collection): its
-    strongest net that the heap holds. ``long.bin`` and ``short.bin`` (128 hidden
-    units, 57 KB) are read in place from ROMFS (no heap) or fit a heap with PSRAM;
-    read into a plain ESP32's heap one finds no room, or leaves less than
-    ``RESERVE``, and ``long-small.bin`` or ``short-small.bin`` (64 units, 28 KB)
-    plays instead."""
+    strongest net that the heap holds. ``long.bin`` (128 hidden units, 57 KB) and
+    ``short.bin`` (256, 114 KB) are read in place from ROMFS (no heap) or fit a heap
+    with PSRAM; read into a plain ESP32's heap one finds no room, or leaves less
+    than ``RESERVE``, and ``long-small.bin`` or ``short-small.bin`` (64 units,
+    28 KB) plays instead."""
     global _bot
     if _bot is not None and _bot.variant.name == variant.name and \
             _bot.variant.options == variant.options:

@@ -40,6 +40,11 @@ Version 3 (short nardy only) adds as many short-nardy inputs, computed by
 that hit a blot of the other side, the prime and the points held in front of the
 other side's rearmost checker, how far its own rearmost checker has to go, whether
 the game is a race, and its pips // 8 in a race.
+
+Version 4 is a net of more than 255 hidden units (up to 512) with its game's extras:
+the mean of several nets written as one (``nardy_host.train --average``). The hidden
+units are summed ``BLOCK`` at a time, so its sums take no more heap than a 128-unit
+net's.
 """
 
 import micropython
@@ -89,22 +94,34 @@ class Net:
         return self.value_of(pos.board, pos.turn)
 
     def value_of(self, board, turn):
-        """``value`` of a bare 52-byte board with ``turn`` to move."""
+        """``value`` of a bare 52-byte board with ``turn`` to move. The hidden units
+        are summed ``BLOCK`` at a time into ``acc``: a wider net (the mean of two,
+        256 units) needs no more heap than a 128-unit one."""
         acc = self.acc
         me, op = 26 * turn, 26 - 26 * turn
-        _hidden(self.parts, self.b1, acc, self.hidden, board, me, op)
+        ex = None
         if self.extras:
             ex = self.ex
             if self.variant == "long":
                 _extras(board, me, op, ex)
-            else:       # version 3: short nardy
+            else:       # short nardy (version 3, or 4)
                 _short_extras(board, me, op, ex)
                 ex[0] = _shots(board, me, op)
                 ex[6] = _shots(board, op, me)
-            _xpiece(self.wx, acc, self.hidden, ex, self.extras)
-        _acc(self.b1, acc, self.hidden, 0)
-        _out(self.w2, acc, self.hidden)
-        return self.b2 + acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21)
+        h = self.hidden
+        total = self.b2
+        j0 = 0
+        while j0 < h:       # (a ``for`` over range(0, h, BLOCK) made a range object)
+            m = h - j0 if h - j0 < BLOCK else BLOCK
+            _acc(self.b1, acc, j0, m, 1)
+            _hidden(self.parts, acc, h, j0, m, board, me, op)
+            if ex is not None:
+                _xpiece(self.wx, acc, h, j0, m, ex, self.extras)
+            _acc(self.b1, acc, j0, m, 0)
+            _out(self.w2, acc, j0, m)
+            total += acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21)
+            j0 += BLOCK
+        return total
 
 
 # Viper: machine-word arithmetic on raw buffers, ~20x the bytecode's speed (CPython
@@ -149,19 +166,21 @@ _ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
                               # (|sum| < 2**27: 208 int16 weights, counts <= 15)
 
 
-def _hidden(parts, b1, acc, h, b, me, op):
-    """The hidden layer's sums of the raw inputs into ``acc`` (the ReLU follows the
-    extras): point-major, one piece of the input weights at a time; empty points
-    cost one test."""
-    _acc(b1, acc, h, 1)
-    _piece(parts[0], acc, h, b, me, 7)
-    _piece(parts[1], acc, h, b, me + 7, 7)
-    _piece(parts[2], acc, h, b, me + 14, 6)
-    _piece(parts[3], acc, h, b, me + 20, 6)
-    _piece(parts[4], acc, h, b, op, 7)
-    _piece(parts[5], acc, h, b, op + 7, 7)
-    _piece(parts[6], acc, h, b, op + 14, 6)
-    _piece(parts[7], acc, h, b, op + 20, 6)
+BLOCK = const(128)   # hidden units summed at a time (``Net.acc`` holds as many)
+
+
+def _hidden(parts, acc, h, j0, m, b, me, op):
+    """The raw inputs' part of the sums of hidden units ``j0 .. j0 + m - 1`` (of
+    ``h``) into ``acc[0 .. m - 1]`` (the ReLU follows the extras): point-major, one
+    piece of the input weights at a time; empty points cost one test."""
+    _piece(parts[0], acc, h, j0, m, b, me, 7)
+    _piece(parts[1], acc, h, j0, m, b, me + 7, 7)
+    _piece(parts[2], acc, h, j0, m, b, me + 14, 6)
+    _piece(parts[3], acc, h, j0, m, b, me + 20, 6)
+    _piece(parts[4], acc, h, j0, m, b, op, 7)
+    _piece(parts[5], acc, h, j0, m, b, op + 7, 7)
+    _piece(parts[6], acc, h, j0, m, b, op + 14, 6)
+    _piece(parts[7], acc, h, j0, m, b, op + 20, 6)
 
 
 # The checker counts 1, 2, 3 and 4+ are unrolled on purpose here and in quick (the
@@ -169,13 +188,13 @@ def _hidden(parts, b1, acc, h, b, me, op):
 # count would cost the viper code a counter and a branch per weight, on the bot's
 # hottest path.
 @micropython.viper
-def _piece(w: ptr16, acc: ptr32, h: int, b: ptr8, o: int, n: int):
+def _piece(w: ptr16, acc: ptr32, h: int, j0: int, m: int, b: ptr8, o: int, n: int):
     for k in range(n):
         c = int(b[o + k])
         if c == 0:
             continue
-        i0 = 4 * k * h
-        for j in range(h):
+        i0 = 4 * k * h + j0
+        for j in range(m):
             i = i0 + j
             x = int(w[i])
             if x > 32767:
@@ -203,11 +222,12 @@ def _piece(w: ptr16, acc: ptr32, h: int, b: ptr8, o: int, n: int):
 
 
 @micropython.viper
-def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
-    """``start``: each sum starts at its bias; else the ReLU of each sum."""
-    for j in range(h):
+def _acc(b1: ptr16, acc: ptr32, j0: int, m: int, start: int):
+    """``start``: each sum of units ``j0 .. j0 + m - 1`` starts at its bias; else
+    the ReLU of each sum."""
+    for j in range(m):
         if start:
-            a = int(b1[j])
+            a = int(b1[j0 + j])
             if a > 32767:
                 a -= 65536
             acc[j] = a + _ACC0
@@ -217,20 +237,20 @@ def _acc(b1: ptr16, acc: ptr32, h: int, start: int):
 
 
 @micropython.viper
-def _out(w2: ptr16, acc: ptr32, h: int):
-    """The output's sum of ``acc[j] * w2[j]`` (the hidden units after the ReLU),
+def _out(w2: ptr16, acc: ptr32, j0: int, m: int):
+    """The output's sum of ``acc[j] * w2[j0 + j]`` (``m`` hidden units after the ReLU),
     left in ``acc[0..3]`` as four sums, of each unit's bits 0-6, 7-13, 14-20 and 21
     up: ``value_of`` adds them shifted. Viper works in machine words, and one
     product (a unit below 2**28, a weight below 2**15) would not fit 32 bits; a
-    piece's (below 2**7 times 2**15) does, and so do 128 of them (``netfile``:
-    H <= 128). ``w2`` is then read in place from a mapped file, like the input
-    weights."""
+    piece's (at most 127 times 2**15) does, and so do 512 of them (127 * 2**15 *
+    512 < 2**31; a block is ``BLOCK`` units). ``w2`` is then read in place from a
+    mapped file, like the input weights."""
     s0 = 0
     s1 = 0
     s2 = 0
     s3 = 0
-    for j in range(h):
-        x = int(w2[j])
+    for j in range(m):
+        x = int(w2[j0 + j])
         if x > 32767:
             x -= 65536
         a = int(acc[j])
@@ -245,14 +265,15 @@ def _out(w2: ptr16, acc: ptr32, h: int):
 
 
 @micropython.viper
-def _xpiece(w: ptr16, acc: ptr32, h: int, ex: ptr8, n: int):
-    """The extra inputs' part of the hidden sums: ``ex[e]`` times row ``e``."""
+def _xpiece(w: ptr16, acc: ptr32, h: int, j0: int, m: int, ex: ptr8, n: int):
+    """The extra inputs' part of the sums of units ``j0 .. j0 + m - 1``: ``ex[e]``
+    times row ``e``."""
     for e in range(n):
         c = int(ex[e])
         if c == 0:
             continue
-        i0 = e * h
-        for j in range(h):
+        i0 = e * h + j0
+        for j in range(m):
             x = int(w[i0 + j])
             if x > 32767:
                 x -= 65536

@@ -8,16 +8,22 @@ place: only the header and the few small arrays are copied.
 
 The format (little-endian; see ``host_tools/nardy_host/train.py``, ``write_weights``)::
 
-    b"NRDW", version u8 (1, 2 or 3), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
+    b"NRDW", version u8 (1 to 4), variant u8 (0 long, 1 short), hidden H u8, q1 u8,
     q2 u8, qlin u8, extras E u8 (0 in version 1, ``EXTRAS`` in 2: long nardy's, and
-    in 3: short nardy's), reserved u8,
+    in 3: short nardy's), reserved u8 (0; version 4: H's high byte),
     crc32 u32 of everything after the header,
     lin      int16[208]       linear pre-filter, scale 2**qlin
     b1       int16[H]         hidden biases, scale 2**q1
     w1       int16[208 * H]   input-major: the H weights of input i are together
-    wx       int16[E * H]     versions 2, 3: the extra inputs' weights, input-major
+    wx       int16[E * H]     versions 2 to 4: the extra inputs' weights, input-major
     w2       int16[H]         scale 2**q2
     b2       int32[1]         scale 2**(q1 + q2)
+
+Version 4 is for nets of more than 255 hidden units (up to ``MAX_HIDDEN``): H is 16
+bits (the header's byte 6 and, above it, byte 11), and its extras, if any, are its
+variant's. The host writes it only for such nets (the mean of several nets, made one
+wider net: ``nardy_host.train --average``), so smaller files keep their version and
+their bytes.
 
 The evaluator's inputs (what the 208 and the E are) are described in ``nardy.evaluate``.
 """
@@ -28,7 +34,8 @@ import binascii
 from micropython import const  # CPython: the shim nardy/__init__.py installs
 
 MAGIC = b"NRDW"
-VERSION = const(3)       # the newest version written; versions 1 and 2 are read too
+VERSION = const(4)       # the newest version written; versions 1 to 3 are read too
+MAX_HIDDEN = const(512)  # evaluate._out's 32-bit sums hold 512 units
 INPUTS = const(208)      # the evaluator's raw inputs: 2 sides x 26 path points x 4
 EXTRAS = const(12)       # version 2's and 3's extra inputs (nardy.evaluate._extras,
                          # _short_extras)
@@ -42,6 +49,7 @@ class WeightsError(ValueError):
 
 
 _HEADER = const(16)
+_BLOCK = const(128)      # nardy.evaluate.BLOCK: hidden units summed at a time
 _SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
 
 
@@ -82,15 +90,19 @@ def _load(net, f, mapped=None):
     if head[5] >= len(VARIANTS) or VARIANTS[head[5]] != net.variant:
         raise WeightsError("weights file is not for %s nardy" % net.variant)
     # version 2: the extra inputs of long nardy (nardy.evaluate._extras); version 3:
-    # those of short nardy (_short_extras)
-    extras = head[10] if head[4] > 1 else 0
-    if head[11] or (head[4] == 1 and head[10]) or extras not in (0, EXTRAS) or (
-            extras and net.variant != VARIANTS[head[4] - 2]):
+    # those of short nardy (_short_extras); version 4: those of its variant
+    version = head[4]
+    if head[11] and version < 4:
+        raise WeightsError("weights file: reserved byte set (more than 255 hidden units "
+                           "is version 4)")
+    extras = head[10] if version > 1 else 0
+    if (version == 1 and head[10]) or extras not in (0, EXTRAS) or (
+            extras and version < 4 and net.variant != VARIANTS[version - 2]):
         raise WeightsError("weights file: %d extra inputs (this board reads %d, long "
                            "nardy version 2, short version 3)" % (head[10], EXTRAS))
     net.extras = extras
-    h = head[6]
-    if not 1 <= h <= 128:       # evaluate._out's 32-bit sums hold 128 units
+    h = head[6] | (head[11] << 8 if version == 4 else 0)
+    if not 1 <= h <= MAX_HIDDEN:
         raise WeightsError("weights file: bad hidden size %d" % h)
     net.hidden = h
     q1, q2, qlin = head[7], head[8], head[9]
@@ -150,7 +162,8 @@ def _load(net, f, mapped=None):
     net.b2 = b2[0]
     # value() is in units of 2**(q1+q2)
     net.scale = 1 << (q1 + q2)
-    net.acc = array.array("i", bytes(4 * max(h, 4)))  # (its first 4: the output's sums)
+    # the sums of a block of hidden units (evaluate.BLOCK; its first 4: the output's)
+    net.acc = array.array("i", bytes(4 * max(min(h, _BLOCK), 4)))
 
 
 def _mapped(f):

@@ -197,8 +197,11 @@ def run(args):
             from nardy_host import romfs
             image = os.path.join(tmp, "firmware.romfs")
             romfs.build(os.path.join(tmp, "rom"), image)
+            size = os.path.getsize(image)
             _run(conn + ["romfs", "deploy", image],
-                 "romfs deploy (does this MicroPython have a ROMFS partition?)")
+                 "romfs deploy of a %d KB image (does this MicroPython have a ROMFS "
+                 "partition that holds it? `mpremote romfs query` shows it)"
+                 % ((size + 1023) // 1024))
             old = _join(root, "nardy")
             _run(conn + ["exec", "import os\ntry:\n for n in os.listdir(%r):\n"
                          "  os.remove(%r + '/' + n)\n os.rmdir(%r)\nexcept OSError:\n pass\n"

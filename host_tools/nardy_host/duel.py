@@ -157,11 +157,12 @@ class HostBot:
         self.keep = keep_for(variant.name)
         lin = np.array(lin_table(net), dtype=np.int64)
         self.table = lin.reshape(52, _COUNTS)
-        # float64, for BLAS: every sum in ``values`` is an integer below 2**53 (inputs
-        # < 256 on at most 232 rows, int16 weights and biases: a hidden sum < 2**31;
-        # at most 128 hidden units (nardy.netfile) times an int16: <= 2**53), so each
-        # step is exact and the values are the board's integers; numpy's int64
-        # products have no BLAS and made 1-ply labelling 2.5x slower.
+        # float64, for BLAS: every sum in ``values`` is an integer below 2**53 (the
+        # inputs of a position sum to at most 270: 30 for the checkers, 240 for the
+        # extras; times int16 weights, plus a bias: a hidden sum < 2**24; at most 512
+        # hidden units (nardy.netfile) times an int16: < 2**48), so each step is
+        # exact and the values are the board's integers; numpy's int64 products have
+        # no BLAS and made 1-ply labelling 2.5x slower.
         self.w1 = np.frombuffer(input_weights(net), "<i2").astype(np.float64).reshape(
             208 + net.extras, net.hidden)
         self.b1 = np.array(net.b1, dtype=np.float64)

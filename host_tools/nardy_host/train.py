@@ -31,7 +31,7 @@ import zlib
 import numpy as np
 
 from nardy.longnardy import LongNardy
-from nardy.netfile import INPUTS, MAGIC, VARIANTS
+from nardy.netfile import INPUTS, MAGIC, MAX_HIDDEN, VARIANTS
 from nardy.shortnardy import ShortNardy
 from nardy_host.features import EXTRAS, boards_of, encode, inputs_for
 from nardy_host.tdplay import roll as _roll
@@ -129,10 +129,15 @@ def write_weights(path, variant, net, lin):
         np.round(net.w2 * (1 << q2)).astype("<i2").tobytes(),
         np.round(net.b2 * (1 << (q1 + q2))).astype("<i4").tobytes(),
     ])
-    # version 2: long nardy's extras, 3: short nardy's (nardy.netfile)
-    version = (2 + VARIANTS.index(variant)) if n_extras else 1
-    head = MAGIC + struct.pack("<BBBBBBHI", version, VARIANTS.index(variant), h, q1, q2,
-                               ql, n_extras, zlib.crc32(payload) & 0xFFFFFFFF)
+    # version 2: long nardy's extras, 3: short nardy's; 4: more than 255 hidden units
+    # (their count's high byte in the reserved one; nardy.netfile)
+    version = 4 if h > 255 else (2 + VARIANTS.index(variant)) if n_extras else 1
+    if not 1 <= h <= MAX_HIDDEN:
+        raise TrainError("the board reads nets of 1 to %d hidden units, not %d"
+                         % (MAX_HIDDEN, h))
+    head = MAGIC + struct.pack("<BBBBBBBBI", version, VARIANTS.index(variant), h & 255,
+                               q1, q2, ql, n_extras, h >> 8,
+                               zlib.crc32(payload) & 0xFFFFFFFF)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "wb") as f:
         f.write(head + payload)
@@ -503,7 +508,12 @@ def _train_distilled(args, log):
     error less its turn's mean (what the results of one roll differ by)."""
     from nardy_host.distill import extra_inputs, raw_inputs
     c, y, g = _teacher_positions(args, log)
-    if args.extras:
+    if args.extras and args.average:
+        # the mean of trained nets reads a few rows only (the pre-filter's, the
+        # held-out turns): their extras as they are asked for
+        def inputs(rows):
+            return np.concatenate([raw_inputs(c[rows]), extra_inputs(c[rows])], axis=1)
+    elif args.extras:
         # the extras of every position once (uint8): a batch's are a look-up
         t1 = time.time()
         xe = extra_inputs(c)
@@ -517,11 +527,14 @@ def _train_distilled(args, log):
     start = np.concatenate([[0], np.cumsum(g)[:-1]])
     held_out = (np.arange(len(g)) % 1000) < HOLD_OUT       # whole turns, spread out
     train_g, test_g = np.flatnonzero(~held_out), np.flatnonzero(held_out)
-    net = Mlp(args.hidden, np.random.default_rng(args.seed), inputs_for(args.extras))
-    order = np.random.default_rng(args.seed + 1)
+    # --net-seed: another net (its start and its order of turns) on the same data
+    seed = args.seed if args.net_seed is None else args.net_seed
+    net = Mlp(args.hidden, np.random.default_rng(seed), inputs_for(args.extras))
+    order = np.random.default_rng(seed + 1)
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
     keys = (_SHORT_KEYS + (_STUDENT_KEYS if args.student else ())
-            + (("relabel_ply",) if args.relabel_ply else ()))
+            + (("relabel_ply",) if args.relabel_ply else ())
+            + (("net_seed",) if args.net_seed is not None else ()))
     run = np.array([_file_crc(args.student) if k == "student" else _flt(getattr(args, k))
                     for k in keys], np.float64)
     done = 0
@@ -530,6 +543,8 @@ def _train_distilled(args, log):
         log("resumed from %s after epoch %d" % (ckpt, done))
     fit = inputs(_members(start, g, train_g)[0][:FIT_POSITIONS])
     test_idx, test_grp = _members(start, g, test_g)
+    if args.average:
+        return _write_average(args, log, inputs, y, fit, test_idx, test_grp)
     t0 = time.time()
     per_batch = max(1, round(args.batch_size * len(g) / max(1, len(y))))   # turns
     for epoch in range(1, args.epochs + 1):
@@ -555,6 +570,63 @@ def _train_distilled(args, log):
             log("epoch %d  %s  %.0f s" % (epoch, held, time.time() - t0))
     write_out(args, net, fit)
     return net
+
+
+# What makes the teacher data: an --average member must have been trained on this run's
+_DATA_KEYS = ("games", "seed", "best", "others", "teacher_explore", "scenarios",
+              "teacher_ply", "extras")
+
+
+def _write_average(args, log, inputs, y, fit, test_idx, test_grp):
+    """--average: the nets of the checkpoints, trained on this run's teacher data, as
+    one net that gives the mean of their values (``averaged``), written to --out."""
+    nets = []
+    for path in args.average.split(","):
+        try:
+            with np.load(path) as data:
+                run = data["run"]
+                params = [data["p%d" % i] for i in range(4)]
+        except (OSError, ValueError, KeyError) as e:
+            raise TrainError("cannot read the net of %s: %s" % (path, e)) from None
+        want = [_flt(getattr(args, k)) for k in _DATA_KEYS]
+        got = [run[_SHORT_KEYS.index(k)] for k in _DATA_KEYS]
+        if got != want:
+            diff = ", ".join("%s %g (here %g)" % (k, a, b)
+                             for k, a, b in zip(_DATA_KEYS, got, want) if a != b)
+            raise TrainError("%s was trained on other teacher data: %s" % (path, diff))
+        net = Mlp(len(params[1]), np.random.default_rng(0), params[0].shape[0])
+        for p, q in zip(net.params, params):
+            p[...] = q
+        nets.append(net)
+        log("%s: %d hidden units, held-out mse %.5f, within a turn %.5f" % (
+            path, len(params[1]), *_errors(net, inputs, y, test_idx, test_grp)))
+    net = averaged(nets)
+    log("their mean, one net of %d hidden units: held-out mse %.5f, within a turn %.5f"
+        % (len(net.b1), *_errors(net, inputs, y, test_idx, test_grp)))
+    write_out(args, net, fit)
+    return net
+
+
+def averaged(nets):
+    """One net whose value is the mean of ``nets``' values: their hidden units side
+    by side, each output weight divided by their number. Exact, as the output is
+    linear in the hidden units; the board evaluates it as any net of that width.
+
+    >>> rng = np.random.default_rng(1)
+    >>> a, b = Mlp(3, rng, 5), Mlp(2, rng, 5)
+    >>> a.b2[0], b.b2[0] = 0.5, -0.25
+    >>> x = rng.standard_normal((4, 5)).astype(np.float32)
+    >>> m = averaged([a, b])
+    >>> len(m.b1), bool(np.allclose(m(x), (a(x) + b(x)) / 2, atol=1e-6))
+    (5, True)
+    """
+    n = len(nets)
+    out = Mlp(sum(len(m.b1) for m in nets), np.random.default_rng(0), nets[0].inputs)
+    out.w1[...] = np.concatenate([m.w1 for m in nets], axis=1)
+    out.b1[...] = np.concatenate([m.b1 for m in nets])
+    out.w2[...] = np.concatenate([m.w2 for m in nets]) / n
+    out.b2[...] = sum(m.b2 for m in nets) / n
+    return out
 
 
 def _members(start, sizes, turns):
@@ -645,6 +717,10 @@ def main(argv=None):
     p.add_argument("variant", choices=VARIANTS)
     p.add_argument("--games", type=int, default=2000)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--net-seed", type=int, metavar="N",
+                   help="short --source gnubg: the net's own seed (its start, its order "
+                        "of turns; default --seed, which also makes the teacher data): "
+                        "nets for --average on the same data")
     p.add_argument("--hidden", type=int, default=24)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--lam", type=float, default=0.7)
@@ -714,6 +790,10 @@ def main(argv=None):
                    help="long, short --source gnubg: go on from the checkpoint if any")
     p.add_argument("--ladder", metavar="DIR",
                    help="long: keep each report's weights as DIR/long-GAMES.bin")
+    p.add_argument("--average", metavar="CKPT,CKPT,...",
+                   help="short --source gnubg: train nothing; write the mean of these "
+                        "checkpoints' nets (--net-seed runs on this run's teacher data) "
+                        "as one net of their hidden units together")
     p.add_argument("--out", required=True)
     p.add_argument("--log")
     args = p.parse_args(argv)
@@ -726,6 +806,9 @@ def main(argv=None):
         p.error("--student FILE and --student-games N go together, short --source gnubg")
     if args.relabel_ply and (args.variant, args.source) != ("short", "gnubg"):
         p.error("--relabel-ply relabels short --source gnubg teacher data")
+    if (args.average or args.net_seed is not None) and (args.variant, args.source) != (
+            "short", "gnubg"):
+        p.error("--average and --net-seed are for short --source gnubg")
     if args.init and args.variant != "long":
         p.error("--init starts a long run from another's checkpoint (long only)")
     if not 0.0 <= args.student_share <= 1.0:

@@ -58,7 +58,14 @@ def _net(name):
     local ``net`` or ``Bot`` of the last game)."""
     if name not in _NETS:
         _drop_nets()
-        _NETS[name] = Net(WEIGHTS + name + ".bin", name)
+        try:
+            _NETS[name] = Net(WEIGHTS + name + ".bin", name)
+        except MemoryError:
+            # the 256-unit short net (112 KB) does not fit the unix port's 112wK
+            # heap beside this module: as on a board without room (botplay.load),
+            # the smaller net of the game (CPython reads the big one)
+            gc.collect()
+            _NETS[name] = Net(WEIGHTS + name + "-small.bin", name)
     return _NETS[name]
 
 

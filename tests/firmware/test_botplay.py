@@ -371,10 +371,18 @@ def test_a_short_turn_that_no_unseen_step_completes_is_not_ended():
     b.close()
 
 
+def _hidden_of(path):
+    """A weights file's hidden size, from its header (nardy.netfile: version 4 keeps
+    the high byte in byte 11)."""
+    with open(path, "rb") as f:
+        head = f.read(12)
+    return head[6] | (head[11] << 8 if head[4] == 4 else 0)
+
+
 def test_the_board_plays_its_strongest_net_that_fits():
-    # long.bin and short.bin (128 hidden units) where the heap holds them with room
-    # to spare, else long-small.bin and short-small.bin (64): a plain ESP32 reading
-    # a 128-unit net into its heap has no room. The
+    # long.bin and short.bin (128 and 256 hidden units) where the heap holds them
+    # with room to spare, else long-small.bin and short-small.bin (64): a plain ESP32
+    # reading either into its heap has no room. The
     # chooser is a stand-in that reads only the file's header (the heap is the
     # test's subject, not the net: the real files are checked in test_duel).
     real_free = botplay._free
@@ -388,8 +396,7 @@ def test_the_board_plays_its_strongest_net_that_fits():
             self.variant = variant
             self.net = self
             self.in_place = lambda: mapped
-            with open(path, "rb") as f:
-                self.hidden = f.read(8)[6]
+            self.hidden = _hidden_of(path)
 
         def free(self):
             freed.append(self.hidden)
@@ -406,17 +413,19 @@ def test_the_board_plays_its_strongest_net_that_fits():
             bot_module.Bot, botplay._free = real_bot, real_free
             botplay.release()
 
-    for game in ("long", "short"):
+    # the nets committed: long 128 units and 64; short the mean of two 128-unit nets
+    # as one of 256 (weights version 4) and 64
+    for game, top in (("long", 128), ("short", 256)):
         big, small = game + ".bin", game + "-small.bin"
-        assert hidden(game) == 128
-        assert freed == [128]               # released: the weights go, not only the Bot
+        assert hidden(game) == top
+        assert freed == [top]               # released: the weights go, not only the Bot
         del freed[:]
         assert hidden(game, free=botplay.RESERVE - 1) == 64     # it would leave too little
-        # the 128-unit net read first is freed before the smaller is read
-        assert freed == [128, 64]
+        # the bigger net read first is freed before the smaller is read
+        assert freed == [top, 64]
         del freed[:]
         # read in place (ROMFS) it holds no heap: the smaller would leave no more room
-        assert hidden(game, free=botplay.RESERVE - 1, mapped=True) == 128
+        assert hidden(game, free=botplay.RESERVE - 1, mapped=True) == top
         assert hidden(game, fail=(big,)) == 64
         try:
             hidden(game, fail=(big, small))

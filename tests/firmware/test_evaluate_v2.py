@@ -6,16 +6,18 @@ version 2 headers refused, and the chooser plays with a version 2 net."""
 import array
 import binascii
 import struct
+import sys
 
 from test_bot import TMP, Lcg, _inputs, _positions, _refused, _write
 
 from nardy.bot import Bot
-from nardy.evaluate import Net, _extras, _out
+from nardy.evaluate import BLOCK, Net, _extras, _out
 from nardy.longnardy import LongNardy
 from nardy.netfile import EXTRAS, INPUTS, MAGIC
 from nardy.rules import Position
 
 _HEAD = len(MAGIC) + struct.calcsize("<BBBBBBBBI")   # a weights file's header
+_MP = sys.implementation.name == "micropython"
 
 
 def _pieces_v2(hidden, seed, extras=EXTRAS):
@@ -37,9 +39,13 @@ def _pieces_v2(hidden, seed, extras=EXTRAS):
     yield "b2", words(1, 5000, 10001, "i")
 
 
-def _head_v2(crc, hidden, variant_code=0, extras=EXTRAS, version=2):
-    return MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden, 8, 8, 8,
-                               extras, 0, crc & 0xFFFFFFFF)
+def _head_v2(crc, hidden, variant_code=0, extras=EXTRAS, version=2, high=None):
+    """A header; version 4 keeps the hidden size's high byte in the reserved one
+    (``high``: that byte as written, by default the size's own)."""
+    if high is None:
+        high = hidden >> 8
+    return MAGIC + struct.pack("<BBBBBBBBI", version, variant_code, hidden & 255, 8, 8, 8,
+                               extras, high, crc & 0xFFFFFFFF)
 
 
 def _weights_v2(hidden, seed, variant_code=0, extras=EXTRAS, version=2):
@@ -59,7 +65,7 @@ def _weights_v2(hidden, seed, variant_code=0, extras=EXTRAS, version=2):
                             parts["b2"][0])
 
 
-def _write_v2(hidden, seed):
+def _write_v2(hidden, seed, version=2):
     """``_weights_v2``'s file of ``hidden`` units written to ``TMP`` a row at a
     time, the header's checksum written last: a 128-unit file (57 KB) built in
     memory, beside its arrays, finds no free block in the unix port's 112wK heap.
@@ -74,7 +80,7 @@ def _write_v2(hidden, seed):
             if name != "w1":
                 parts[name] = a
         f.seek(0)
-        f.write(_head_v2(crc, hidden))
+        f.write(_head_v2(crc, hidden, version=version))
     first = _HEAD + 2 * (INPUTS + hidden)
 
     def w1_row(i):
@@ -176,8 +182,7 @@ def test_version_2_net_equals_plain_computation():
         assert net.value(pos) == _reference(parts, 5, pos)
 
 
-def test_a_128_unit_net_equals_plain_computation_and_129_is_refused():
-    # the most hidden units a file may have (evaluate._out's 32-bit sums hold 128)
+def test_a_128_unit_net_equals_plain_computation_and_256_needs_version_4():
     v = LongNardy()
     path, parts = _write_v2(128, 12)
     net = Net(path, "long")
@@ -185,32 +190,87 @@ def test_a_128_unit_net_equals_plain_computation_and_129_is_refused():
     for pos in _positions(v, 6, 8):
         assert net.value(pos) == _reference(parts, 128, pos)
     del net, parts
+    # version 2 and 3 headers keep the byte above the size at 0: a size of 256 or
+    # more is version 4's (refused from the header, before any weight is read)
+    _refused(_head_v2(0, 256, version=2) + _weights_v2(1, 12)[0][_HEAD:], "long",
+             ["reserved byte", "version 4"])
+
+
+def test_a_version_4_net_of_256_units_equals_plain_computation():
+    # version 4: the hidden size in 16 bits (a mean of two 128-unit nets as one,
+    # nardy_host.train --average), read like the others. The unix port's 112wK heap
+    # holds no 256-unit net beside the others' leftovers: there a version 4 file of
+    # 130 units (the board plays its 256-unit net in place, from ROMFS: test_soak)
+    hidden = 130 if _MP else 256
+    v = LongNardy()
+    path, parts = _write_v2(hidden, 21, version=4)
+    net = Net(path, "long")
+    assert net.hidden == hidden and net.extras == EXTRAS
+    # summed a block of units at a time: no more heap than a 128-unit net's
+    assert len(net.acc) == BLOCK == 128
+    positions = _positions(v, 3, 8) + _race_and_mars()[:1]
+    for pos in positions:
+        assert net.value(pos) == _reference(parts, hidden, pos)
+    if _MP:
+        # the blocks cost no heap: an evaluation allocates nothing (a ``for`` over
+        # ``range(0, h, BLOCK)`` made a range object each time: 32 bytes)
+        import gc
+        gc.collect()
+        gc.disable()
+        try:
+            before = gc.mem_alloc()
+            for pos in positions:
+                for _ in range(5):
+                    net.value_of(pos.board, pos.turn)
+            grew = gc.mem_alloc() - before
+        finally:
+            gc.enable()
+        assert grew <= 64, grew
+
+
+def test_version_4_hidden_sizes_up_to_512():
+    # the most hidden units a file may have: evaluate._out's 32-bit sums hold 512;
     # the size is refused from the header, before any weight is read
-    _refused(_head_v2(0, 129) + _weights_v2(1, 12)[0][_HEAD:], "long",
-             ["hidden size 129"])
+    rest = _weights_v2(1, 12)[0][_HEAD:]
+    for bad in (0, 513, 65535):
+        _refused(_head_v2(0, bad, version=4) + rest, "long", ["hidden size %d" % bad])
+    _refused(_head_v2(0, 300, version=5) + rest, "long", ["version 5"])
+    # 512 passes the header: the body is then too short (MicroPython: no room for
+    # the arrays of a 512-unit net outside ROMFS, which the board meets as a
+    # MemoryError and answers with the smaller net, nardy.botplay)
+    try:
+        _refused(_head_v2(0, 512, version=4) + rest, "long", ["truncated"])
+    except MemoryError:
+        assert _MP
 
 
 def test_the_output_sum_is_exact_in_32_bit_pieces():
     # evaluate._out sums acc[j] * w2[j] in four sums of 7-bit pieces, each of
     # which must fit a 32-bit machine word (viper on the ESP32): the largest units
-    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 128 hidden units (the
+    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 512 hidden units (the
     # most a weights file may have), and random ones, give the exact sum
     r = Lcg(77)
     top = 2 ** 28 - 1
-    cases = [([top] * 128, [-32768] * 128), ([top] * 128, [32767] * 128),
-             ([127 | (127 << 7) | (127 << 14) | (127 << 21)] * 128, [-32768] * 128)]
-    for _ in range(40):
-        h = 1 + r.next(128)
-        cases.append(([r.next(2 ** 28) for _ in range(h)],
-                      [r.next(65536) - 32768 for _ in range(h)]))
-    for units, weights in cases:
+
+    def cases():
+        # one case at a time, as arrays: 43 of them as lists would not fit the
+        # unix port's 112wK heap
+        for unit, weight in ((top, -32768), (top, 32767),
+                             (127 | (127 << 7) | (127 << 14) | (127 << 21), -32768)):
+            yield (array.array("i", (unit for _ in range(512))),
+                   array.array("h", (weight for _ in range(512))))
+        for _ in range(40):
+            h = 1 + r.next(512)
+            yield (array.array("i", (r.next(2 ** 28) for _ in range(h))),
+                   array.array("h", (r.next(65536) - 32768 for _ in range(h))))
+
+    for units, w2 in cases():
         h = len(units)
-        acc = array.array("i", units + [0] * (4 - h if h < 4 else 0))
-        w2 = array.array("h", weights)
-        _out(w2, acc, h)
+        want = sum(u * w for u, w in zip(units, w2))
+        acc = units if h >= 4 else units + array.array("i", [0] * (4 - h))
+        _out(w2, acc, 0, h)
         assert all(-2 ** 31 <= acc[k] < 2 ** 31 for k in range(4))
-        assert acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21) == sum(
-            u * w for u, w in zip(units, weights))
+        assert acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21) == want
 
 
 def test_a_mapped_weights_file_is_read_in_place_with_the_same_values():
@@ -247,7 +307,10 @@ def test_version_2_headers_checked():
     _refused(_weights_v2(4, 2, extras=5)[0], "long", ("extra inputs",))
     # version 1 has no extras: a count there is a bad file, not ignored
     _refused(_weights_v2(4, 2, version=1)[0], "long", ("extra inputs",))
-    _refused(_weights_v2(4, 2, version=4)[0], "long", ("version 4",))
+    _refused(_weights_v2(4, 2, version=5)[0], "long", ("version 5",))
+    # version 4's extras are its variant's: a long file holds long nardy's
+    _refused(_weights_v2(4, 2, version=4)[0], "short", ("not for short",))
+    assert Net(_write(_weights_v2(4, 2, version=4)[0]), "long").extras == EXTRAS
 
 
 def test_bot_plays_the_version_2_nets_best():

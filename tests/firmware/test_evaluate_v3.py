@@ -162,7 +162,10 @@ def test_version_3_headers_checked():
     _refused(_weights_v3(4, 2, variant_code=0)[0], "long", ("extra inputs", "version 3"))
     _refused(_weights_v3(4, 2, version=2)[0], "short", ("extra inputs", "version 2"))
     _refused(_weights_v3(4, 2, extras=5)[0], "short", ("extra inputs",))
-    _refused(_weights_v3(4, 2, version=4)[0], "short", ("version 4",))
+    _refused(_weights_v3(4, 2, version=5)[0], "short", ("version 5",))
+    # version 4 (more than 255 hidden units) holds its variant's extras
+    assert Net(_write(_weights_v3(4, 2, version=4)[0]), "short").extras == EXTRAS
+    _refused(_weights_v3(4, 2, version=4)[0], "long", ("not for long",))
 
 
 def test_bot_plays_the_version_3_nets_best():

@@ -83,6 +83,75 @@ def test_a_cache_of_other_teacher_data_is_not_used(tmp_path):
     assert c.read_bytes() != a.read_bytes()
 
 
+def test_nets_of_other_seeds_on_the_same_data_and_their_mean(tmp_path, capsys):
+    """--net-seed: another start and order on the same teacher data; --average:
+    their mean as one net of 260 units (weights version 4), which the board and the
+    host's duel player rate as the mean of the float nets."""
+    from nardy.bot import Bot
+    from nardy_host import duel
+    cache = str(tmp_path / "t.npz")
+    same = ["--seed", "5", "--cache", cache, "--hidden", "130", "--extras", str(EXTRAS)]
+    _, plain = _run(tmp_path, "plain", *same)
+    _, five = _run(tmp_path, "five", *same, "--net-seed", "5")
+    _, a = _run(tmp_path, "a", *same, "--net-seed", "1")
+    _, b = _run(tmp_path, "b", *same, "--net-seed", "2")
+    assert five.read_bytes() == plain.read_bytes()       # the default is --seed
+    assert a.read_bytes() != plain.read_bytes() != b.read_bytes()
+    code, m = _run(tmp_path, "m", *same, "--average", "%s.ckpt.npz,%s.ckpt.npz" % (a, b))
+    assert code == 0
+    head = m.read_bytes()[:16]
+    assert head[4] == 4 and head[6] | head[11] << 8 == 260
+    net = Net(str(m), "short")
+    assert net.hidden == 260 and net.extras == EXTRAS
+    fa, fb = (_float_net(str(x) + ".ckpt.npz", 130, EXTRAS) for x in (a, b))
+    fw, host = Bot(V, net), duel.HostBot(V, net)
+    rng = random.Random(3)
+    for _ in range(40):
+        pos = random_short(rng)
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        results = [t[1] for t in V.legal_turns(pos, dice)
+                   if t[1].borne_off(pos.turn) < 15]
+        if results:
+            x = features.encode(features.boards_of(results), 1 - pos.turn, EXTRAS,
+                                "short").astype(np.float32)
+            want = (fa(x) + fb(x)) / 2
+            got = [net.value(r) / net.scale for r in results]
+            assert max(abs(p - q) for p, q in zip(got, want)) < 0.002
+        one, two = fw.choose(pos, dice), host.choose(pos, dice)
+        assert one[1].board == two[1].board
+    # a net trained on other teacher data is refused, by name
+    _, c = _run(tmp_path, "c", "--seed", "6", "--hidden", "130", "--extras", str(EXTRAS))
+    capsys.readouterr()
+    code, _ = _run(tmp_path, "m2", *same, "--average", "%s.ckpt.npz,%s.ckpt.npz" % (a, c))
+    assert code == 2
+    assert "c.bin.ckpt.npz was trained on other teacher data: seed 6 (here 5)" in \
+        capsys.readouterr().err
+
+
+def test_the_committed_short_net_is_the_mean_of_its_two_checkpoints(tmp_path):
+    """firmware/weights/short.bin (v5) is ``--average`` of the two committed
+    checkpoints: written again from them, with the file's own pre-filter (fitted to
+    teacher data not kept here), it is the same file, byte for byte."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    nets = os.path.join(root, "host_tools", "nardy_host", "nets")
+    members = [_float_net(os.path.join(nets, name), 128, EXTRAS)
+               for name in ("short-v4.ckpt.npz", "short-n77.ckpt.npz")]
+    with open(os.path.join(root, "firmware", "weights", "short.bin"), "rb") as f:
+        committed = f.read()
+    lin = np.frombuffer(committed[16:16 + 2 * 208], "<i2").astype(np.float32)
+    ql = committed[9]
+    out = tmp_path / "short.bin"
+    train.write_weights(str(out), "short", train.averaged(members), lin / (1 << ql))
+    assert out.read_bytes() == committed
+
+
+def test_the_board_reads_no_net_wider_than_512(tmp_path, capsys):
+    net = train.Mlp(513, np.random.default_rng(0), features.inputs_for(0))
+    with pytest.raises(train.TrainError, match="1 to 512 hidden units, not 513"):
+        train.write_weights(str(tmp_path / "w.bin"), "short", net, np.zeros(208))
+    assert not (tmp_path / "w.bin").exists()
+
+
 def test_a_bad_weights_file_is_refused(tmp_path):
     _, out = _run(tmp_path, "w", "--seed", "5")
     Net(str(out), "short")                                  # the good one reads
