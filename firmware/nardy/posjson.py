@@ -25,8 +25,11 @@ def _count(v, what):
     return v
 
 
-def from_json(variant, obj):
-    """Validate and build a Position for ``variant``."""
+def from_json(variant, obj, mixed=False):
+    """Validate and build a Position for ``variant``. With ``mixed`` a point may
+    hold both colours: a position the board reports, after the opponent accepted
+    a turn that left it so (seed 001 §3.4). Positions typed by a user stay one
+    colour per point."""
     if not isinstance(obj, dict):
         raise ValueError("position must be an object")
     turn = obj.get("turn")
@@ -48,7 +51,7 @@ def from_json(variant, obj):
             side[i + 1] = n
             if n:
                 p = variant.physical(color, i + 1)
-                if owner.get(p, color) != color:
+                if not mixed and owner.get(p, color) != color:
                     raise ValueError("point P%d holds checkers of both colours" % p)
                 owner[p] = color
         side[0] = _count(obj.get("bar", {}).get(name, 0), "position.bar.%s" % name)

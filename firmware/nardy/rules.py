@@ -1049,11 +1049,13 @@ class Variant:
         elif fopp != start[oo:oo + 26]:
             return self.verdict(_E_OPPONENT)
         # Both colours on one point: a point holding the opponent's checkers is closed
-        # (L2, S2), and in short nardy a blot landed on goes to the bar (S2).
+        # (L2, S2), and in short nardy a blot landed on goes to the bar (S2). A point
+        # that held both at the start (an earlier turn accepted so, seed 001 §3.4)
+        # faults only a turn that adds to it: the legal steps never do.
         to_opp = self.opp_of
         for k in range(1, 25):
             n = fopp[to_opp[k]]
-            if fme[k] and n:
+            if n and fme[k] > start[mo + k]:
                 if self.HITS and n == 1:
                     return self.verdict(_E_HIT_LEFT)
                 return self.verdict(_E_CLOSED)

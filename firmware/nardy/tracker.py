@@ -940,9 +940,16 @@ def _place_hand(t, obs):
                                  bad[_B_POS].key())
             if alt is not None and alt[_B_RANK] == bad[_B_RANK]:
                 # Two places out of view fit as well (back onto the own full
-                # stack, or onto the opponent's: L2): the mover says which.
+                # stack, or onto the opponent's: L2): the mover says which. The
+                # own stack is shown first, so OK pressed through picks the likelier
+                # slip and a position with one colour per point.
+                # (No helper: the module's dict is full, see test_tracker.)
+                to = bad[_B_STEP][1]
+                pair = (bad, alt)
+                if 1 <= to <= 24 and bad[_B_POS].count(1 - t.mover, t.v.opp_point(to)):
+                    pair = (alt, bad)       # ``bad`` left both colours on a point
                 t.hyps = []
-                for b in (bad, alt):
+                for b in pair:
                     played, chain, flags = b[_B_HYP]
                     t.hyps.append((played + (b[_B_STEP],), chain + [b[_B_POS]],
                                    flags + (1,)))

@@ -5,7 +5,8 @@ Anything wrong with a file is a :class:`BadGame` naming the file (and the line w
 there is one), never another exception: ``nardy export`` reports it and goes on with
 the next file. The checks here are those export needs on top of reading the lines:
 types and ranges of every field it uses, positions of the game's variant with 15
-checkers a side, turns alternating between the sides.
+checkers a side (one colour per point until a turn was accepted as played: the board
+records the board it saw), turns alternating between the sides.
 
 Shapes of ``meta`` in the ``game`` line (informational: a shape not known here is
 read as "game 1 of a 1-point match", never an error):
@@ -19,7 +20,7 @@ read as "game 1 of a 1-point match", never an error):
 from nardy import record
 from nardy.notation import parse_position_id
 from nardy.posjson import from_json, to_json
-from nardy.rules import COLORS
+from nardy.rules import BLACK, COLORS, WHITE
 from nardy.variants import find_variant
 
 MAX_BYTES = 8 * 1024 * 1024     # for a long-nardy text record (export --read)
@@ -86,18 +87,28 @@ def _variant(header):
         raise BadGame("game line: %s" % e) from None
 
 
-def _position(variant, text, where):
-    """A position id of ``variant`` with 15 checkers a side, one colour per point."""
+def _position(variant, text, where, mixed=False):
+    """A position id of ``variant`` with 15 checkers a side, one colour per point
+    unless ``mixed`` (after a turn the opponent accepted: ``read``)."""
     if not isinstance(text, str) or len(text) > 64:
         raise BadGame("%s: not a position id" % where)
     try:
         name, pos = parse_position_id(text)
         if name != variant.name:
             raise ValueError("a %s-nardy position in a %s-nardy game" % (name, variant.name))
-        from_json(variant, to_json(pos))
+        from_json(variant, to_json(pos), mixed)
     except ValueError as e:
         raise BadGame("%s: %s" % (where, e)) from None
     return pos
+
+
+def shared_point(variant, pos):
+    """The first physical point P1..P24 holding both colours in ``pos`` (a board
+    the opponent accepted so, seed 001 §3.4), or 0."""
+    for k in range(1, 25):
+        if pos.count(WHITE, k) and pos.count(BLACK, variant.opp_point(k)):
+            return variant.physical(WHITE, k)
+    return 0
 
 
 def _first_mover(start, first):
@@ -108,11 +119,14 @@ def _first_mover(start, first):
     return start.turn
 
 
-def _turn_after(t, variant):
-    """The position after a turn (record.check has checked the field types)."""
+def _turn_after(t, variant, mixed):
+    """The position after a turn (record.check has checked the field types). Once a
+    turn was accepted as played (seed 001 §3.4), the position may hold both colours
+    on a point, as the board it was accepted on did; the board records what it
+    sees."""
     if len(t["steps"]) > MAX_STEPS:
         raise BadGame("turn %d: %d steps" % (t["n"], len(t["steps"])))
-    return _position(variant, t["pos"], "turn %d: pos" % t["n"])
+    return _position(variant, t["pos"], "turn %d: pos" % t["n"], mixed)
 
 
 def read(path):
@@ -124,6 +138,7 @@ def read(path):
     Kinds export does not use (roll, step, undo, warn) are skipped."""
     reader = record.Reader(path)
     header, variant, turns, afters = None, None, [], []
+    accepted = False
     for rec in reader:
         kind = rec["r"]
         if kind == "game":
@@ -132,7 +147,8 @@ def read(path):
         elif kind == "turn":
             if len(turns) >= MAX_TURNS:
                 raise BadGame("more than %d turns: not a game" % MAX_TURNS)
-            afters.append(_turn_after(rec, variant))
+            accepted = accepted or rec["accepted"]
+            afters.append(_turn_after(rec, variant, accepted))
             turns.append(rec)
     if reader.problem:
         raise BadGame("not a readable journal: %s" % reader.problem)

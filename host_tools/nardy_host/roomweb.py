@@ -151,7 +151,7 @@ class Card:
             self.zones = None
             return
         v = find_variant(self.variant, self.options)
-        self.place(v, from_json(v, st["position"]))
+        self.place(v, from_json(v, st["position"], mixed=True))
 
     def record_in(self, game, seq, rec):
         """A journal record; the words for it (or None for a repeat)."""

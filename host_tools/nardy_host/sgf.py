@@ -18,6 +18,11 @@ then replays the positions after it mirrored), so the dice of an accepted turn a
 in the comment only. ``tests/host/test_export.py`` checks every position gnubg holds
 against the journal's.
 
+gnubg's board holds one colour per point: a board the opponent accepted with both
+colours on one (``nardy.posjson``'s ``mixed``) cannot be a gnubg game. Such a game is
+a ``gamefile.BadGame`` here, whose message says so and names ``--format json``,
+which keeps it whole.
+
 White is gnubg's first player (``W``; X in its dumps), black the second (``B``, O).
 Points are letters ``a``..``x`` for index 0..23, ``y`` the bar, ``z`` off. A move
 is in the mover's own numbering (white: gnubg point - 1, black: 24 - point); a setup
@@ -25,6 +30,7 @@ node in white's (black's checkers at 24 - their point).
 """
 
 from nardy.rules import BLACK, COLORS, WHITE
+from nardy_host.gamefile import BadGame, shared_point
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _TAG = {WHITE: "W", BLACK: "B"}
@@ -96,6 +102,10 @@ def export(game, positions):
     setup = None
     for turn, before, after in positions:
         side = COLORS.index(turn["side"])
+        p = shared_point(game.variant, after)
+        if p:
+            raise BadGame("turn %d left both colours on P%d (accepted so): gnubg's board "
+                          "cannot hold that; use --format json" % (turn["n"], p))
         if not turn.get("accepted"):
             if setup:
                 nodes.append(";%sC[%s]" % (setup, _text(" / ".join(notes))))

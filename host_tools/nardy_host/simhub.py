@@ -416,7 +416,7 @@ class Hub:
         name, opts, pj = self.position
         try:
             v = find_variant(name, opts)
-            pos = from_json(v, pj)
+            pos = from_json(v, pj, mixed=True)
         except (KeyError, ValueError, TypeError):
             return {}
         return board_zones(v, pos)
@@ -508,7 +508,7 @@ class Hub:
             raise ActionError(409, "no dice to play now: roll first (OK)")
         try:
             v = find_variant(d["variant"], d.get("options") or {})
-            pos = from_json(v, d["position"])
+            pos = from_json(v, d["position"], mixed=True)
         except (KeyError, ValueError, TypeError) as e:
             raise ActionError(409, "the board's position cannot be read: %s" % e) from None
         dice = tuple(dice)

@@ -238,3 +238,21 @@ def _asked_again(V, dice):
         getattr(v, name)(*args)
         assert _answers(v, p, dice, [first]) == before, (V.name, dice, name)
     assert _answers(v, q, (2, 1), []) == _answers(V(), q, (2, 1), [])
+
+
+def test_a_point_accepted_with_both_colours_faults_only_a_turn_that_adds_to_it():
+    # Seed 001 §3.4: the opponent accepted a turn that left both colours on a point
+    # (the mover's 10, shared with 2 of the opponent's), and the game goes on from
+    # that board. Every legal result from it is legal by check_turn, whether or not
+    # the point is left; a turn that adds a checker there is faulted as before.
+    for v in (LONG, SHORT):
+        pos = build(v, {10: 3, 8: 2, 4: 10}, {10: 2, 14: 13})
+        kept = 0
+        for a in range(1, 7):
+            for b in range(a, 7):
+                for _, res in v.legal_turns(pos, (a, b)):
+                    assert v.check_turn(pos, (a, b), res) is None, (v.name, a, b)
+                    kept += res.count(WHITE, 10) > 0
+        assert kept > 50, (v.name, kept)
+        onto = play(v, pos, [(8, 10), (4, 9)])
+        assert v.check_turn(pos, (2, 5), onto)[0] == ("L2" if v is LONG else "S2")

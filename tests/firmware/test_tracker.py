@@ -578,11 +578,35 @@ def test_a_checker_put_on_the_opponents_full_stack_is_asked_and_named_l2():
     back = v.apply_step(pos, (5, 1))
     assert t.state == CONFIRM, (t.state_name(), t.warning)
     keys = [c[1].key() for c in t.candidates]
-    assert sorted(keys) == sorted([onto.key(), back.key()])
-    assert not t.confirm(keys.index(onto.key()))
+    # the own stack first: OK pressed through picks it, one colour per point
+    assert keys == [back.key(), onto.key()]
+    assert not t.confirm(1)
     assert t.state == VERDICT and t.warning[0] == "L2", t.warning
     assert t.accept()
     assert t.result["position"].board == onto.board and t.result["rule"] == "L2"
+
+
+def test_a_checker_gone_onto_a_full_stack_confirmed_through_is_the_own_stack():
+    # The board of a scripted game (found in CI): black 2 on its 23, 13 on its 24,
+    # white 10 on its 24 (black's 12); dice 2-3. Black's checker from 23 goes onto
+    # its own full 24 (1: no die shows it, C3), out of view; white's full stack
+    # would look the same (L2). OK, OK (the shown candidate) and the opponent's
+    # hold: the record keeps one colour per point.
+    v = LongNardy()
+    pos = position({24: 10, 1: 5}, {23: 2, 24: 13}, turn=BLACK)
+    lay, t = setup(v, pos, (2, 3))
+    board = show(v, lay, pos, lift=[(BLACK, zone_of(v, BLACK, 23))])
+    t.update(board)
+    assert t.state == LIFTED
+    assert not t.end_turn(board) and t.state == CONFIRM, t.state_name()
+    assert [c[0][-1] for c in t.candidates] == [(23, 24), (23, 12)]
+    assert not t.confirm(0)
+    assert t.state == VERDICT and t.warning[0] == "C3", t.warning
+    assert t.accept()
+    final = t.result["position"]
+    assert final.count(BLACK, 24) == 14 and final.count(WHITE, 24) == 10
+    for k in range(1, 25):      # no point holds both colours
+        assert not (final.count(BLACK, k) and final.count(WHITE, v.opp_point(k)))
 
 
 def test_a_lift_off_the_full_head_shows_its_targets_from_the_raw_readings():

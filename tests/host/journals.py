@@ -10,9 +10,25 @@ from nardy.scoring import game_result, opening_winner
 from nardy.shortnardy import ShortNardy
 
 
-def play(variant, rng, accept_illegal=0.0):
+def _onto_opponent(variant, pos):
+    """A step of the side to move onto a point the opponent holds (two or more in
+    short nardy, where one would be a hit), or None."""
+    me = pos.turn
+    for f in range(1, 25):
+        if not pos.count(me, f):
+            continue
+        for t in range(f + 1, min(f + 6, 24) + 1):
+            if pos.count(1 - me, variant.opp_point(t)) >= (2 if variant.HITS else 1):
+                return (f, t)
+    return None
+
+
+def play(variant, rng, accept_illegal=0.0, mix_at=0):
     """One game as journal records; each turn a random legal result (or, at the
-    given rate, an illegal one that the opponent accepts)."""
+    given rate, an illegal one that the opponent accepts). With ``mix_at`` the
+    first turn from that one on whose mover can reach an opponent's point is one
+    step onto it, accepted: both colours share a point from then on, until one
+    leaves it (seed 001 §3.4: the board records what it sees)."""
     while True:
         first = opening_winner(rng.randint(1, 6), rng.randint(1, 6))
         if first is not None:
@@ -27,7 +43,14 @@ def play(variant, rng, accept_illegal=0.0):
         turns = variant.legal_turns(pos, dice)
         steps, res = rng.choice(turns)
         accepted, rule = False, None
-        if accept_illegal and steps and rng.random() < accept_illegal:
+        mix = mix_at and n >= mix_at and not pos.count(pos.turn, 0) and _onto_opponent(
+            variant, pos)
+        if mix:
+            steps, res = (mix,), variant.apply_step(pos, mix)
+            res.turn = 1 - pos.turn
+            accepted, rule = True, variant.check_turn(pos, dice, res)[0]
+            mix_at = 0
+        elif accept_illegal and steps and rng.random() < accept_illegal:
             # play only the first step: a turn that does not use the dice (C5)
             res = variant.apply_step(pos, steps[0])
             verdict = variant.check_turn(pos, dice, res)

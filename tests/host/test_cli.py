@@ -97,6 +97,12 @@ def test_position_validation_messages():
     r = run(["moves", "--batch"], json.dumps({"variant": "long", "position": both,
                                               "dice": [1, 2]}) + "\n")
     assert "both colours" in json.loads(r.stdout)["error"]
+    # the board's own dump after such a board was accepted (seed 001 §3.4) reads
+    pos = from_json(LongNardy(), both, mixed=True)
+    assert pos.count(1, 13) == 1 and pos.count(0, 1) == 15
+    with pytest.raises(ValueError, match="not 15"):     # the rest is still checked
+        from_json(LongNardy(), dict(both, black=[15] + [0] * 11 + [1] + [0] * 11),
+                  mixed=True)
 
 
 def _first_dice(seed):

@@ -244,6 +244,56 @@ def test_short_games_with_accepted_illegal_turns_import_into_gnubg(tmp_path):
     assert accepted >= 30 and turns > 1000, (accepted, turns)
 
 
+def _mixed_game(variant, seed):
+    """A board-shaped game whose opponent accepted a step onto its own point, and
+    the number of turns after it that still show both colours on a point."""
+    v = ShortNardy() if variant == "short" else LongNardy()
+    for s in range(seed, seed + 50):
+        recs = board_shape(play(v, random.Random(s), mix_at=8))
+        mixed = [_both_colours(v, parse_position_id(t["pos"])[1])
+                 for t in recs if t["r"] == "turn"]
+        if any(mixed[i] and mixed[i + 1] for i in range(len(mixed) - 1)):
+            return recs, sum(mixed)
+    raise AssertionError("no game kept both colours on a point for two turns")
+
+
+def _both_colours(v, pos):
+    return any(pos.count(0, k) and pos.count(1, v.opp_point(k)) for k in range(1, 25))
+
+
+@pytest.mark.parametrize("variant", ["long", "short"])
+def test_a_board_accepted_with_both_colours_on_a_point_exports(tmp_path, variant):
+    # README: the journal records what is on the board, marked as accepted, and
+    # every journal exports; the later turns start from that board.
+    recs, mixed = _mixed_game(variant, 70)
+    j = write(tmp_path / "mixed.jsonl", recs)
+    assert gamefile.read(j).afters[-1] is not None
+    turns = [t for t in recs if t["r"] == "turn"]
+    if variant == "long":
+        txt = tmp_path / "mixed.txt"
+        r = nardy("export", j, "--out", str(txt))
+        assert r.returncode == 0, r.stderr
+        assert "!L2" in txt.read_text()
+        r = nardy("export", "--read", str(txt))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip().endswith(turns[-1]["pos"]), (r.stdout, turns[-1]["pos"])
+    else:
+        # gnubg's board holds one colour per point: no .sgf, a clear error, and the
+        # JSON export keeps the game whole
+        r = nardy("export", j, "--out", str(tmp_path / "mixed.sgf"))
+        assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+        assert "both colours on P" in r.stderr and "--format json" in r.stderr, r.stderr
+        assert not (tmp_path / "mixed.sgf").exists()
+        r = nardy("export", j, "--format", "json")
+        assert r.returncode == 0, r.stderr
+        assert [t["pos"] for t in json.loads(r.stdout)["turns"]] == [
+            t["pos"] for t in turns]
+    # a game with no accepted turn is still refused such a position
+    clean = [dict(t, accepted=False, rule=None) if t["r"] == "turn" else t for t in recs]
+    with pytest.raises(gamefile.BadGame, match="both colours"):
+        gamefile.read(write(tmp_path / "clean.jsonl", clean))
+
+
 @pytest.mark.parametrize("body", ["  1) 77: 1/7", "  1) 65: 1/99", "  1) 65: 0/6 1/7",
                                   "  1) 65: a/b"])
 def test_a_hostile_text_record_is_a_clean_error(tmp_path, body):

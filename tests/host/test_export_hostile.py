@@ -15,6 +15,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from boardshape import board_shape  # noqa: E402
 from journals import play  # noqa: E402
 
+from nardy.notation import parse_position_id, position_id  # noqa: E402
+from nardy.rules import BLACK, WHITE  # noqa: E402
 from nardy.shortnardy import ShortNardy  # noqa: E402
 from nardy_host import cli  # noqa: E402
 
@@ -46,6 +48,17 @@ def _turn(recs, i=0):
 
 def _set(rec, **kw):
     rec.update(kw)
+
+
+def _mixed_start(pid):
+    """The position id ``pid`` with one white checker moved onto a black point."""
+    v = ShortNardy()
+    pos = parse_position_id(pid)[1]
+    k = next(k for k in range(1, 25) if pos.count(BLACK, v.opp_point(k)))
+    f = next(f for f in range(1, 25) if pos.count(WHITE, f))
+    pos.side(WHITE)[f] -= 1
+    pos.side(WHITE)[k] += 1
+    return position_id(v, pos)
 
 
 GOOD = _join(_lines(_recs()))
@@ -119,6 +132,9 @@ CASES = {
     "pos both colours on a point": (_edit(lambda r: _set(_turn(r), pos=r[0]["start"][:3]
                                                          + "2" + r[0]["start"][4:])),
                                     False),
+    "start both colours on a point, a turn accepted": (_edit(lambda r: (
+        _set(r[0], start=_mixed_start(r[0]["start"])),
+        _set(_turn(r), accepted=True, rule="C5"))), False),
     "accepted yes": (_edit(lambda r: _set(_turn(r), accepted="yes")), False),
     "n negative": (_edit(lambda r: _set(_turn(r), n=-1)), False),
     "illegal turn not accepted": (_edit(lambda r: _set(_turn(r), steps=[[1, 2]])), False),

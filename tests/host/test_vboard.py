@@ -14,7 +14,7 @@ from nardy.variants import find_variant
 def _state(b):
     d = b.dump()
     v = find_variant(d["variant"], d["options"] or {})
-    return v, from_json(v, d["position"]), d
+    return v, from_json(v, d["position"], mixed=True), d
 
 
 def play_turn(b, rng, illegal=False):

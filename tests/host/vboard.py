@@ -110,7 +110,7 @@ def state_of(board, variant_name, options=None):
     d = board.dump()
     v = find_variant(d["variant"], d["options"] or {})
     from nardy.posjson import from_json
-    return v, from_json(v, d["position"]), d["dice"], d
+    return v, from_json(v, d["position"], mixed=True), d["dice"], d
 
 
 def committed(events):
