@@ -155,17 +155,24 @@ def _label_rows(job):
     return [equity(gnubg_nn.probabilities(board_of(c), ply)) for c in counts]
 
 
-def relabel(counts, labels, sizes, best, ply, workers=1, log=None, chunk=20000):
+def relabel(counts, labels, sizes, best, ply, workers=1, log=None, chunk=20000,
+            turns=0):
     """A copy of ``labels`` with the first ``best`` results of each turn (the ones
     ``positions`` labels first: those gnubg 0-ply rates best, where a choice is
-    made) labelled again by gnubg at ``ply``; the others keep their labels. Spread
-    over ``workers`` processes, in chunks; the same arrays give the same labels.
+    made; 0: every result) labelled again by gnubg at ``ply``; the others keep
+    their labels. ``turns``: only the first so many turns (0: all). Spread over
+    ``workers`` processes, in chunks; the same arrays give the same labels.
 
-    Why only the best: a ply-1 label costs ~1.7 ms of CPU against 0.01 ms at ply 0,
-    and the choice among the good results is what the deeper teacher changes."""
+    Why not all: a ply-1 label costs ~1.7 ms of CPU against 0.01 ms at ply 0. Why
+    every result of a turn, then: 1-ply's labels sit about 0.012 above 0-ply's, so a
+    turn labelled half at each ply ranks its results by the ply, not the position
+    (a net taught so played 0.048 a game worse, docs/ENGINE.md)."""
     start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     within = np.arange(len(labels)) - np.repeat(start, sizes)
-    rows = np.flatnonzero(within < best)
+    keep = within < best if best else np.ones(len(labels), bool)
+    if turns and turns < len(sizes):
+        keep[start[turns]:] = False
+    rows = np.flatnonzero(keep)
     jobs = [(counts[rows[s:s + chunk]], ply) for s in range(0, len(rows), chunk)]
     out = labels.copy()
     t0 = time.time()

@@ -472,13 +472,19 @@ def _relabelled(args, log, c, y, g):
     if not args.relabel_ply:
         return c, y, g
     from nardy_host import distill
-    meta = [len(y), float(y.sum()), args.best, args.relabel_ply]
+    best = 0 if args.relabel_all else args.best
+    meta = [len(y), float(y.sum()), best, args.relabel_ply]
+    if args.relabel_turns:
+        meta.append(args.relabel_turns)
     cache = args.cache and "%s-ply%d.npz" % (os.path.splitext(args.cache)[0],
                                               args.relabel_ply)
-    log("the best %d results of each turn labelled at ply %d, %d processes" % (
-        args.best, args.relabel_ply, args.workers))
+    log("%s of %s labelled at ply %d, %d processes" % (
+        "every labelled result" if args.relabel_all else "the best %d results" % best,
+        "the first %d turns" % args.relabel_turns if args.relabel_turns else "each turn",
+        args.relabel_ply, args.workers))
     _, y2, _ = _cached(cache, meta, log, lambda: (c[:0], distill.relabel(
-        c, y, g, args.best, args.relabel_ply, args.workers, log), g[:0]))
+        c, y, g, best, args.relabel_ply, args.workers, log, turns=args.relabel_turns),
+        g[:0]))
     return c, y2, g
 
 
@@ -534,6 +540,8 @@ def _train_distilled(args, log):
     ckpt = args.checkpoint or args.out + ".ckpt.npz"
     keys = (_SHORT_KEYS + (_STUDENT_KEYS if args.student else ())
             + (("relabel_ply",) if args.relabel_ply else ())
+            + (("relabel_all", "relabel_turns")
+               if args.relabel_all or args.relabel_turns else ())
             + (("net_seed",) if args.net_seed is not None else ()))
     run = np.array([_file_crc(args.student) if k == "student" else _flt(getattr(args, k))
                     for k in keys], np.float64)
@@ -766,6 +774,13 @@ def main(argv=None):
                    help="short --source gnubg: label the teacher's --best results of "
                         "each turn again at this ply (the others keep ply 0), over "
                         "--workers processes; kept in CACHE-plyN.npz")
+    p.add_argument("--relabel-all", action="store_true",
+                   help="with --relabel-ply: every labelled result of a turn, not only "
+                        "the --best (one ply within a turn)")
+    p.add_argument("--relabel-turns", type=int, default=0, metavar="N",
+                   help="with --relabel-ply: only the first N turns of the teacher data "
+                        "(the first games': a smaller --games run's data is the start of "
+                        "a larger one's from the same --seed)")
     p.add_argument("--student", metavar="FILE",
                    help="short --source gnubg: a weights file (the board's net) that "
                         "plays a share of the turns of --student-games more teacher "
@@ -806,6 +821,10 @@ def main(argv=None):
         p.error("--student FILE and --student-games N go together, short --source gnubg")
     if args.relabel_ply and (args.variant, args.source) != ("short", "gnubg"):
         p.error("--relabel-ply relabels short --source gnubg teacher data")
+    if (args.relabel_all or args.relabel_turns) and not args.relabel_ply:
+        p.error("--relabel-all and --relabel-turns go with --relabel-ply")
+    if args.relabel_turns < 0:
+        p.error("--relabel-turns must be at least 0")
     if (args.average or args.net_seed is not None) and (args.variant, args.source) != (
             "short", "gnubg"):
         p.error("--average and --net-seed are for short --source gnubg")

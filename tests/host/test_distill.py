@@ -482,6 +482,21 @@ def test_relabel_labels_the_best_of_each_turn_at_the_deeper_ply():
         assert abs(float(y1[i]) - ply1) < 1e-6
 
 
+def test_relabel_can_take_every_result_of_the_first_turns():
+    import gnubg_nn
+    c, y, g = distill.positions(2, 7, best=2, others=2)
+    turns = len(g) // 2
+    y1 = distill.relabel(c, y, g, 0, 1, workers=1, chunk=50, turns=turns)
+    end = int(np.sum(g[:turns]))
+    assert np.array_equal(y1[end:], y[end:])            # the later turns keep ply 0
+    assert (y1[:end] != y[:end]).mean() > 0.5
+    for i in range(0, end, 7):                          # best or not, within a turn
+        ply1 = distill.equity(gnubg_nn.probabilities(distill.board_of(c[i]), 1))
+        assert abs(float(y1[i]) - ply1) < 1e-6
+    assert np.array_equal(distill.relabel(c, y, g, 0, 1, workers=2, chunk=37,
+                                          turns=turns), y1)
+
+
 def test_a_run_with_relabelled_teacher_data_keeps_them_and_is_a_run_of_its_own(
         tmp_path, capsys):
     cache = tmp_path / "t.npz"
@@ -496,6 +511,17 @@ def test_a_run_with_relabelled_teacher_data_keeps_them_and_is_a_run_of_its_own(
     assert "teacher data from %s" % (tmp_path / "t-ply1.npz") in capsys.readouterr().out
     code, _ = _run(tmp_path, "plain", *more, "--resume")     # ply 0's checkpoint
     assert code == 2 and "another run" in capsys.readouterr().err
+    # every result of the first 10 turns: other labels, another run, its own cache key
+    _, every = _run(tmp_path, "every", *more, "--relabel-all", "--relabel-turns", "10")
+    assert every.read_bytes() != a.read_bytes()
+    assert "every labelled result of the first 10 turns" in capsys.readouterr().out
+    with np.load(cache) as base, np.load(tmp_path / "t-ply1.npz") as deeper:
+        end = int(np.sum(base["g"][:10]))
+        assert np.array_equal(deeper["y"][end:], base["y"][end:])
+        assert (deeper["y"][:end] != base["y"][:end]).mean() > 0.5
+    code, _ = _run(tmp_path, "a", *more, "--relabel-all", "--relabel-turns", "10",
+                   "--resume")
+    assert code == 2 and "another run" in capsys.readouterr().err
 
 
 def test_relabelling_needs_gnubg_teacher_data(capsys):
@@ -503,3 +529,6 @@ def test_relabelling_needs_gnubg_teacher_data(capsys):
         with pytest.raises(SystemExit):
             train.main(argv + ["--out", "x.bin"])
         assert "--relabel-ply" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.main(["short", "--source", "gnubg", "--relabel-all", "--out", "x.bin"])
+    assert "go with --relabel-ply" in capsys.readouterr().err
