@@ -584,6 +584,19 @@ def test_a_checker_put_on_the_opponents_full_stack_is_asked_and_named_l2():
     assert t.state == VERDICT and t.warning[0] == "L2", t.warning
     assert t.accept()
     assert t.result["position"].board == onto.board and t.result["rule"] == "L2"
+    # the game goes on from that board: black's legal turn is no verdict (P12 stays
+    # shared; only adding to it would break L2)
+    nxt = t.result["position"]
+    t.start_turn(nxt, (6, 5), show(v, lay, nxt))
+    steps, res = v.legal_turns(nxt, (6, 5))[0]
+    cur = nxt
+    for st in steps:
+        t.update(show(v, lay, cur, lift=[(BLACK, zone_of(v, BLACK, st[0]))]))
+        cur = v.apply_step(cur, st)
+        t.update(show(v, lay, cur))
+    assert t.end_turn(show(v, lay, cur)), (t.state_name(), t.warning)
+    assert t.result["rule"] is None and t.result["position"].board == res.board
+    assert res.count(WHITE, 13) and res.count(BLACK, 1)
 
 
 def test_a_checker_gone_onto_a_full_stack_confirmed_through_is_the_own_stack():
