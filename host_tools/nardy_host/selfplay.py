@@ -33,10 +33,10 @@ import time
 
 from nardy import record
 from nardy.longnardy import LongNardy
-from nardy.rules import BLACK, WHITE
 from nardy.scoring import game_result, opening_winner
 from nardy.shortnardy import ShortNardy
 from nardy.tracker import CONFIRM, DONE, VERDICT
+from nardy_host.gamefile import shared_point
 from nardy_host.physical import Hands, Rig
 
 NOISE_LEVELS = {"none": 0.0, "low": 4.0, "realistic": 8.0, "high": 12.0}
@@ -113,17 +113,6 @@ class Stats:
         d = {f: getattr(self, f) for f in self.FIELDS}
         d["seconds"] = round(self.seconds, 1)
         return d
-
-
-def _mixed(pos, variant):
-    """True if a physical point would hold both colours."""
-    b = pos.board
-    for k in range(1, 25):
-        if b[k]:
-            p = variant.physical(WHITE, k)
-            if b[26 + variant.path_point(BLACK, p)]:
-                return True
-    return False
 
 
 def illegal_steps(v, pos, dice):
@@ -328,7 +317,7 @@ class Game:
             self.stats.illegal_missed += 1
             self.fail("illegal missed", "no warning: %s dice %s plan %s state %s" % (
                 v.name, dice, plan, trk.state_name()))
-        if trk.state == VERDICT and not _mixed(truth, v) and self.rng.random() < 0.5:
+        if trk.state == VERDICT and not shared_point(v, truth) and self.rng.random() < 0.5:
             trk.accept(rig.sens)
             self.stats.accepted += 1
             self.drain()

@@ -250,15 +250,11 @@ def _mixed_game(variant, seed):
     v = ShortNardy() if variant == "short" else LongNardy()
     for s in range(seed, seed + 50):
         recs = board_shape(play(v, random.Random(s), mix_at=8))
-        mixed = [_both_colours(v, parse_position_id(t["pos"])[1])
+        mixed = [bool(gamefile.shared_point(v, parse_position_id(t["pos"])[1]))
                  for t in recs if t["r"] == "turn"]
         if any(mixed[i] and mixed[i + 1] for i in range(len(mixed) - 1)):
             return recs, sum(mixed)
     raise AssertionError("no game kept both colours on a point for two turns")
-
-
-def _both_colours(v, pos):
-    return any(pos.count(0, k) and pos.count(1, v.opp_point(k)) for k in range(1, 25))
 
 
 @pytest.mark.parametrize("variant", ["long", "short"])
