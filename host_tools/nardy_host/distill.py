@@ -21,6 +21,9 @@ results and the labels are all gnubg's C code.
   net leads them, and gnubg labels the positions it meets there. Distilled from the
   teacher's games alone, the net never learns the positions its own mistakes make
   (the positions of its duels against gnubg); the labels stay the teacher's.
+- Hard negatives (``hard_negatives``): the same games again, and in each turn the
+  results a given net (the board's) rates best that the teacher did not label, with
+  gnubg's labels: where that net would choose a result the teacher never showed it.
 
 Positions are kept as the 52 own-path counts (``nardy_host.features``' boards, the
 side to move first), 52 bytes each; ``raw_inputs`` turns a batch into the net's 208
@@ -82,12 +85,15 @@ def _start(rng, scenarios):
 
 
 def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=None,
-              student=None, share=0.0):
+              student=None, share=0.0, each_turn=None):
     """One teacher game; its labelled results are appended to ``counts`` (a
     bytearray, 52 bytes each) and ``labels`` (an array of floats), and the number
     labelled each turn (the results of one roll, a group) to ``sizes``. With a
     ``student`` (counts of a roll's results -> the row it plays), it plays the turns
-    the teacher would in ``share`` of them. Returns the number of turns played."""
+    the teacher would in ``share`` of them. ``each_turn(after, eq, chosen)``, if
+    given, sees every turn's results (gnubg's boards), their 0-ply equities and the
+    ones labelled; it takes nothing from ``rng``. Returns the number of turns
+    played."""
     import gnubg_nn
     board = _start(rng, scenarios)
     turns = 0
@@ -111,6 +117,8 @@ def play_game(rng, best, others, explore, scenarios, ply, counts, labels, sizes=
         chosen = order[:best] + rng.sample(rest, min(others, len(rest)))
         if sizes is not None:
             sizes.append(len(chosen))
+        if each_turn is not None:
+            each_turn(after, eq, chosen)
         for i in chosen:
             counts += bytes(counts_of(after[i]))
             labels.append(equity(gnubg_nn.probabilities(after[i], ply)) if ply else eq[i])
@@ -140,6 +148,83 @@ def positions(games, seed, best=4, others=4, explore=0.1, scenarios=0.0, ply=0,
     return (np.frombuffer(bytes(counts), np.uint8).reshape(-1, 52),
             np.frombuffer(labels.tobytes(), np.float32).copy(),
             np.frombuffer(sizes.tobytes(), np.int32).copy())
+
+
+def hard_negatives(games, seed, student, k, best=4, others=4, explore=0.1, scenarios=0.0,
+                   log=None, every=1000):
+    """The teacher games of ``positions`` with the same arguments played again, turn
+    for turn, and in each turn the results the ``student`` (a weights file, the
+    board's net) rates best, its top ``k``, that the teacher did not label: where the
+    student would choose wrong, with gnubg 0-ply's labels (computed for every result
+    anyway, to rank them). Returns (M, 52) uint8 counts, (M,) float32 labels and
+    (M,) int32 turn numbers (of ``positions``' groups), in order.
+
+    The student rates a thousand games' results at once (its choices do not change
+    the games: the teacher plays them)."""
+    from nardy.evaluate import Net
+    from nardy.shortnardy import ShortNardy
+    from nardy_host.duel import HostBot
+    rate = HostBot(ShortNardy(), Net(student, "short")).values
+    rng = random.Random(seed)
+    out_c, out_y, out_t = bytearray(), array("f"), array("i")
+    rows, eqs, turn_of, labelled = bytearray(), array("f"), array("i"), bytearray()
+    turn = [0]
+
+    def seen(after, eq, chosen):
+        if len(after) > len(chosen):
+            taken = set(chosen)
+            for i, a in enumerate(after):
+                rows.extend(bytes(counts_of(a)))
+                eqs.append(eq[i])
+                turn_of.append(turn[0])
+                labelled.append(i in taken)
+        turn[0] += 1
+
+    def flush():
+        if not labelled:
+            return
+        c = np.frombuffer(bytes(rows), np.uint8).reshape(-1, 52)
+        t = np.frombuffer(turn_of.tobytes(), np.int32)
+        v = np.concatenate([rate(c[s:s + 200000].astype(np.int64), 0)
+                            for s in range(0, len(c), 200000)])
+        # each turn's results by the student's value (its best first), then order
+        o = np.lexsort((np.arange(len(v)), v, t))
+        rank = np.arange(len(o)) - np.searchsorted(t[o], t[o], side="left")
+        keep = np.sort(o[(rank < k) & (np.frombuffer(bytes(labelled), np.uint8)[o] == 0)])
+        out_c.extend(c[keep].tobytes())
+        out_y.extend(np.frombuffer(eqs.tobytes(), np.float32)[keep].tolist())
+        out_t.extend(t[keep].tolist())
+        for buf in (rows, eqs, turn_of, labelled):
+            del buf[:]
+
+    t0 = time.time()
+    for g in range(games):
+        play_game(rng, best, others, explore, scenarios, 0, bytearray(), array("f"),
+                  each_turn=seen)
+        if (g + 1) % every == 0 or g + 1 == games:
+            flush()
+            if log:
+                log("hard negatives: games %d, turns %d, %d results labelled, %.0f s"
+                    % (g + 1, turn[0], len(out_y), time.time() - t0))
+    return (np.frombuffer(bytes(out_c), np.uint8).reshape(-1, 52),
+            np.frombuffer(out_y.tobytes(), np.float32).copy(),
+            np.frombuffer(out_t.tobytes(), np.int32).copy())
+
+
+def with_hard(c, y, g, hc, hy, ht):
+    """The teacher data (``positions``' arrays) with ``hard_negatives``' rows added
+    to their turns, after each turn's own (its best results stay first).
+
+    >>> c = np.arange(3 * 52, dtype=np.uint8).reshape(3, 52)
+    >>> c2, y2, g2 = with_hard(c, np.array([1, 2, 3], np.float32), np.array([2, 1]),
+    ...                        c[:1], np.array([9], np.float32), np.array([0]))
+    >>> y2.tolist(), g2.tolist()
+    ([1.0, 2.0, 9.0, 3.0], [3, 1])
+    """
+    turns = np.concatenate([np.repeat(np.arange(len(g)), g), ht])
+    order = np.argsort(turns, kind="stable")
+    return (np.concatenate([c, hc])[order], np.concatenate([y, hy])[order],
+            (g + np.bincount(ht, minlength=len(g))).astype(g.dtype))
 
 
 def board_of(counts):

@@ -451,6 +451,8 @@ def _teacher_positions(args, log):
     c, y, g = _cached(args.cache, meta, log, lambda: distill.positions(
         args.games, args.seed, args.best, args.others, args.teacher_explore,
         args.scenarios, args.teacher_ply, log))
+    if args.hard:
+        return _with_hard(args, log, meta, c, y, g)
     if not args.student_games:
         return _relabelled(args, log, c, y, g)
     crc = _file_crc(args.student)
@@ -464,6 +466,22 @@ def _teacher_positions(args, log):
         share=args.student_share))
     return _relabelled(args, log, np.concatenate([c, sc]), np.concatenate([y, sy]),
                        np.concatenate([g, sg]))
+
+
+def _with_hard(args, log, meta, c, y, g):
+    """With --hard K: the teacher data and, in each turn, the --hard-net's top K
+    results the teacher did not label, with gnubg 0-ply's labels
+    (``distill.hard_negatives``), kept in ``CACHE-hardK.npz`` beside the cache."""
+    from nardy_host import distill
+    crc = _file_crc(args.hard_net)
+    cache = args.cache and "%s-hard%d.npz" % (os.path.splitext(args.cache)[0], args.hard)
+    log("hard negatives: the top %d results of %s (crc %08x) a turn that gnubg did "
+        "not label" % (args.hard, args.hard_net, int(crc)))
+    hc, hy, ht = _cached(cache, meta + [args.hard, crc], log, lambda: distill.hard_negatives(
+        args.games, args.seed, args.hard_net, args.hard, args.best, args.others,
+        args.teacher_explore, args.scenarios, log))
+    log("%d results added to the %d turns' %d" % (len(hy), len(g), len(y)))
+    return distill.with_hard(c, y, g, hc, hy, ht)
 
 
 def _relabelled(args, log, c, y, g):
@@ -542,9 +560,10 @@ def _train_distilled(args, log):
             + (("relabel_ply",) if args.relabel_ply else ())
             + (("relabel_all", "relabel_turns")
                if args.relabel_all or args.relabel_turns else ())
-            + (("net_seed",) if args.net_seed is not None else ()))
-    run = np.array([_file_crc(args.student) if k == "student" else _flt(getattr(args, k))
-                    for k in keys], np.float64)
+            + (("net_seed",) if args.net_seed is not None else ())
+            + (("hard", "hard_net") if args.hard else ()))
+    run = np.array([_file_crc(getattr(args, k)) if k in ("student", "hard_net")
+                    else _flt(getattr(args, k)) for k in keys], np.float64)
     done = 0
     if args.resume and os.path.exists(ckpt):
         done = _load_short(ckpt, keys, run, net)
@@ -567,7 +586,7 @@ def _train_distilled(args, log):
             idx, grp = _members(start, g, turns[s:s + per_batch])
             net.step(inputs(idx), y[idx], lr, grp, args.rank_weight,
                      _top_weights(idx, grp, start, turns[s:s + per_batch], args))
-        _save_short(ckpt, run, net, epoch)
+        _save_short(ckpt, run, net, epoch, _hard_of(args))
         held = "held-out mse %.5f, within a turn %.5f" % _errors(net, inputs, y,
                                                                  test_idx, test_grp)
         if epoch % max(1, args.report) == 0 or epoch == args.epochs:
@@ -594,10 +613,15 @@ def _write_average(args, log, inputs, y, fit, test_idx, test_grp):
             with np.load(path) as data:
                 run = data["run"]
                 params = [data["p%d" % i] for i in range(4)]
+                # (a checkpoint of before --hard has none)
+                hard = data["hard"].tolist() if "hard" in data.files else [0, 0.0]
         except (OSError, ValueError, KeyError) as e:
             raise TrainError("cannot read the net of %s: %s" % (path, e)) from None
         want = [_flt(getattr(args, k)) for k in _DATA_KEYS]
         got = [run[_SHORT_KEYS.index(k)] for k in _DATA_KEYS]
+        if got == want and hard != _hard_of(args):
+            raise TrainError("%s was trained on other teacher data: --hard %d (here %d) "
+                             "or another --hard-net" % (path, hard[0], args.hard))
         if got != want:
             diff = ", ".join("%s %g (here %g)" % (k, a, b)
                              for k, a, b in zip(_DATA_KEYS, got, want) if a != b)
@@ -613,6 +637,11 @@ def _write_average(args, log, inputs, y, fit, test_idx, test_grp):
         % (len(net.b1), *_errors(net, inputs, y, test_idx, test_grp)))
     write_out(args, net, fit)
     return net
+
+
+def _hard_of(args):
+    """[K, the --hard-net's CRC-32] of a run with --hard, else [0, 0]."""
+    return [args.hard, _file_crc(args.hard_net)] if args.hard else [0, 0.0]
 
 
 def averaged(nets):
@@ -673,8 +702,9 @@ def _errors(net, inputs, y, idx, grp):
     return float(np.mean(e * e)), float(np.mean(_centred(e, grp) ** 2))
 
 
-def _save_short(path, run, net, epoch):
-    arrays = {"run": run, "epoch": np.array(epoch), "t": np.array(net.t)}
+def _save_short(path, run, net, epoch, hard=(0, 0.0)):
+    arrays = {"run": run, "epoch": np.array(epoch), "t": np.array(net.t),
+              "hard": np.array(hard, np.float64)}
     _write_checkpoint(path, arrays, net, np.savez)
 
 
@@ -805,6 +835,12 @@ def main(argv=None):
                    help="long, short --source gnubg: go on from the checkpoint if any")
     p.add_argument("--ladder", metavar="DIR",
                    help="long: keep each report's weights as DIR/long-GAMES.bin")
+    p.add_argument("--hard", type=int, default=0, metavar="K",
+                   help="short --source gnubg: each turn, label also the --hard-net's "
+                        "top K results the teacher did not label (where that net "
+                        "would choose wrong); kept in CACHE-hardK.npz")
+    p.add_argument("--hard-net", metavar="FILE",
+                   help="with --hard: a short weights file (the board's net)")
     p.add_argument("--average", metavar="CKPT,CKPT,...",
                    help="short --source gnubg: train nothing; write the mean of these "
                         "checkpoints' nets (--net-seed runs on this run's teacher data) "
@@ -828,6 +864,11 @@ def main(argv=None):
     if (args.average or args.net_seed is not None) and (args.variant, args.source) != (
             "short", "gnubg"):
         p.error("--average and --net-seed are for short --source gnubg")
+    if bool(args.hard) != bool(args.hard_net) or args.hard < 0 or (args.hard and (
+            (args.variant, args.source) != ("short", "gnubg") or args.relabel_ply
+            or args.student)):
+        p.error("--hard K and --hard-net FILE go together, short --source gnubg (no "
+                "--relabel-ply, no --student)")
     if args.init and args.variant != "long":
         p.error("--init starts a long run from another's checkpoint (long only)")
     if not 0.0 <= args.student_share <= 1.0:

@@ -532,3 +532,84 @@ def test_relabelling_needs_gnubg_teacher_data(capsys):
     with pytest.raises(SystemExit):
         train.main(["short", "--source", "gnubg", "--relabel-all", "--out", "x.bin"])
     assert "go with --relabel-ply" in capsys.readouterr().err
+
+
+def _turns_results(games, seed, **teacher):
+    """Each turn of ``positions``' games: (its results as counts, their 0-ply
+    equities, the rows labelled), from ``play_game``'s hook."""
+    out = []
+    rng = random.Random(seed)
+
+    def seen(after, eq, chosen):
+        out.append((np.array([distill.counts_of(a) for a in after], np.uint8),
+                    np.array(eq, np.float32), set(chosen)))
+    for _ in range(games):
+        distill.play_game(rng, teacher.get("best", 4), teacher.get("others", 4), 0.1,
+                          teacher.get("scenarios", 0.0), 0, bytearray(), [],
+                          each_turn=seen)
+    return out
+
+
+def test_hard_negatives_are_the_students_best_results_the_teacher_did_not_label():
+    from nardy_host import duel
+    student = os.path.join(os.path.dirname(__file__), "..", "..", "firmware", "weights",
+                           "short.bin")
+    c, y, g = distill.positions(4, 7, best=2, others=1, scenarios=0.5)
+    hc, hy, ht = distill.hard_negatives(4, 7, student, 2, best=2, others=1,
+                                        scenarios=0.5, every=3)
+    turns = _turns_results(4, 7, best=2, others=1, scenarios=0.5)
+    assert len(turns) == len(g) and len(hy) > 10
+    assert np.all(np.diff(ht) >= 0)                        # in turn order
+    rate = duel.HostBot(V, Net(student, "short")).values
+    for row, label, t in zip(hc, hy, ht):
+        results, eq, labelled = turns[t]
+        i = [bytes(r) for r in results].index(bytes(row))
+        assert i not in labelled and label == eq[i]          # gnubg 0-ply's label
+        v = rate(results.astype(np.int64), 0)
+        assert np.sum(v < v[i]) < 2                          # among the student's best 2
+    # every turn's unlabelled best 2 are there
+    for t, (results, _, labelled) in enumerate(turns):
+        v = rate(results.astype(np.int64), 0)
+        top = set(np.lexsort((np.arange(len(v)), v))[:2].tolist()) - labelled
+        assert np.sum(ht == t) == len(top)
+    # the teacher data with them: each turn's own rows first, then its hard ones
+    c2, y2, g2 = distill.with_hard(c, y, g, hc, hy, ht)
+    assert len(y2) == len(y) + len(hy) and np.array_equal(g2 - g, np.bincount(ht, minlength=len(g)))
+    start2 = np.concatenate([[0], np.cumsum(g2)[:-1]])
+    start = np.concatenate([[0], np.cumsum(g)[:-1]])
+    for t in range(len(g)):
+        assert np.array_equal(c2[start2[t]:start2[t] + g[t]], c[start[t]:start[t] + g[t]])
+
+
+def test_a_run_with_hard_negatives_keeps_them_and_is_a_run_of_its_own(tmp_path, capsys):
+    student = os.path.join(os.path.dirname(__file__), "..", "..", "firmware", "weights",
+                           "short.bin")
+    cache = tmp_path / "t.npz"
+    base = ["--seed", "5", "--cache", str(cache), "--extras", str(EXTRAS)]
+    _, plain = _run(tmp_path, "plain", *base)
+    more = base + ["--hard", "2", "--hard-net", student]
+    _, a = _run(tmp_path, "a", *more)
+    assert (tmp_path / "t-hard2.npz").exists()
+    capsys.readouterr()
+    _, b = _run(tmp_path, "b", *more)                            # read back
+    assert a.read_bytes() == b.read_bytes() != plain.read_bytes()
+    assert "teacher data from %s" % (tmp_path / "t-hard2.npz") in capsys.readouterr().out
+    code, _ = _run(tmp_path, "plain", *more, "--resume")        # without --hard's
+    assert code == 2 and "another run" in capsys.readouterr().err
+    # a mean takes members of the same teacher data only: --hard and --hard-net too
+    _, c = _run(tmp_path, "c", *more, "--net-seed", "3")
+    code, _ = _run(tmp_path, "m", *more, "--average", "%s.ckpt.npz,%s.ckpt.npz" % (a, c))
+    assert code == 0
+    code, _ = _run(tmp_path, "m", *more, "--average", "%s.ckpt.npz,%s.ckpt.npz" % (a, plain))
+    assert code == 2 and "plain.bin.ckpt.npz was trained on other teacher data: --hard 0 " \
+        "(here 2)" in capsys.readouterr().err
+    code, _ = _run(tmp_path, "m", *base, "--average", "%s.ckpt.npz" % a)
+    assert code == 2 and "--hard 2 (here 0)" in capsys.readouterr().err
+
+
+def test_hard_negatives_need_their_net(capsys):
+    for more in (["--hard", "2"], ["--hard-net", "x.bin"],
+                 ["--hard", "2", "--hard-net", "x.bin", "--relabel-ply", "1"]):
+        with pytest.raises(SystemExit):
+            train.main(SMALL + ["--out", "x.bin"] + more)
+        assert "--hard K and --hard-net FILE go together" in capsys.readouterr().err
