@@ -451,12 +451,18 @@ def test_a_run_with_a_student_adds_its_games_with_a_cache_of_their_own(tmp_path,
     assert code == 2 and "another run: student" in capsys.readouterr().err
 
 
-def test_a_student_needs_its_games(capsys):
-    for more in (["--student", "x.bin"], ["--student-games", "3"],
-                 ["--student", "x.bin", "--student-games", "3", "--student-share", "2"]):
+def _refused_options(capsys, cases, message):
+    """Each of ``cases`` (options added to SMALL) stops the run with ``message``."""
+    for more in cases:
         with pytest.raises(SystemExit):
             train.main(SMALL + ["--out", "x.bin"] + more)
-        assert "--student" in capsys.readouterr().err
+        assert message in capsys.readouterr().err
+
+
+def test_a_student_needs_its_games(capsys):
+    _refused_options(capsys, (
+        ["--student", "x.bin"], ["--student-games", "3"],
+        ["--student", "x.bin", "--student-games", "3", "--student-share", "2"]), "--student")
 
 
 @settings(max_examples=100, deadline=None)
@@ -608,8 +614,7 @@ def test_a_run_with_hard_negatives_keeps_them_and_is_a_run_of_its_own(tmp_path, 
 
 
 def test_hard_negatives_need_their_net(capsys):
-    for more in (["--hard", "2"], ["--hard-net", "x.bin"],
-                 ["--hard", "2", "--hard-net", "x.bin", "--relabel-ply", "1"]):
-        with pytest.raises(SystemExit):
-            train.main(SMALL + ["--out", "x.bin"] + more)
-        assert "--hard K and --hard-net FILE go together" in capsys.readouterr().err
+    _refused_options(capsys, (
+        ["--hard", "2"], ["--hard-net", "x.bin"],
+        ["--hard", "2", "--hard-net", "x.bin", "--relabel-ply", "1"]),
+        "--hard K and --hard-net FILE go together")
