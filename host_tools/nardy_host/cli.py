@@ -8,7 +8,7 @@ from nardy_host.errors import UserError  # noqa: F401 (cli.UserError: the old ho
 
 # Modules under nardy_host that add a sub-command (each has register(subparsers)).
 COMMANDS = ["moves", "sim", "selfplay", "export", "log", "flash", "deploy", "calibrate",
-            "script", "live", "duel", "analyse", "selftest", "netcast"]
+            "script", "live", "duel", "judge", "analyse", "selftest", "netcast"]
 
 
 def build_parser():
