@@ -29,10 +29,14 @@ chooses better than the opponent the issue's goal names.
 """
 
 import json
-import math
 import random
 
-from nardy_host.duel import DuelError, HostBot, weights_path  # noqa: F401 (the example)
+from nardy_host.duel import (
+    DuelError,
+    HostBot,
+    standard_error,
+    weights_path,  # noqa: F401 (the example's)
+)
 from nardy_host.errors import UserError
 
 PLIES = (0, 1, 2)
@@ -140,10 +144,8 @@ def _judge_games(job):
 
 
 def _figure(values):
-    n = len(values)
-    mean = sum(values) / n
-    se = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n) if n > 1 else 0.0
-    return round(mean, 6), round(se, 6)
+    """The mean of ``values`` and its standard error, rounded for the report."""
+    return round(sum(values) / len(values), 6), round(standard_error(values), 6)
 
 
 def judge(paths, games, seed, ply=2, workers=1):
