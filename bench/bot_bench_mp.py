@@ -4,6 +4,11 @@ object of raw figures (microseconds; bytes allocated per move with the GC off).
 
     micropython -X heapsize=112wK bench/bot_bench_mp.py FILE WEIGHTS_DIR [--lib DIR]
     micropython -X heapsize=4M bench/bot_bench_mp.py FILE WEIGHTS_DIR --alloc
+
+Run by ``python -m nardy_host.romfs run IMAGE ...`` (``bot_bench.py`` does), the
+image is mounted at /rom first, as ``firmware/main.py`` mounts it: the code and the
+nets are then read in place, as on a board with ROMFS (``--lib /rom``, WEIGHTS_DIR
+``/rom/weights``).
 """
 
 import array
@@ -12,6 +17,19 @@ import json
 import sys
 import time
 
+
+def _mount_rom():
+    # firmware/main.py's own: the host maps the image and names it in NARDY_ROMFS
+    import os
+    r = os.getenv("NARDY_ROMFS")
+    if r:
+        import uctypes
+        import vfs
+        a, n = r.split(":")
+        vfs.mount(vfs.VfsRom(uctypes.bytearray_at(int(a), int(n))), "/rom")
+
+
+_mount_rom()
 _lib = __file__.rsplit("/", 2)[0] + "/firmware"
 if "--lib" in sys.argv:
     _lib = sys.argv[sys.argv.index("--lib") + 1]
@@ -35,10 +53,11 @@ def main(path, wdir):
             size += 1
     out = {}
     for name, variant in (("long", LongNardy), ("short", ShortNardy)):
-        # one net at a time, as a board holds one game's: read into the heap (no
-        # ROMFS here) a 128-unit long net and the short net together leave the
-        # 112wK heap too fragmented for the figures' own arrays
+        # one net at a time, as a board holds one game's (read into the heap, a
+        # 128-unit long net and a 256-unit short net together leave the 112wK heap
+        # too fragmented for the figures' own arrays)
         bot = Bot(variant(), wdir + "/" + name + ".bin")
+        out[name + "_in_place"] = bot.net.in_place()
         gc.collect()
         figures = _run(bot, name, path, size)
         del bot

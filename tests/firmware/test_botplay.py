@@ -380,7 +380,7 @@ def _hidden_of(path):
 
 
 def test_the_board_plays_its_strongest_net_that_fits():
-    # long.bin and short.bin (128 and 256 hidden units) where the heap holds them
+    # long.bin and short.bin (128 and 512 hidden units) where the heap holds them
     # with room to spare, else long-small.bin and short-small.bin (64): a plain ESP32
     # reading either into its heap has no room. The
     # chooser is a stand-in that reads only the file's header (the heap is the
@@ -413,9 +413,9 @@ def test_the_board_plays_its_strongest_net_that_fits():
             bot_module.Bot, botplay._free = real_bot, real_free
             botplay.release()
 
-    # the nets committed: long 128 units and 64; short the mean of two 128-unit nets
-    # as one of 256 (weights version 4) and 64
-    for game, top in (("long", 128), ("short", 256)):
+    # the nets committed: long 128 units and 64; short the mean of four 128-unit nets
+    # as one of 512 (weights version 4) and 64
+    for game, top in (("long", 128), ("short", 512)):
         big, small = game + ".bin", game + "-small.bin"
         assert hidden(game) == top
         assert freed == [top]               # released: the weights go, not only the Bot

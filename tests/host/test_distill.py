@@ -128,14 +128,15 @@ def test_nets_of_other_seeds_on_the_same_data_and_their_mean(tmp_path, capsys):
         capsys.readouterr().err
 
 
-def test_the_committed_short_net_is_the_mean_of_its_two_checkpoints(tmp_path):
-    """firmware/weights/short.bin (v5) is ``--average`` of the two committed
+def test_the_committed_short_net_is_the_mean_of_its_four_checkpoints(tmp_path):
+    """firmware/weights/short.bin (v6) is ``--average`` of the four committed
     checkpoints: written again from them, with the file's own pre-filter (fitted to
     teacher data not kept here), it is the same file, byte for byte."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     nets = os.path.join(root, "host_tools", "nardy_host", "nets")
     members = [_float_net(os.path.join(nets, name), 128, EXTRAS)
-               for name in ("short-v4.ckpt.npz", "short-n77.ckpt.npz")]
+               for name in ("short-v4.ckpt.npz", "short-n77.ckpt.npz",
+                            "short-b25.ckpt.npz", "short-b77.ckpt.npz")]
     with open(os.path.join(root, "firmware", "weights", "short.bin"), "rb") as f:
         committed = f.read()
     lin = np.frombuffer(committed[16:16 + 2 * 208], "<i2").astype(np.float32)

@@ -2,6 +2,7 @@
 against gnubg 0-ply (host only)."""
 
 import json
+import os
 import random
 
 import pytest
@@ -13,6 +14,7 @@ from nardy_host.duel import DuelError, weights_path
 gnubg_nn = pytest.importorskip("gnubg_nn")
 SHORT = weights_path("short")
 SMALL = weights_path("short-small")
+V5 = os.path.join(os.path.dirname(judge.__file__), "nets", "short-v5.bin")
 
 
 def _positions(n, seed):
@@ -136,9 +138,10 @@ def test_a_nets_figure_is_its_own_whatever_is_judged_beside_it():
 
 
 def test_a_pick_gnubgs_filter_dropped_may_gain():
-    # game 0-3 of seed 15 hold a turn where the board's net picks a result gnubg's
-    # 1-ply move filter dropped and 1-ply rates above gnubg's own 1-ply choice
-    rows = judge._judge_games(([SHORT], 15, 1, 0, 4))
+    # games 0-3 of seed 15 hold a turn where v5 (the board's short net until
+    # 2026-11-28, kept) picks a result gnubg's 1-ply move filter dropped and 1-ply
+    # rates above gnubg's own 1-ply choice
+    rows = judge._judge_games(([V5], 15, 1, 0, 4))
     assert min(r[0] for r in rows) < 0.0
     # gnubg 0-ply's own pick is always among the filter's candidates
     assert all(r[1] >= -1e-9 for r in rows)
