@@ -3,7 +3,7 @@ allocated per move, on random self-play positions of each game plus the worst ca
 (doubles with up to ~1,800 legal results), inside ``micropython -X heapsize=112wK``
 on the precompiled firmware. The times are taken as a board with ROMFS plays: the
 code and the nets in a ROMFS image, read in place (``nardy_host.romfs run``), so a
-net of any size the board reads (up to 512 hidden units, 225 KB) is timed in the
+net of any size the board reads (up to 512 hidden units, 224 KB) is timed in the
 board's 112 KB heap. The heap figures are counted with the nets read into a 4M heap.
 
     python bench/bot_bench.py [POSITIONS_PER_GAME] [--weights DIR]

@@ -61,7 +61,7 @@ def _net(name):
         try:
             _NETS[name] = Net(WEIGHTS + name + ".bin", name)
         except MemoryError:
-            # the 512-unit short net (225 KB) does not fit the unix port's 112wK
+            # the 512-unit short net (224 KB) does not fit the unix port's 112wK
             # heap beside this module: as on a board without room (botplay.load),
             # the smaller net of the game (CPython reads the big one)
             gc.collect()
