@@ -12,10 +12,8 @@ board's 112 KB heap. The heap figures are counted with the nets read into a 4M h
 training run's candidate) instead of the committed ``firmware/weights``.
 """
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -42,16 +40,6 @@ def rom_image(lib, wdir):
     return image
 
 
-def run_rom(image, args, heap):
-    """``run_mp`` with ``image`` mounted at /rom (outside the heap)."""
-    cmd = [sys.executable, "-m", "nardy_host.romfs", "run", image,
-           "-X", "heapsize=" + heap] + args
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        raise SystemExit("failed: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
-    return json.loads(r.stdout.strip().splitlines()[-1]), " ".join(cmd)
-
-
 def main(per_game=1000, wdir=None):
     import positions
     path = os.path.join(tempfile.mkdtemp(), "positions.txt")
@@ -59,8 +47,8 @@ def main(per_game=1000, wdir=None):
     lib = compile_firmware()
     wdir = wdir or os.path.join(ROOT, "firmware", "weights")
     image = rom_image(lib, wdir)
-    t, cmd = run_rom(image, [os.path.join(ROOT, "bench", "bot_bench_mp.py"), path,
-                             "/rom/weights", "--lib", "/rom"], "112wK")
+    t, cmd = run_mp([os.path.join(ROOT, "bench", "bot_bench_mp.py"), path,
+                     "/rom/weights", "--lib", "/rom"], "112wK", image)
     for game in ("long", "short"):
         if not t[game + "_in_place"]:
             raise SystemExit("the %s net was not read in place from the image" % game)

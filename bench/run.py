@@ -17,8 +17,11 @@ PROJECT = 150
 MP = os.path.join(os.path.dirname(sys.executable), "micropython")
 
 
-def run_mp(args, heap):
-    cmd = [MP, "-X", "heapsize=" + heap] + args
+def run_mp(args, heap, image=None):
+    """Run the unix port on ``args`` and read the JSON its last line prints; with
+    ``image``, that ROMFS image mounted at /rom outside the heap (nardy_host.romfs)."""
+    mp = [sys.executable, "-m", "nardy_host.romfs", "run", image] if image else [MP]
+    cmd = mp + ["-X", "heapsize=" + heap] + args
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         raise SystemExit("failed: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
