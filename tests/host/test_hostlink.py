@@ -60,6 +60,25 @@ def test_one_launcher_for_every_virtual_board():
         mpunix.virtual_board_cmd("")
 
 
+def test_the_compiled_firmware_holds_the_checkouts_nets_not_a_cached_build(tmp_path):
+    # CI's temp folder outlived a checkout: a new short.bin with the same code was
+    # served the old build's net from the cache. The cache key covers the weights.
+    src = str(tmp_path / "firmware")
+    shutil.copytree(mpunix.firmware_dir(), src,
+                    ignore=shutil.ignore_patterns("__pycache__", "typings"))
+    first = mpunix.compiled_firmware(src)
+    net = os.path.join(src, "weights", "long-small.bin")
+    with open(net, "ab") as f:
+        f.write(b"\0")              # same code, another net
+    second = mpunix.compiled_firmware(src)
+    assert second != first
+    for name in os.listdir(os.path.join(src, "weights")):
+        with open(os.path.join(src, "weights", name), "rb") as a, \
+                open(os.path.join(second, "weights", name), "rb") as b:
+            assert a.read() == b.read(), name
+    assert mpunix.compiled_firmware(src) == second       # and still built once
+
+
 def _imports_of_cli(path):
     with open(path) as f:
         tree = ast.parse(f.read())
