@@ -84,19 +84,29 @@ _HIT_OK = const("finish the hit first (hold OK: end the turn as it stands)")
 _BACK_WRONG = const("take it back: the checker on P%d goes back to P%d")
 _BACK_STEP = const("to take a step back, put the checker on P%d back on P%d")
 _AUTO_END = const("the turn ends by itself in %d s")
+_GAMES = const(("nardy.variants", "nardy.longnardy", "nardy.shortnardy"))
 
 
 def variant_for(name, options):
     """The rules engine for a game (``nardy.variants.find_variant``). The registry,
     which imports both games, is on the heap only for this call: 56wK has no room to
-    keep it, nor the other variant's module; the one in play stays alive through its
-    class (imported again for a game of the other variant)."""
+    keep it, nor the other variant's module. The module of the game returned stays
+    loaded (its class lives as long as the game anyway): each ``new`` or ``set``
+    checks its options through the registry (``nardy.setcheck``), and a dropped
+    module would make that class a second time beside the one in play, with the
+    board's player still loaded (a MemoryError at 56wK, 3 boards in 100)."""
+    import sys
+    keep = [m for m in _GAMES if m in sys.modules]     # if this call fails
     from nardy import variants
     try:
-        return variants.find_variant(name, options)
+        v = variants.find_variant(name, options)
+        keep = ("nardy.%snardy" % name,)
+        return v
     finally:
-        for m in ("variants", "longnardy", "shortnardy"):
-            drop_module("nardy." + m)
+        variants = None
+        for m in _GAMES:
+            if m not in keep:
+                drop_module(m)
 
 
 def board_diffs(variant, pos, obs, cap):
@@ -326,6 +336,12 @@ class Game:
             self._clear()
             raise
         self.variant = v
+        if self.bot_setting() != "none":
+            # The board's player before the tracker and the game: the last game's
+            # room is free now, in the runs the player's tables need. Read after
+            # them (new_game), it found only the holes they left: at 56wK its load
+            # failed on 2 boards in 100 (new_game then finds it loaded).
+            _botplay().load_for(self)
         self._new_tracker(v)
         self.match = Match(v, int(length or s.get("match", 1)))
         self.match_no += 1

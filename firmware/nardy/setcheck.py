@@ -13,17 +13,25 @@ from nardy import drop_module
 _DICE_MODES = const(("auto", "manual"))
 _AUTO_END_MAX = const(60000)   # ms: the longest stillness that may end a turn (0: off)
 VARIANTS = ("long", "short")     # nardy.variants.NAMES, without importing both games
+_GAMES = const(("nardy.variants", "nardy.longnardy", "nardy.shortnardy"))
 
 
 def check_options(variant, opts):
     """``nardy.variants.check_options``. The registry imports both games: on the
-    heap only for this check (56wK has no room to keep the one not in play)."""
+    heap only for this check (56wK has no room to keep the one not in play). The
+    module of the game in play stays loaded (``nardy.game.variant_for`` keeps it):
+    dropped here, the next import would make its class a second time beside the
+    one in play, at ``new`` with the board's player still loaded."""
+    import sys
+    had = [m for m in _GAMES if m in sys.modules]
     from nardy import variants
     try:
         return variants.check_options(variant, opts)
     finally:
-        for m in ("variants", "longnardy", "shortnardy"):
-            drop_module("nardy." + m)
+        variants = None
+        for m in _GAMES:
+            if m not in had:
+                drop_module(m)
 
 
 def _check_bot(obj, sides):

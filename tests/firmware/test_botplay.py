@@ -287,6 +287,35 @@ def test_no_look_ahead_in_the_boards_turn_and_new_drops_its_engine():
     b.close()
 
 
+def test_new_reads_the_boards_player_before_the_games_tracker_and_match():
+    # At 56wK the last game's room is in the runs the player's tables need only until
+    # the new game's tracker, match and journal header take their share: read after
+    # them, the player found only the holes they left (2 boards in 100 failed at
+    # ``new``). It is read first, once: new_game finds it loaded.
+    b = Board("botfirst", seed=3, settings={"variant": "short", "match": 1,
+                                            "bot": "white"})
+    g = b.g
+    seen = []
+    real = botplay.load
+
+    def load(variant):
+        seen.append((variant.name, g.tracker is None, g.match is None, g.gid))
+        return real(variant)
+
+    botplay.load = load
+    try:
+        g.new_match()
+        assert botplay.loaded()
+        g.settings["bot"] = "none"
+        g.new_match()                      # a game of people: no player is read
+    finally:
+        botplay.load = real
+        b.close()
+    assert seen[0] == ("short", True, True, None), seen
+    assert len(seen) == 2 and seen[1][0] == "short", seen   # new_game: loaded already
+    assert not botplay.loaded()
+
+
 # Black (the board) bears off with 6-3 its last checker on its 2-point and one of
 # eleven on its 1-point, three checkers already off: the second step takes a checker
 # from a stack the sensors show as full (10 and 11 look alike) into a tray that shows

@@ -19,11 +19,16 @@ def test_making_a_variant_leaves_no_registry_behind():
     if MICROPYTHON:
         assert "nardy.posjson" not in sys.modules
         assert "nardy.variants" not in sys.modules    # the registry imports both games
-        # the other variant's module is not kept either
+        # the other variant's module is not kept either; the one in play is (its
+        # class lives with the game: imported again, it would be made twice)
         assert "nardy.shortnardy" not in sys.modules
+        assert sys.modules["nardy.longnardy"].LongNardy is type(v)
     assert v.legal_turns(v.start_position(), (6, 5))
     s = variant_for("short", {})
     assert s.name == "short"
+    if MICROPYTHON:
+        assert "nardy.longnardy" not in sys.modules     # the new game's only
+        assert sys.modules["nardy.shortnardy"].ShortNardy is type(s)
     assert len(s.legal_turns(s.start_position(), (6, 5))) == 7
     assert v.legal_turns(v.start_position(), (6, 5))    # the long game still plays
     try:
@@ -39,8 +44,15 @@ def test_making_a_variant_leaves_no_registry_behind():
 def test_protocol_checks_options_without_keeping_the_registry():
     # (the refusal itself: test_variants)
     from nardy import protocol
+    v = variant_for("long", {})                 # the game in play
     line = '{"cmd": "new", "variant": "%s", "options": {"home_mars": true}}'
     assert protocol.parse(line % "long")
+    assert protocol.parse(line.replace("home_mars", "opening_dice_played") % "short")
+    if MICROPYTHON:
+        # the game in play's module stayed loaded: its class was not made a second
+        # time (at ``new``, with the board's player still loaded, 56wK had no room)
+        assert sys.modules["nardy.longnardy"].LongNardy is type(v)
+        assert "nardy.shortnardy" not in sys.modules
     refused = None
     try:
         protocol.parse(line % "short")
