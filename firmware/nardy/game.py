@@ -84,29 +84,23 @@ _HIT_OK = const("finish the hit first (hold OK: end the turn as it stands)")
 _BACK_WRONG = const("take it back: the checker on P%d goes back to P%d")
 _BACK_STEP = const("to take a step back, put the checker on P%d back on P%d")
 _AUTO_END = const("the turn ends by itself in %d s")
-_GAMES = const(("nardy.variants", "nardy.longnardy", "nardy.shortnardy"))
 
 
 def variant_for(name, options):
     """The rules engine for a game (``nardy.variants.find_variant``). The registry,
     which imports both games, is on the heap only for this call: 56wK has no room to
-    keep it, nor the other variant's module. The module of the game returned stays
+    keep it, nor the other variant's module. The module of the game asked for stays
     loaded (its class lives as long as the game anyway): each ``new`` or ``set``
     checks its options through the registry (``nardy.setcheck``), and a dropped
     module would make that class a second time beside the one in play, with the
     board's player still loaded (a MemoryError at 56wK, 3 boards in 100)."""
-    import sys
-    keep = [m for m in _GAMES if m in sys.modules]     # if this call fails
     from nardy import variants
     try:
-        v = variants.find_variant(name, options)
-        keep = ("nardy.%snardy" % name,)
-        return v
+        return variants.find_variant(name, options)
     finally:
         variants = None
-        for m in _GAMES:
-            if m not in keep:
-                drop_module(m)
+        drop_module("nardy.variants")
+        drop_module("nardy.shortnardy" if name == "long" else "nardy.longnardy")
 
 
 def board_diffs(variant, pos, obs, cap):
