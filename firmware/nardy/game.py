@@ -330,13 +330,15 @@ class Game:
             self._clear()
             raise
         self.variant = v
-        if self.bot_setting() != "none":
-            # The board's player before the tracker and the game: the last game's
-            # room is free now, in the runs the player's tables need. Read after
-            # them (new_game), it found only the holes they left: at 56wK its load
-            # failed on 2 boards in 100 (new_game then finds it loaded).
-            _botplay().load_for(self)
         self._new_tracker(v)
+        if self.bot_setting() != "none":
+            # The largest blocks first, while the last game's room is free: the
+            # tracker's table (~1 KB), then the board's player (blocks of 260-512
+            # bytes), then the match, the journal header and the rest. Read last
+            # (new_game), the player found only the holes they left: at 56wK its
+            # load failed on 2 boards in 100. Read before the tracker, the tracker's
+            # table found no room on some boards. new_game then finds it loaded.
+            _botplay().load_for(self)
         self.match = Match(v, int(length or s.get("match", 1)))
         self.match_no += 1
         self.game_no = 0

@@ -287,11 +287,13 @@ def test_no_look_ahead_in_the_boards_turn_and_new_drops_its_engine():
     b.close()
 
 
-def test_new_reads_the_boards_player_before_the_games_tracker_and_match():
-    # At 56wK the last game's room is in the runs the player's tables need only until
-    # the new game's tracker, match and journal header take their share: read after
-    # them, the player found only the holes they left (2 boards in 100 failed at
-    # ``new``). It is read first, once: new_game finds it loaded.
+def test_new_reads_the_boards_player_after_the_tracker_before_the_match():
+    # At 56wK the last game's room is in runs the big blocks need only until the
+    # small ones take it: the tracker's table (~1 KB) first, then the player (blocks
+    # of 260-512 bytes), then the match, the journal header and the rest. Read last,
+    # the player found only the holes they left (2 boards in 100 failed at ``new``);
+    # read before the tracker, the tracker's table failed on some boards. It is read
+    # once: new_game finds it loaded.
     b = Board("botfirst", seed=3, settings={"variant": "short", "match": 1,
                                             "bot": "white"})
     g = b.g
@@ -299,7 +301,7 @@ def test_new_reads_the_boards_player_before_the_games_tracker_and_match():
     real = botplay.load
 
     def load(variant):
-        seen.append((variant.name, g.tracker is None, g.match is None, g.gid))
+        seen.append((variant.name, g.tracker is not None, g.match is None, g.gid))
         return real(variant)
 
     botplay.load = load
