@@ -120,10 +120,12 @@ def main():
     print("ESP32 projection: unix MicroPython time x %d\n" % PROJECT)
     rules(per_game)
     for extra in ("tracker_bench.py", "app_bench.py", "bot_bench.py", "heap_modules.py",
-                  "board_page.py", "room_page.py"):
+                  "heap_figures.py qstr", "board_page.py", "room_page.py"):
         print()
         sys.stdout.flush()
-        subprocess.run([sys.executable, os.path.join(ROOT, "bench", extra)], check=True)
+        script, *args = extra.split()
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", script)] + args,
+                       check=True)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from nardy.notation import parse_position_id, position_id  # noqa: E402
 from nardy.rules import COLORS  # noqa: E402
 from nardy.variants import find_variant  # noqa: E402
 from nardy_host import romfs as romfs_tool  # noqa: E402
+from nardy_host.mpunix import source_name  # noqa: E402
 
 PINMAP = os.path.join(ROOT, "firmware", "pinmap", "esp32s3.json")
 
@@ -60,7 +62,8 @@ def compile_firmware(out, romfs=False):
         if name.endswith(".py"):
             subprocess.run([exe, "-march=x64", "-o",
                             os.path.join(code, "nardy", name[:-3] + ".mpy"),
-                            os.path.join(src, name)], check=True)
+                            "-s", source_name(name), os.path.join(src, name)],
+                           check=True)
     # the board player's weights beside the code (in the image with ``romfs``: read
     # in place from the mapped file, as from the board's ROMFS partition)
     shutil.copytree(os.path.join(ROOT, "firmware", "weights"), os.path.join(code, "weights"))
@@ -72,6 +75,66 @@ def compile_firmware(out, romfs=False):
     return os.path.join(out, "main.py"), image
 
 
+# The line of firmware/main.py that starts the virtual board's app, and what
+# qstr_main puts before it. The lambda's names (f, self) and the module's are
+# interned already: the copy interns no name of its own.
+_RUN = "    App(board, data).run()\n"
+_QSTR_PATCH = ("    import micropython\n"
+               "    App.mem = (lambda f: lambda self: (f(self), micropython.qstr_info())[0])"
+               "(App.mem)\n")
+
+
+def qstr_main(main):
+    """A copy of ``main`` (beside it) whose board prints MicroPython's qstr report
+    (``qstr pool: n_pool=6, n_qstr=1133, ...``) before each ``mem`` reply: how many
+    names the firmware has interned, and in how many pools. Read with
+    ``Board(..., text=True).qstrs()``."""
+    with open(main) as f:
+        src = f.read()
+    if src.count(_RUN) != 1:
+        raise Failure("%s: no single line %r to patch" % (main, _RUN.strip()))
+    out = os.path.join(os.path.dirname(main), "main_qstr.py")
+    with open(out, "w") as f:
+        f.write(src.replace(_RUN, _QSTR_PATCH + _RUN))
+    return out
+
+
+_POOLS = r"""
+import gc, micropython
+gc.collect()
+for i in range(%d):
+    gc.collect()
+    print("@", gc.mem_alloc())
+    micropython.qstr_info()
+    getattr(None, "zq%%d" %% i, None)   # interns the name
+"""
+
+
+def qstr_pools(names=2600):
+    """The unix port's qstr pools, measured in a bare process that interns ``names``
+    new names one at a time: [(the names pools 1 .. k hold, the bytes pool k + 1
+    took in one block)], k = 1, 2, ... (k as qstr_info's ``n_pool`` counts). A full
+    pool is followed by one of twice its names, allocated whole when the next name
+    is interned, and names are never freed: here 20, 40, 80 ... names, and the
+    seventh pool (past 1,260 names) is about 14 KB."""
+    r = subprocess.run([micropython(), "-X", "heapsize=4M", "-c", _POOLS % names],
+                       capture_output=True, text=True, check=True)
+    out = []
+    last = alloc = None
+    for ln in r.stdout.splitlines():
+        if ln.startswith("@"):
+            a = int(ln.split()[1])
+            continue
+        m = re.search(r"n_pool=(\d+), n_qstr=(\d+)", ln)
+        if not m:
+            continue
+        cur = int(m.group(1)), int(m.group(2))
+        if last is not None and cur[0] != last[0]:
+            out.append((last[1], a - alloc))
+        last, alloc = cur, a
+    return out
+
+
 class Failure(Exception):
     pass
 
@@ -79,9 +142,12 @@ class Failure(Exception):
 class Board:
     """One virtual board process; events are read until a ``pong``."""
 
-    def __init__(self, data, heap, main=MAIN, image=None):
+    def __init__(self, data, heap, main=MAIN, image=None, text=False):
         self.data = data
         self.heap = heap
+        # ``text``: lines that are not JSON (MicroPython's own reports, as the
+        # firmware of ``qstr_main`` prints them) are kept here instead of failing
+        self.text = [] if text else None
         mp = [micropython()] if image is None else [
             sys.executable, "-m", "nardy_host.romfs", "run", image]
         self.cmd = mp + ["-X", "heapsize=" + heap, main, data, PINMAP]
@@ -104,6 +170,9 @@ class Board:
             self.p.wait()
             raise Failure("board exited (rc %s): %s" % (self.p.returncode, err[-2000:]))
         self.lines += 1
+        if self.text is not None and not ln.startswith(b"{"):
+            self.text.append(ln.decode(errors="replace").rstrip())
+            return self.read()
         try:
             return json.loads(ln)
         except ValueError:
@@ -145,6 +214,17 @@ class Board:
             if e["ev"] == "mem":
                 return e
         raise Failure("no mem reply")
+
+    def qstrs(self):
+        """(qstr pools, names in them) as ``mem`` finds them: a board of
+        ``qstr_main``'s, made with ``text``."""
+        del self.text[:]
+        self.mem()
+        for t in self.text:
+            m = re.search(r"n_pool=(\d+), n_qstr=(\d+)", t)
+            if m:
+                return int(m.group(1)), int(m.group(2))
+        raise Failure("no qstr_info line before the mem reply: %s" % self.text[-3:])
 
     def close(self):
         try:

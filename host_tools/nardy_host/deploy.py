@@ -46,7 +46,7 @@ import sys
 import tempfile
 
 from nardy_host.errors import UserError
-from nardy_host.mpunix import WEB, WEB_FILES, compile_microdot, firmware_dir
+from nardy_host.mpunix import WEB, WEB_FILES, compile_microdot, firmware_dir, source_name
 
 ARCH = {"esp32s3": "xtensawin", "esp32": "xtensawin"}
 
@@ -120,7 +120,7 @@ def stage(out, board, source=False, arch="xtensawin", calibration=None, romfs=Fa
             continue
         mpy = name[:-3] + ".mpy"
         r = subprocess.run([cross, "-march=" + arch, "-o", os.path.join(pkg, mpy),
-                            "-s", "nardy/" + name, src], capture_output=True, text=True)
+                            "-s", source_name(name), src], capture_output=True, text=True)
         if r.returncode:
             raise UserError("mpy-cross failed on %s: %s" % (name, r.stderr.strip()))
         if not romfs:

@@ -34,6 +34,18 @@ def mpy_cross():
             or shutil.which("mpy-cross"))
 
 
+def source_name(filename):
+    """The source name a firmware module's .mpy carries (mpy-cross ``-s``): its
+    module's own name, ``nardy.game`` for ``game.py`` (``nardy`` for the package's
+    ``__init__.py``). Tracebacks show it as the file. The board interns every such
+    name for good, and the import interns the module's name anyway: the same string
+    costs no name of its own, where ``nardy/game.py`` cost one a module, about 50
+    of the 1,260 a 56wK board's qstr pools hold (docs/ENGINE.md, "The names
+    budget")."""
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    return "nardy" if stem == "__init__" else "nardy." + stem
+
+
 def compiled_firmware(src=None):
     """A folder with the firmware as a board runs it: ``nardy/*.mpy`` (mpy-cross
     for this machine, native code included), ``main.py``, ``weights/``, ``web/``.
@@ -50,7 +62,8 @@ def compiled_firmware(src=None):
     names = sorted(n for n in os.listdir(pkg) if n.endswith(".py"))
     weights = os.path.join(src, "weights")
     nets = sorted(os.listdir(weights)) if os.path.isdir(weights) else []
-    h = hashlib.sha256(exe.encode())
+    # (the source names' scheme is part of what is built: see source_name)
+    h = hashlib.sha256(exe.encode() + b"\0" + source_name("x.py").encode())
     held = ([("nardy/" + n, os.path.join(pkg, n)) for n in names]
             + [("main.py", os.path.join(src, "main.py"))]
             + [("weights/" + n, os.path.join(weights, n)) for n in nets]
@@ -67,7 +80,7 @@ def compiled_firmware(src=None):
         for n in names:
             r = subprocess.run([exe, "-march=x64", "-o",
                                 os.path.join(tmp, "nardy", n[:-3] + ".mpy"),
-                                "-s", "nardy/" + n, os.path.join(pkg, n)],
+                                "-s", source_name(n), os.path.join(pkg, n)],
                                capture_output=True, text=True)
             if r.returncode:
                 raise UserError("mpy-cross failed on %s: %s" % (n, r.stderr.strip()))

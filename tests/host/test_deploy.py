@@ -116,6 +116,39 @@ def test_stage_xtensawin_and_source(tmp_path):
             assert (tmp_path / "b" / "weights" / name).read_bytes() == f.read()
 
 
+def _mpy_source_name(data):
+    """The source name an .mpy (version 6) carries: the first entry of its qstr
+    table (after the 4-byte header and the table's two counts)."""
+    def uint(i):
+        n = 0
+        while True:
+            c = data[i]
+            i += 1
+            n = (n << 7) | (c & 0x7F)
+            if not c & 0x80:
+                return n, i
+    _, i = uint(4)
+    _, i = uint(i)
+    n, i = uint(i)
+    assert not n & 1, "a static qstr"
+    return data[i:i + (n >> 1)].decode()
+
+
+def test_each_module_carries_its_own_name_as_its_source(tmp_path):
+    # mpy-cross -s: the source name is interned on the board for good; the module's
+    # name is interned by its import anyway, so naming the source after it costs no
+    # name of its own (``nardy/rules.py`` cost one a module: about 50 of the 1,260 a
+    # 56wK board's qstr pools hold; test_soak's names test)
+    deploy.stage(str(tmp_path / "a"), "esp32")
+    pkg = tmp_path / "a" / "nardy"
+    names = {n: _mpy_source_name((pkg / n).read_bytes()) for n in os.listdir(pkg)}
+    assert names["rules.mpy"] == "nardy.rules"
+    assert names["__init__.mpy"] == "nardy"
+    assert all(v == "nardy." + n[:-4] for n, v in names.items() if n != "__init__.mpy"), names
+    assert len(names) == len([n for n in os.listdir(os.path.join(deploy.firmware_dir(), "nardy"))
+                              if n.endswith(".py")])
+
+
 def _imports(path):
     import ast
     with open(path) as f:

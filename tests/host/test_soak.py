@@ -159,6 +159,36 @@ def test_soak_bot_both_games_with_code_and_weights_in_romfs():
     assert 0 < stats["peak"] <= BOT_HEAP_BYTES - BOT_PEAK_MARGIN, stats
 
 
+def test_qstr_pools_double_and_a_full_one_asks_for_the_next_whole():
+    # what the measurement below rests on: each pool holds twice the names of the
+    # one before, and the next is allocated whole (about twice the bytes)
+    pools = soak.qstr_pools(700)
+    assert len(pools) >= 4, pools
+    names = [b - a for a, b in zip([0] + [n for n, _ in pools], [n for n, _ in pools])]
+    assert all(m == 2 * n for n, m in zip(names, names[1:])), pools
+    assert all(1.8 * a < b < 2.2 * a for (_, a), (_, b) in zip(pools, pools[1:])), pools
+
+
+def test_the_names_a_game_with_the_boards_player_interns_fit_the_qstr_pools_made_at_boot():
+    # MicroPython interns every name and short string a module uses (a qstr) when it
+    # is imported, also from ROMFS, and never frees one. The pools that hold them
+    # double: past 1,260 names the next is ~14 KB in one block, which a 56wK board in
+    # a game has not got (its largest free block is under 1 KB). At boot the pools
+    # are made while the heap is whole; a name first interned later (the board's
+    # player, a command's module) must fit what boot made. In 2026-11 a game with
+    # the board playing and the host's ``index`` and ``hello`` left 4 names of
+    # 1,260 (bench/heap_figures.py qstr); 20 names more in nardy.botplay and the
+    # board could not read its player ("allocating 1280 bytes": the error gives the
+    # pool's names, not its bytes). Since each .mpy names its source after its
+    # module (mpunix.source_name), 44. Names a 56wK game with the player loads are
+    # that budget's: a new module or attribute there spends it.
+    import heap_figures
+    r = heap_figures.qstr_room()
+    assert r["failed"] is None, heap_figures.qstr_text(r)
+    assert r["boot"][0] == r["games"][0], heap_figures.qstr_text(r)
+    assert r["games"][1] > r["boot"][1], r     # the player's names are counted
+
+
 def test_soak_script_fails_on_a_board_error(monkeypatch):
     # the check that makes the soak fail: an error event, a recorded warning
     with pytest.raises(soak.Failure):
