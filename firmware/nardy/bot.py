@@ -62,7 +62,13 @@ class Bot:
         self._start = bytearray(52)
         self._board = bytearray(52)
         # the table other rolls' results go to, kept from one choice to the next
-        self._out = new_table(4)    # (Variant.each_result: 4 chunks, what it keeps)
+        # (Variant.each_result: 4 chunks, what it keeps). Its first chunk is the
+        # net's ``acc``: the table is read to its end before the net rates a result
+        # and emptied (zeroed) before the next search, and ``acc`` is scratch within
+        # one rating, so one 256-byte block serves both (a 56wK board in a game it
+        # plays has under 1 KB to spare)
+        self._out = t = new_table(3)
+        t[0].insert(0, self.net.acc)
         # _take's state over one search: the mover's side, the roll's dice order,
         # how many are kept and the weakest
         self._me = self._n = self._worst = 0

@@ -43,7 +43,7 @@ the game is a race, and its pips // 8 in a race.
 
 Version 4 is a net of more than 255 hidden units (up to 512) with its game's extras:
 the mean of several nets written as one (``nardy_host.train --average``). The hidden
-units are summed ``BLOCK`` at a time, so its sums take no more heap than a 128-unit
+units are summed ``BLOCK`` at a time, so its sums take no more heap than a 64-unit
 net's.
 """
 
@@ -54,6 +54,12 @@ try:
     ptr8  # noqa: B018 (defined only inside viper functions)
 except NameError:   # CPython (and MicroPython outside viper): the annotations' names
     ptr8 = ptr16 = ptr32 = None
+
+# Added to the output's four sums in ``acc`` (an unsigned array: each |sum| < 2**28,
+# see _out), so they stay positive. Defined before its first use: a private const
+# is folded where it is used, and is no name of the module.
+_OUT0 = const(0x10000000)
+
 
 class Net:
     """Weights for one game, read from ``path`` (or a binary stream) into arrays
@@ -95,8 +101,8 @@ class Net:
 
     def value_of(self, board, turn):
         """``value`` of a bare 52-byte board with ``turn`` to move. The hidden units
-        are summed ``BLOCK`` at a time into ``acc``: a wider net (the mean of two,
-        256 units) needs no more heap than a 128-unit one."""
+        are summed ``BLOCK`` at a time into ``acc``: a wider net (the mean of four,
+        512 units) needs no more heap than a 64-unit one."""
         acc = self.acc
         me, op = 26 * turn, 26 - 26 * turn
         ex = None
@@ -119,7 +125,8 @@ class Net:
                 _xpiece(self.wx, acc, h, j0, m, ex, self.extras)
             _acc(self.b1, acc, j0, m, 0)
             _out(self.w2, acc, j0, m)
-            total += acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21)
+            total += (acc[0] - _OUT0 + ((acc[1] - _OUT0) << 7) + ((acc[2] - _OUT0) << 14)
+                      + ((acc[3] - _OUT0) << 21))
             j0 += BLOCK
         return total
 
@@ -166,7 +173,10 @@ _ACC0 = const(0x10000000)   # keeps the hidden sums positive in the ptr32 array
                               # (|sum| < 2**27: 208 int16 weights, counts <= 15)
 
 
-BLOCK = const(128)   # hidden units summed at a time (``Net.acc`` holds as many)
+# Hidden units summed at a time (``Net.acc`` holds as many): 64, so that ``acc`` is a
+# results-table chunk's 256 bytes and the board's player keeps one block less
+# (nardy.bot lends it to its table between ratings; 128 before 2026-11-28).
+BLOCK = const(64)
 
 
 def _hidden(parts, acc, h, j0, m, b, me, op):
@@ -242,9 +252,10 @@ def _out(w2: ptr16, acc: ptr32, j0: int, m: int):
     left in ``acc[0..3]`` as four sums, of each unit's bits 0-6, 7-13, 14-20 and 21
     up: ``value_of`` adds them shifted. Viper works in machine words, and one
     product (a unit below 2**28, a weight below 2**15) would not fit 32 bits; a
-    piece's (at most 127 times 2**15) does, and so do 512 of them (127 * 2**15 *
-    512 < 2**31; a block is ``BLOCK`` units). ``w2`` is then read in place from a
-    mapped file, like the input weights."""
+    piece's (at most 127 times 2**15) does, and so do a block's (``BLOCK`` = 64:
+    127 * 2**15 * 64 < 2**28), each stored plus ``_OUT0``, so positive in the
+    unsigned ``acc``. ``w2`` is then read in place from a mapped file, like the
+    input weights."""
     s0 = 0
     s1 = 0
     s2 = 0
@@ -258,10 +269,10 @@ def _out(w2: ptr16, acc: ptr32, j0: int, m: int):
         s1 += ((a >> 7) & 127) * x
         s2 += ((a >> 14) & 127) * x
         s3 += (a >> 21) * x
-    acc[0] = s0
-    acc[1] = s1
-    acc[2] = s2
-    acc[3] = s3
+    acc[0] = s0 + _OUT0
+    acc[1] = s1 + _OUT0
+    acc[2] = s2 + _OUT0
+    acc[3] = s3 + _OUT0
 
 
 @micropython.viper

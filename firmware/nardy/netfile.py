@@ -49,7 +49,7 @@ class WeightsError(ValueError):
 
 
 _HEADER = const(16)
-_BLOCK = const(128)      # nardy.evaluate.BLOCK: hidden units summed at a time
+_BLOCK = const(64)       # nardy.evaluate.BLOCK: hidden units summed at a time
 _SPANS = const(((0, 7), (7, 7), (14, 6), (20, 6)))   # (first path point, points) of a piece
 
 
@@ -162,8 +162,10 @@ def _load(net, f, mapped=None):
     net.b2 = b2[0]
     # value() is in units of 2**(q1+q2)
     net.scale = 1 << (q1 + q2)
-    # the sums of a block of hidden units (evaluate.BLOCK; its first 4: the output's)
-    net.acc = array.array("i", bytes(4 * max(min(h, _BLOCK), 4)))
+    # the sums of a block of hidden units (evaluate.BLOCK; its first 4: the output's),
+    # kept positive: unsigned words of a table chunk's size, so that the board's
+    # player can lend it to its results table between ratings (nardy.bot)
+    net.acc = array.array("I", bytes(4 * _BLOCK))
 
 
 def _mapped(f):

@@ -206,8 +206,11 @@ def test_a_version_4_net_of_256_units_equals_plain_computation():
     path, parts = _write_v2(hidden, 21, version=4)
     net = Net(path, "long")
     assert net.hidden == hidden and net.extras == EXTRAS
-    # summed a block of units at a time: no more heap than a 128-unit net's
-    assert len(net.acc) == BLOCK == 128
+    # summed a block of units at a time: no more heap than a 64-unit net's, and the
+    # sums are a results-table chunk's 256 bytes (nardy.bot lends them its table)
+    assert len(net.acc) == BLOCK == 64
+    net.acc[0] = 0xFFFFFFFF             # unsigned words, as a table chunk's
+    assert net.acc[0] == 0xFFFFFFFF
     positions = _positions(v, 3, 8) + _race_and_mars()[:1]
     for pos in positions:
         assert net.value(pos) == _reference(parts, hidden, pos)
@@ -229,8 +232,8 @@ def test_a_version_4_net_of_256_units_equals_plain_computation():
 
 
 def test_version_4_hidden_sizes_up_to_512():
-    # the most hidden units a file may have: evaluate._out's 32-bit sums hold 512;
-    # the size is refused from the header, before any weight is read
+    # the most hidden units a file may have (the format's: the sums are made a block
+    # at a time); the size is refused from the header, before any weight is read
     rest = _weights_v2(1, 12)[0][_HEAD:]
     for bad in (0, 513, 65535):
         _refused(_head_v2(0, bad, version=4) + rest, "long", ["hidden size %d" % bad])
@@ -245,32 +248,35 @@ def test_version_4_hidden_sizes_up_to_512():
 
 
 def test_the_output_sum_is_exact_in_32_bit_pieces():
-    # evaluate._out sums acc[j] * w2[j] in four sums of 7-bit pieces, each of
-    # which must fit a 32-bit machine word (viper on the ESP32): the largest units
-    # (below 2**28) and weights (-2**15 .. 2**15 - 1) over 512 hidden units (the
-    # most a weights file may have), and random ones, give the exact sum
+    # evaluate._out sums acc[j] * w2[j] of a block of units (BLOCK) in four sums of
+    # 7-bit pieces, each of which must fit a 32-bit machine word (viper on the
+    # ESP32) with evaluate._OUT0 added, positive in the unsigned acc: the largest
+    # units (below 2**28) and weights (-2**15 .. 2**15 - 1) over a whole block, and
+    # random ones, give the exact sum
     r = Lcg(77)
     top = 2 ** 28 - 1
+    out0 = 0x10000000       # evaluate._OUT0 (a private const: not an attribute there)
 
     def cases():
         # one case at a time, as arrays: 43 of them as lists would not fit the
         # unix port's 112wK heap
         for unit, weight in ((top, -32768), (top, 32767),
                              (127 | (127 << 7) | (127 << 14) | (127 << 21), -32768)):
-            yield (array.array("i", (unit for _ in range(512))),
-                   array.array("h", (weight for _ in range(512))))
+            yield (array.array("I", (unit for _ in range(BLOCK))),
+                   array.array("h", (weight for _ in range(BLOCK))))
         for _ in range(40):
-            h = 1 + r.next(512)
-            yield (array.array("i", (r.next(2 ** 28) for _ in range(h))),
+            h = 1 + r.next(BLOCK)
+            yield (array.array("I", (r.next(2 ** 28) for _ in range(h))),
                    array.array("h", (r.next(65536) - 32768 for _ in range(h))))
 
     for units, w2 in cases():
         h = len(units)
         want = sum(u * w for u, w in zip(units, w2))
-        acc = units if h >= 4 else units + array.array("i", [0] * (4 - h))
+        acc = units if h >= 4 else units + array.array("I", [0] * (4 - h))
         _out(w2, acc, 0, h)
-        assert all(-2 ** 31 <= acc[k] < 2 ** 31 for k in range(4))
-        assert acc[0] + (acc[1] << 7) + (acc[2] << 14) + (acc[3] << 21) == want
+        assert all(0 < acc[k] < 2 ** 30 for k in range(4))   # small ints on the ESP32
+        got = [acc[k] - out0 for k in range(4)]
+        assert got[0] + (got[1] << 7) + (got[2] << 14) + (got[3] << 21) == want
 
 
 def test_a_mapped_weights_file_is_read_in_place_with_the_same_values():

@@ -46,4 +46,4 @@ def test_read_into_the_heap_the_short_net_does_not_fit_112wk(tmp_path):
     # the long net (57 KB) is read and timed first; the short net's read fails
     assert r.returncode != 0
     out = r.stdout + r.stderr           # (the unix port prints its traceback on stdout)
-    assert "MemoryError" in out and "netfile.py" in out, out
+    assert "MemoryError" in out and "nardy.netfile" in out, out

@@ -144,6 +144,8 @@ BOT_HEAP, BOT_HEAP_BYTES = "56wK", 114688
 # With the 128-unit long net rating 64 results (2026-11-27, later): sampled peaks
 # 106,848-107,328 over 20 runs, 0.2-0.7 KB under this limit (docs/ENGINE.md, "Heap":
 # under 1 KB of room left at 56wK).
+# 2026-11-28: 107,200-107,744 over 24 runs, 3 over the limit; since the net's ``acc``
+# is the player's results table's first chunk (nardy.bot), 106,624-107,136.
 BOT_PEAK_MARGIN = 7 * 1024
 
 
