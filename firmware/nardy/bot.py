@@ -77,6 +77,12 @@ class Bot:
     def choose(self, pos, dice):
         """``(steps, position)``: the turn to play; ``steps == ()`` if none is legal."""
         v = self.variant
+        chunks = self._out[0]
+        if chunks[0] is not self.net.acc:
+            # the table grew (a double searched in full order: rules' _grow made
+            # it new chunks); the next search keeps four of them: the first is the
+            # net's acc again, and the chunk it replaces leaves the heap
+            chunks[0] = self.net.acc
         self._start[:] = pos.board
         self._me = 26 * pos.turn
         # The engine's own enumeration (what ``v.turns`` iterates), each result as a

@@ -338,6 +338,24 @@ def test_a_double_that_meets_a_six_block_is_searched_again_in_full_order():
         assert v._sink is None
 
 
+def test_the_nets_acc_is_the_results_tables_first_chunk_again_after_it_grew():
+    # one 256-byte block serves the net's sums and the table (the table is read out
+    # before a rating and zeroed before a search); a table that grew has new chunks,
+    # and the next choice puts the acc back in the four it keeps
+    v = LongNardy()
+    bot = Bot(v, _net("long"))
+    net = bot.net
+    p = v.start_position()
+    assert bot._out[0][0] is net.acc and len(bot._out[0]) == 4
+    first = bot.choose(p, (6, 2))
+    bot._out[0][:] = [array.array("I", bytes(256)) for _ in range(8)]   # as _grow leaves it
+    assert bot.choose(p, (6, 2)) == first
+    assert bot._out[0][0] is net.acc and len(bot._out[0]) == 4
+    ref = _reference_choice(v, net, p, (5, 3), bot.keep)
+    got = bot.choose(p, (5, 3))
+    assert got[0] == ref[0] and got[1].board == ref[1].board
+
+
 def test_the_board_player_asks_for_no_new_table_per_move():
     # each table is a 256-byte chunk, the block a fragmented 56 KB heap lacks first:
     # the chooser keeps one for the results of two different dice, a double hands
